@@ -1,0 +1,174 @@
+"""Settings: one registry of keys, resolved as flag > MEM_* variable > mem.toml > default.
+
+`mem.toml` lives at the workspace root and is committed, so a change of behaviour is a
+reviewable diff like any other memory change.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+CONFIG_FILE = "mem.toml"
+
+
+@dataclass(frozen=True)
+class Key:
+    name: str  # "section.key"
+    default: Any
+    doc: str
+    choices: tuple[str, ...] = ()
+
+    @property
+    def env(self) -> str:
+        return "MEM_" + self.name.upper().replace(".", "_")
+
+    @property
+    def kind(self) -> type:
+        return type(self.default)
+
+
+KEYS: tuple[Key, ...] = (
+    Key("log.default_role", "note", "Role written when `mem log` gets neither --role nor --speaker.",
+        ("user", "assistant", "system", "note")),
+    Key("git.autocommit", "consolidate",
+        "When mem commits by itself: never; consolidate (each consolidation is one commit); "
+        "log (also after every append).", ("never", "consolidate", "log")),
+)
+
+_BY_NAME = {k.name: k for k in KEYS}
+
+
+def key(name: str) -> Key:
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        close = difflib.get_close_matches(name, _BY_NAME, n=1)
+        hint = f"; did you mean {close[0]}?" if close else "; `mem config` lists them"
+        raise ConfigError(f"unknown setting {name!r}{hint}") from None
+
+
+def _coerce(k: Key, value: Any, origin: str) -> Any:
+    kind = k.kind
+    if isinstance(value, str) and kind is not str:
+        text = value.strip()
+        try:
+            if kind is bool:
+                if text.lower() not in ("1", "0", "true", "false", "yes", "no", "on", "off"):
+                    raise ValueError(text)
+                value = text.lower() in ("1", "true", "yes", "on")
+            elif kind is list:
+                value = [part.strip() for part in text.split(",") if part.strip()]
+            else:
+                value = kind(text)
+        except ValueError:
+            raise ConfigError(
+                f"{k.name} in {origin} must be a {kind.__name__}, not {value!r}"
+            ) from None
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise ConfigError(f"{k.name} in {origin} must be a {kind.__name__}, not {value!r}")
+    if k.choices and value not in k.choices:
+        raise ConfigError(
+            f"{k.name} in {origin} must be one of {', '.join(k.choices)}, not {value!r}"
+        )
+    return value
+
+
+def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for name, value in table.items():
+        full = f"{prefix}{name}"
+        if isinstance(value, dict):
+            flat.update(_flatten(value, full + "."))
+        else:
+            flat[full] = value
+    return flat
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    import tomllib
+
+    try:
+        raw = path.read_bytes().decode("utf-8")
+        return _flatten(tomllib.loads(raw))
+    except FileNotFoundError:
+        return {}
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path} is not valid UTF-8") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path} is not valid TOML: {exc}") from None
+
+
+@dataclass(frozen=True)
+class Config:
+    values: dict[str, Any]
+    sources: dict[str, str] = field(default_factory=dict)
+
+    def __getitem__(self, name: str) -> Any:
+        key(name)  # a typo in code fails loudly, with a suggestion
+        return self.values[name]
+
+    def rows(self) -> list[tuple[str, Any, str]]:
+        return [(k.name, self.values[k.name], self.sources[k.name]) for k in KEYS]
+
+
+def load_config(
+    root: Path | None,
+    env: Mapping[str, str],
+    overrides: Mapping[str, Any] | None = None,
+) -> Config:
+    """Resolve every key: flag override > MEM_* variable > mem.toml > default."""
+    values = {k.name: k.default for k in KEYS}
+    sources = {k.name: "default" for k in KEYS}
+    if root is not None:
+        path = root / CONFIG_FILE
+        for name, value in read_config_file(path).items():
+            k = key(name)
+            values[name] = _coerce(k, value, CONFIG_FILE)
+            sources[name] = CONFIG_FILE
+    for k in KEYS:
+        if k.env in env:
+            values[k.name] = _coerce(k, env[k.env], k.env)
+            sources[k.name] = f"env {k.env}"
+    for name, value in (overrides or {}).items():
+        if value is None:
+            continue
+        k = key(name)
+        values[name] = _coerce(k, value, "the command line")
+        sources[name] = "flag"
+    return Config(values, sources)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    return repr(value)
+
+
+def default_config_text() -> str:
+    """The mem.toml `mem init` writes: every key at its default, commented out."""
+    lines = [
+        "# openclaw-mem settings. Every key is listed at its default; uncomment to change.",
+        "# A MEM_<SECTION>_<KEY> environment variable overrides this file;",
+        "# `mem config` shows the effective values and where each came from.",
+    ]
+    section = None
+    for k in KEYS:
+        sec, name = k.name.split(".", 1)
+        if sec != section:
+            lines += ["", f"[{sec}]"]
+            section = sec
+        lines.append(f"# {k.doc}")
+        lines.append(f"# {name} = {_toml_value(k.default)}")
+    return "\n".join(lines) + "\n"

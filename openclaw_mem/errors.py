@@ -1,0 +1,79 @@
+"""Domain errors and the exit codes the CLI maps them to.
+
+Every failure a user can cause or fix is a `MemError` whose message says what went wrong
+and what to do; the CLI prints it as one line on stderr and exits with its code.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from pathlib import Path
+
+
+class ExitCode(IntEnum):
+    """Documented exit codes of `mem` (README, "Exit codes")."""
+
+    OK = 0
+    ERROR = 1  # unexpected failure (a bug): rerun with --debug
+    USAGE = 2  # bad arguments or input
+    NO_WORKSPACE = 3  # no memory workspace could be found
+    NOT_FOUND = 4  # a file, line, revision or commit that does not exist
+    GIT = 5  # no git repository, or git refused
+    CONFIG = 6  # mem.toml or a MEM_* variable holds a bad value
+    PROVIDER = 7  # the LLM provider failed; nothing was written
+    CONFLICT = 8  # a file changed under us or a merge conflicts; nothing was written
+    INTERRUPTED = 130  # Ctrl-C
+
+
+class MemError(Exception):
+    """An error with a message a user can act on."""
+
+    exit_code: ExitCode = ExitCode.ERROR
+
+    def __init__(self, message: str, *, exit_code: ExitCode | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if exit_code is not None:
+            self.exit_code = exit_code
+
+
+class UsageError(MemError):
+    exit_code = ExitCode.USAGE
+
+
+class WorkspaceNotFound(MemError):
+    exit_code = ExitCode.NO_WORKSPACE
+
+
+class NotFound(MemError):
+    exit_code = ExitCode.NOT_FOUND
+
+
+class GitError(MemError):
+    exit_code = ExitCode.GIT
+
+
+class ConfigError(MemError):
+    exit_code = ExitCode.CONFIG
+
+
+class ProviderError(MemError):
+    exit_code = ExitCode.PROVIDER
+
+
+class ConflictError(MemError):
+    exit_code = ExitCode.CONFLICT
+
+
+class BadEncoding(MemError):
+    """A memory file that is not valid UTF-8: reported by path, skipped, never rewritten."""
+
+    exit_code = ExitCode.USAGE
+
+    def __init__(self, path: Path, rel: str | None = None) -> None:
+        self.path = path
+        name = rel or str(path)
+        super().__init__(
+            f"{name} is not valid UTF-8; skipped (convert it, e.g. "
+            f"`iconv -f GBK -t UTF-8 {name} > tmp && mv tmp {name}`)"
+        )

@@ -1,0 +1,110 @@
+"""File primitives every writer goes through: strict UTF-8 reads, atomic whole-file
+writes, and appends that many processes can make at once without losing or mixing bytes."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from .errors import BadEncoding
+
+try:  # POSIX
+    import fcntl
+
+    def _lock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+except ImportError:  # Windows: lock the first byte; blocking mode retries for ~10 s
+    import msvcrt
+
+    def _lock(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        while True:
+            try:
+                msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
+                return
+            except OSError:
+                continue
+
+    def _unlock(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+
+def read_text(path: Path, rel: str | None = None) -> str:
+    """Read a file as UTF-8 with its line endings untouched; raise BadEncoding otherwise."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadEncoding(path, rel) from None
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Replace a file's content so a crash leaves either the old or the new file, whole."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(text.encode("utf-8"))
+            f.flush()
+            os.fsync(f.fileno())
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def locked_append_fd(path: Path) -> Iterator[int]:
+    """An O_APPEND descriptor on `path` (created if missing) holding an exclusive lock."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        _lock(fd)
+        try:
+            yield fd
+        finally:
+            _unlock(fd)
+    finally:
+        os.close(fd)
+
+
+def _read_all(fd: int) -> bytes:
+    # O_APPEND writes always land at the end, so moving the offset to read is harmless.
+    os.lseek(fd, 0, os.SEEK_SET)
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def append_locked(path: Path, render: Callable[[bytes], bytes]) -> tuple[bytes, bytes]:
+    """Append what `render(existing_bytes)` returns, under the file's lock.
+
+    `render` sees the whole current file so it can decide on a header, a missing final
+    newline or duplicates; nobody else can append between that look and the write.
+    Returns (existing, appended).
+    """
+    with locked_append_fd(path) as fd:
+        existing = _read_all(fd)
+        data = render(existing)
+        if data:
+            _write_all(fd, data)
+        return existing, data
