@@ -1,0 +1,338 @@
+"""Daily logs (L1): append entries verbatim, parse entries back from any daily log.
+
+An entry as `mem log` writes it:
+
+    ## 14:05 · user <!-- session: abc -->
+    the text, byte for byte
+    (blank line)
+
+A new day file starts with `# YYYY-MM-DD`. The tool only ever appends to a log.
+The parser also reads logs that agents write free-form (bullets, paragraphs, no entry
+headings), with front matter, CRLF line endings or a BOM.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+
+from .errors import BadEncoding, UsageError
+
+ROLES = ("user", "assistant", "system", "note")
+SEPARATOR = "·"
+
+# Lenient on purpose: people and other agents write `## 09:30 - Alice` or `### [9:30] user`.
+ENTRY_HEADING_RE = re.compile(
+    r"^#{2,3}[ \t]+\[?(?P<h>\d{1,2}):(?P<m>\d{2})(?::\d{2})?\]?"
+    r"(?:[ \t]*[·•|—–:-][ \t]*|[ \t]+|$)(?P<label>.*?)[ \t]*"
+    r"(?:<!--(?P<meta>.*?)-->)?[ \t]*$"
+)
+TITLE_RE = re.compile(r"^#[ \t]+(\d{4}-\d{2}-\d{2})\b")
+HEADING_RE = re.compile(r"^#{1,6}[ \t]")
+BULLET_RE = re.compile(r"^(?:[-*+]|\d{1,3}[.)])[ \t]+")
+LEADING_TIME_RE = re.compile(
+    r"^(?:[-*+]|\d{1,3}[.)])?[ \t]*(?:\*\*|`)?\[?(\d{1,2}):(\d{2})(?::\d{2})?\]?(?:\*\*|`)?(?=\s|$)"
+)
+SESSION_RE = re.compile(r"^[\w.:/@+=-]{1,128}$")
+_META_RE = re.compile(r"(\w+)\s*:\s*([^;]*?)\s*(?:;|$)")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One log entry with its 1-based line range in the file as it is on disk."""
+
+    day: date | None
+    time: str | None  # "HH:MM", None where a free-form note carries no time
+    role: str  # user | assistant | system | note, or a speaker's name
+    text: str
+    start_line: int
+    end_line: int
+    session: str | None = None
+
+    @property
+    def when(self) -> datetime | None:
+        if self.day is None:
+            return None
+        hour, minute = (int(x) for x in (self.time or "00:00").split(":"))
+        return datetime(self.day.year, self.day.month, self.day.day, hour, minute)
+
+
+@dataclass(frozen=True)
+class NewEntry:
+    """What a caller asks to append."""
+
+    when: datetime
+    label: str
+    text: str
+    session: str | None = None
+
+
+@dataclass(frozen=True)
+class Appended:
+    path: Path
+    start_line: int
+    end_line: int
+    count: int  # entries written (ingest may skip ones already there)
+
+
+def normalize_text(text: str) -> str:
+    """The text as it is stored: byte for byte, but without the one final newline that
+    shells and editors add."""
+    if text.endswith("\r\n"):
+        return text[:-2]
+    if text.endswith("\n"):
+        return text[:-1]
+    return text
+
+
+def check_label(label: str) -> str:
+    if label in ROLES:
+        return label
+    clean = label.strip()
+    if (
+        not clean
+        or clean != label
+        or len(clean) > 80
+        or any(c in clean for c in "\r\n")
+        or "<!--" in clean
+        or "-->" in clean
+        or clean.startswith(("·", "#"))
+    ):
+        raise UsageError(
+            f"speaker {label!r} must be one line of 1-80 characters without '<!--' or '-->'"
+        )
+    return clean
+
+
+def check_session(session: str | None) -> str | None:
+    if session is not None and not SESSION_RE.match(session):
+        raise UsageError(
+            f"session id {session!r} may hold only letters, digits and . : / @ + = - _ "
+            "(at most 128)"
+        )
+    return session
+
+
+def _is_entry_heading(line: str) -> bool:
+    return ENTRY_HEADING_RE.match(line.removesuffix("\r")) is not None
+
+
+def format_entry(entry: NewEntry) -> str:
+    text = normalize_text(entry.text)
+    meta = []
+    if entry.session:
+        meta.append(f"session: {entry.session}")
+    body = text.split("\n")
+    if any(_is_entry_heading(line) for line in body):
+        # The text holds a line that reads like an entry heading: say how long the
+        # entry is so the parser does not split it there.
+        meta.append(f"lines: {len(body)}")
+    heading = f"## {entry.when:%H:%M} {SEPARATOR} {entry.label}"
+    if meta:
+        heading += " <!-- " + "; ".join(meta) + " -->"
+    return f"{heading}\n{text}\n\n"
+
+
+def _separator_for(existing: bytes) -> bytes:
+    if not existing or existing.endswith((b"\n\n", b"\r\n\r\n")):
+        return b""
+    if existing.endswith(b"\n"):
+        return b"\n"
+    return b"\n\n"
+
+
+def append_entries(
+    path: Path,
+    day: date,
+    entries: Sequence[NewEntry],
+    *,
+    skip_existing: bool = False,
+    rel: str | None = None,
+) -> Appended:
+    """Append entries to one day's log under its lock.
+
+    With skip_existing, an entry whose (time, label, text) is already in the file as
+    many times as the batch holds it is left out, so ingesting a transcript twice adds
+    nothing the second time.
+    """
+    from .fsutil import append_locked
+
+    for e in entries:
+        if not normalize_text(e.text).strip():
+            raise UsageError("nothing to log: the text is empty")
+        check_label(e.label)
+        check_session(e.session)
+    written: list[NewEntry] = []
+    heads: list[bytes] = []
+
+    def render(existing: bytes) -> bytes:
+        try:
+            current = existing.decode("utf-8")
+        except UnicodeDecodeError:
+            raise BadEncoding(path, rel) from None
+        todo = list(entries)
+        if skip_existing and current:
+            have = Counter((e.time, e.role, e.text) for e in parse_log(current, day))
+            todo = []
+            for e in entries:
+                k = (f"{e.when:%H:%M}", e.label, normalize_text(e.text))
+                if have[k] > 0:
+                    have[k] -= 1
+                else:
+                    todo.append(e)
+        written[:] = todo
+        if not todo:
+            return b""
+        head = _separator_for(existing) if existing else f"# {day.isoformat()}\n\n".encode()
+        heads.append(head)
+        return head + "".join(format_entry(e) for e in todo).encode("utf-8")
+
+    existing, data = append_locked(path, render)
+    if not written:
+        line = existing.count(b"\n") + 1
+        return Appended(path, line, line, 0)
+    start = (existing + heads[0]).count(b"\n") + 1
+    end = (existing + data).rstrip(b"\n").count(b"\n") + 1
+    return Appended(path, start, end, len(written))
+
+
+# ---------------------------------------------------------------- parsing
+
+
+def _front_matter_end(lines: list[str]) -> int:
+    """Index of the first line after a leading `---` front-matter block (0 if none)."""
+    if not lines or lines[0].rstrip("\r") != "---":
+        return 0
+    for i in range(1, len(lines)):
+        if lines[i].rstrip("\r") in ("---", "..."):
+            return i + 1
+    return 0
+
+
+def _front_matter_date(text: str) -> date | None:
+    import frontmatter
+
+    try:
+        meta = frontmatter.loads(text).metadata
+    except Exception:  # malformed YAML is the author's business; the log still parses
+        return None
+    value = meta.get("date")
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        try:
+            return date.fromisoformat(value[:10])
+        except ValueError:
+            return None
+    return None
+
+
+def _parse_meta(meta: str | None) -> dict[str, str]:
+    return {k.lower(): v for k, v in _META_RE.findall(meta or "")}
+
+
+def parse_log(text: str, day: date | None = None) -> list[Entry]:
+    """Every entry of a daily log, in file order, with exact 1-based line ranges."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not text:
+        return []
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    start = _front_matter_end(lines)
+    if start and day is None:
+        day = _front_matter_date(text)
+    if day is None:
+        for line in lines[start:]:
+            m = TITLE_RE.match(line)
+            if m:
+                try:
+                    day = date.fromisoformat(m[1])
+                except ValueError:
+                    pass
+                break
+
+    entries: list[Entry] = []
+    block: list[int] = []  # indexes of a free-form block's lines
+
+    def flush() -> None:
+        if len(block) == 1 and HEADING_RE.match(lines[block[0]]):
+            block.clear()  # a bare section heading is structure, not an entry
+        if block:
+            raw = [lines[k].removesuffix("\r") for k in block]
+            m = LEADING_TIME_RE.match(raw[0])
+            time = f"{int(m[1]):02d}:{m[2]}" if m and int(m[1]) < 24 else None
+            entries.append(Entry(day, time, "note", "\n".join(raw), block[0] + 1, block[-1] + 1))
+            block.clear()
+
+    i, n = start, len(lines)
+    while i < n:
+        raw_line = lines[i]
+        line = raw_line.removesuffix("\r")
+        m = ENTRY_HEADING_RE.match(line)
+        if m and int(m["h"]) < 24 and int(m["m"]) < 60:
+            flush()
+            crlf = raw_line.endswith("\r")
+            meta = _parse_meta(m["meta"])
+            count = meta.get("lines", "")
+            if count.isdigit():
+                j = min(n, i + 1 + int(count))
+                body = lines[i + 1 : j]
+                nxt = j + 1 if j < n and lines[j].removesuffix("\r") == "" else j
+            else:
+                j = i + 1
+                while j < n and not _is_entry_heading(lines[j]):
+                    j += 1
+                body = lines[i + 1 : j]
+                if body and body[-1].removesuffix("\r") == "":
+                    body = body[:-1]  # the blank line that separates entries
+                nxt = j
+            if crlf:
+                body = [b.removesuffix("\r") for b in body]
+            entry_text = "\n".join(body)
+            shown = entry_text.rstrip("\n")
+            end = i + 1 + (len(shown.split("\n")) if shown.strip() else 0)
+            label = m["label"].strip()
+            role = label.lower() if label.lower() in ROLES else (label or "note")
+            entries.append(
+                Entry(
+                    day,
+                    f"{int(m['h']):02d}:{m['m']}",
+                    role,
+                    entry_text,
+                    i + 1,
+                    end,
+                    meta.get("session") or None,
+                )
+            )
+            i = nxt
+            continue
+        if not line.strip():
+            flush()
+        elif TITLE_RE.match(line) or (line.startswith("# ") and not entries and not block):
+            flush()  # the day's title is not an entry
+        elif HEADING_RE.match(line) or (BULLET_RE.match(line) and block):
+            flush()
+            block.append(i)
+        else:
+            block.append(i)
+        i += 1
+    flush()
+    return entries
+
+
+def read_entries(path: Path, day: date | None = None, rel: str | None = None) -> list[Entry]:
+    from .fsutil import read_text
+
+    return parse_log(read_text(path, rel), day)
+
+
+def count_by_day(entries: Iterable[Entry]) -> Counter[date]:
+    return Counter(e.day for e in entries if e.day is not None)
