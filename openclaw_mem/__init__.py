@@ -1,0 +1,37 @@
+"""openclaw-mem: file-first Markdown memory for AI agents.
+
+The library is the product; the `mem` CLI is a thin layer over it. Public API (imported
+lazily so that `import openclaw_mem` stays cheap on the per-turn path):
+
+    from openclaw_mem import Workspace, resolve_workspace, append_entries, parse_log
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+__version__ = "0.1.0"
+
+_API = {
+    "Workspace": "workspace",
+    "resolve_workspace": "workspace",
+    "Entry": "logs",
+    "NewEntry": "logs",
+    "append_entries": "logs",
+    "parse_log": "logs",
+    "read_entries": "logs",
+    "load_config": "config",
+    "init_workspace": "scaffold",
+    "ingest": "ingest",
+    "MemError": "errors",
+    "ExitCode": "errors",
+}
+
+__all__ = ["__version__", *_API]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        return getattr(import_module(f".{_API[name]}", __name__), name)
+    raise AttributeError(f"module 'openclaw_mem' has no attribute {name!r}")

@@ -1,0 +1,3 @@
+from openclaw_mem.cli import app
+
+app(prog_name="mem")

@@ -1,0 +1,255 @@
+"""Git for memory files (gitpython): commit, history, diff, state.
+
+Only memory files are ever staged or committed (root *.md, memory/**, mem.toml,
+.gitignore, .gitattributes), so a workspace inside a larger repository, or with other
+work in progress, is left alone. Import this module lazily: gitpython costs ~0.1 s.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import git
+
+from .errors import GitError, NotFound
+
+_FALLBACK_IDENTITY = {"name": "openclaw-mem", "email": "mem@localhost"}
+_SHORTSTAT_RE = re.compile(r"(\d+) (file|insertion|deletion)")
+_EXTRA_FILES = ("mem.toml", ".gitignore", ".gitattributes")
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    sha: str
+    short: str
+    author: str
+    date: str  # ISO 8601 with offset
+    subject: str
+    files: int = 0
+    insertions: int = 0
+    deletions: int = 0
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class GitState:
+    has_repo: bool
+    dirty: tuple[str, ...] = ()  # memory files with uncommitted changes (workspace-relative)
+    last_commit: CommitInfo | None = None
+    branch: str | None = None
+
+
+def no_repo_error(root: Path) -> GitError:
+    return GitError(
+        f"{root} is not in a git repository; start one with `mem init` "
+        "(it only adds what is missing) or `git init`"
+    )
+
+
+def open_repo(root: Path) -> git.Repo | None:
+    try:
+        return git.Repo(root, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return None
+    except git.GitCommandNotFound:
+        raise GitError("git is not installed; install git to version your memory") from None
+
+
+def require_repo(root: Path) -> git.Repo:
+    repo = open_repo(root)
+    if repo is None:
+        raise no_repo_error(root)
+    return repo
+
+
+def init_repo(root: Path) -> git.Repo:
+    try:
+        return git.Repo.init(root)
+    except git.GitCommandNotFound:
+        raise GitError("git is not installed; install git to version your memory") from None
+
+
+def _prefix(repo: git.Repo, root: Path) -> str:
+    top = Path(repo.working_tree_dir).resolve()
+    rel = root.resolve().relative_to(top).as_posix()
+    return "" if rel == "." else rel + "/"
+
+
+def memory_pathspecs(repo: git.Repo, root: Path) -> list[str]:
+    pre = _prefix(repo, root)
+    return [
+        f":(glob){pre}*.md",
+        f":(glob){pre}memory/**",
+        *(f":(glob){pre}{name}" for name in _EXTRA_FILES),
+    ]
+
+
+def _is_memory_path(rel: str) -> bool:
+    return (
+        ("/" not in rel and rel.endswith(".md"))
+        or rel.startswith("memory/")
+        or rel in _EXTRA_FILES
+    )
+
+
+def _has_head(repo: git.Repo) -> bool:
+    try:
+        repo.head.commit  # noqa: B018
+        return True
+    except ValueError:
+        return False
+
+
+@contextmanager
+def _identity(repo: git.Repo) -> Iterator[None]:
+    """Commit with the user's identity, or a neutral one on a machine with none set
+    (a fresh CI box), rather than failing."""
+    env = {}
+    reader = repo.config_reader()
+    for field in ("name", "email"):
+        if not reader.get_value("user", field, default=""):
+            env[f"GIT_AUTHOR_{field.upper()}"] = _FALLBACK_IDENTITY[field]
+            env[f"GIT_COMMITTER_{field.upper()}"] = _FALLBACK_IDENTITY[field]
+    with repo.git.custom_environment(**env):
+        yield
+
+
+def changed_memory_files(repo: git.Repo, root: Path) -> list[str]:
+    """Memory files (workspace-relative) that differ from HEAD or are untracked."""
+    pre = _prefix(repo, root)
+    out = repo.git.status(
+        "--porcelain=v1", "-z", "--untracked-files=all", "--", *memory_pathspecs(repo, root)
+    )
+    files: list[str] = []
+    records = out.split("\0")
+    i = 0
+    while i < len(records):
+        rec = records[i]
+        i += 1
+        if len(rec) < 4:
+            continue
+        status, path = rec[:2], rec[3:]
+        if status[0] in "RC":
+            i += 1  # a rename carries its old path as the next record
+        if path.startswith(pre):
+            rel = path[len(pre) :]
+            if _is_memory_path(rel):
+                files.append(rel)
+    return sorted(set(files))
+
+
+def commit_memory(
+    root: Path, message: str | None = None, paths: Sequence[str] | None = None
+) -> CommitInfo | None:
+    """Commit memory files (all changed ones, or just `paths`); None when nothing changed."""
+    repo = require_repo(root)
+    changed = changed_memory_files(repo, root)
+    if paths is not None:
+        wanted = set(paths)
+        changed = [p for p in changed if p in wanted]
+    if not changed:
+        return None
+    pre = _prefix(repo, root)
+    specs = [pre + p for p in changed]
+    if message is None:
+        shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
+        message = f"mem: update {shown}"
+    try:
+        with _identity(repo):
+            repo.git.add("-A", "--", *specs)
+            repo.git.commit("-q", "-m", message, "--", *specs)
+    except git.GitCommandError as exc:
+        raise GitError(f"git commit failed: {_git_message(exc)}") from None
+    return last_commit(repo, root)
+
+
+def _git_message(exc: git.GitCommandError) -> str:
+    text = (exc.stderr or exc.stdout or str(exc)).strip()
+    text = text.removeprefix("stderr:").strip().strip("'").strip()
+    return " ".join(text.split()) or str(exc)
+
+
+def _parse_log(out: str) -> list[CommitInfo]:
+    commits = []
+    for record in out.split("\x1e"):
+        record = record.strip("\n")
+        if not record:
+            continue
+        head, _, rest = record.partition("\n")
+        sha, short, author, when, subject = head.split("\x1f", 4)
+        stats = {"file": 0, "insertion": 0, "deletion": 0}
+        for num, kind in _SHORTSTAT_RE.findall(rest):
+            stats[kind] = int(num)
+        commits.append(
+            CommitInfo(sha, short, author, when, subject,
+                       stats["file"], stats["insertion"], stats["deletion"])
+        )
+    return commits
+
+
+_LOG_FORMAT = "--format=%x1e%H%x1f%h%x1f%an%x1f%aI%x1f%s"
+
+
+def last_commit(repo: git.Repo, root: Path) -> CommitInfo | None:
+    if not _has_head(repo):
+        return None
+    out = repo.git.log("-n", "1", _LOG_FORMAT, "--shortstat", "--", *memory_pathspecs(repo, root))
+    found = _parse_log(out)
+    return found[0] if found else None
+
+
+def history(root: Path, limit: int = 20, path: Path | None = None) -> list[CommitInfo]:
+    """Commits that touched memory (or one file of it), newest first, with short stats."""
+    repo = require_repo(root)
+    if not _has_head(repo):
+        return []
+    if path is not None:
+        top = Path(repo.working_tree_dir).resolve()
+        try:
+            specs = [path.resolve().relative_to(top).as_posix()]
+        except ValueError:
+            raise NotFound(f"{path} is outside the repository at {top}") from None
+    else:
+        specs = memory_pathspecs(repo, root)
+    out = repo.git.log("-n", str(limit), _LOG_FORMAT, "--shortstat", "--", *specs)
+    return _parse_log(out)
+
+
+def diff(root: Path, rev: str = "HEAD", color: bool = False) -> str:
+    """The change to memory files since `rev`, new (untracked) memory files included."""
+    repo = require_repo(root)
+    specs = memory_pathspecs(repo, root)
+    color_flag = "--color=always" if color else "--color=never"
+    parts: list[str] = []
+    if _has_head(repo):
+        try:
+            repo.git.rev_parse("--verify", "--quiet", f"{rev}^{{commit}}")
+        except git.GitCommandError:
+            raise NotFound(f"no commit {rev!r} in {repo.working_tree_dir}") from None
+        out = repo.git.diff(color_flag, rev, "--", *specs)
+        if out:
+            parts.append(out)
+    untracked = repo.git.ls_files("--others", "--exclude-standard", "-z", "--", *specs)
+    for rel in sorted(p for p in untracked.split("\0") if p):
+        status, out, _ = repo.git.diff(
+            color_flag, "--no-index", "--", os.devnull, rel,
+            with_extended_output=True, with_exceptions=False,
+        )
+        if out:
+            parts.append(out)
+    return "\n".join(parts) + ("\n" if parts else "")
+
+
+def state(root: Path) -> GitState:
+    repo = open_repo(root)
+    if repo is None:
+        return GitState(False)
+    branch = None if repo.head.is_detached else repo.active_branch.name
+    return GitState(True, tuple(changed_memory_files(repo, root)), last_commit(repo, root), branch)

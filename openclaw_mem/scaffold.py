@@ -1,0 +1,81 @@
+"""`mem init`: lay out a workspace (or complete an existing OpenClaw one) without ever
+overwriting a file, then put it under git."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .config import CONFIG_FILE, default_config_text
+from .fsutil import atomic_write_text, read_text
+from .resources import templates_dir
+from .workspace import CORE_FILES, MEMORY_DIR, STATE_DIR
+
+GITIGNORE_LINE = f"{STATE_DIR}/"
+
+
+@dataclass
+class InitReport:
+    root: Path
+    created: list[str] = field(default_factory=list)  # files and dirs made, workspace-relative
+    updated: list[str] = field(default_factory=list)  # existing files we appended a line to
+    git: str = "existing"  # existing | initialised | unavailable
+    commit: str | None = None  # short sha of the commit made, if any
+    warnings: list[str] = field(default_factory=list)
+
+
+def _write_new(path: Path, text: str) -> bool:
+    if path.exists():
+        return False
+    atomic_write_text(path, text)
+    return True
+
+
+def init_workspace(root: Path, *, use_git: bool = True) -> InitReport:
+    report = InitReport(root)
+    root.mkdir(parents=True, exist_ok=True)
+    templates = templates_dir()
+    for name in CORE_FILES:
+        if _write_new(root / name, read_text(templates / name)):
+            report.created.append(name)
+    if not (root / MEMORY_DIR).is_dir():
+        (root / MEMORY_DIR).mkdir()
+        report.created.append(MEMORY_DIR + "/")
+    if _write_new(root / CONFIG_FILE, default_config_text()):
+        report.created.append(CONFIG_FILE)
+
+    ignore = root / ".gitignore"
+    if not ignore.exists():
+        atomic_write_text(ignore, GITIGNORE_LINE + "\n")
+        report.created.append(".gitignore")
+    else:
+        current = read_text(ignore)
+        if GITIGNORE_LINE not in {line.strip() for line in current.splitlines()}:
+            sep = "" if current.endswith("\n") or not current else "\n"
+            with ignore.open("a", encoding="utf-8", newline="") as f:
+                f.write(f"{sep}{GITIGNORE_LINE}\n")
+            report.updated.append(".gitignore")
+
+    if use_git:
+        _init_git(report)
+    return report
+
+
+def _init_git(report: InitReport) -> None:
+    from . import gitrepo
+    from .errors import GitError
+
+    try:
+        repo = gitrepo.open_repo(report.root)
+        if repo is None:
+            gitrepo.init_repo(report.root)
+            report.git = "initialised"
+        files = [p.rstrip("/") for p in report.created + report.updated if not p.endswith("/")]
+        if files:
+            info = gitrepo.commit_memory(
+                report.root, "mem init: create memory workspace", paths=files
+            )
+            report.commit = info.short if info else None
+    except GitError as exc:
+        report.git = "unavailable"
+        report.warnings.append(exc.message)

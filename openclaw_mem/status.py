@@ -1,0 +1,86 @@
+"""`mem status`: what the workspace holds, how busy the last days were, and git state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+
+from .errors import BadEncoding
+from .logs import read_entries
+from .workspace import Workspace, day_of
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    path: str
+    size: int
+    kind: str  # core | log | other
+
+
+@dataclass
+class Status:
+    root: str
+    found_by: str
+    files: list[FileInfo]
+    days: list[tuple[date, int]]  # entries per day, oldest first
+    git: dict | None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(f.size for f in self.files)
+
+    def to_json(self) -> dict:
+        return {
+            "workspace": self.root,
+            "foundBy": self.found_by,
+            "files": [f.__dict__ for f in self.files],
+            "totalBytes": self.total_bytes,
+            "logFiles": sum(1 for f in self.files if f.kind == "log"),
+            "entriesPerDay": {d.isoformat(): n for d, n in self.days},
+            "git": self.git,
+            "warnings": self.warnings,
+        }
+
+
+def _git_summary(ws: Workspace) -> dict:
+    from . import gitrepo
+
+    st = gitrepo.state(ws.root)
+    if not st.has_repo:
+        return {"repo": False}
+    return {
+        "repo": True,
+        "branch": st.branch,
+        "clean": not st.dirty,
+        "dirty": list(st.dirty),
+        "lastCommit": st.last_commit.to_json() if st.last_commit else None,
+    }
+
+
+def workspace_status(ws: Workspace, today: date, days: int = 7, with_git: bool = True) -> Status:
+    from .workspace import CORE_FILES
+
+    files = []
+    for path in ws.memory_files():
+        rel = ws.rel(path)
+        kind = "core" if rel in CORE_FILES else ("log" if day_of(path) else "other")
+        files.append(FileInfo(rel, path.stat().st_size, kind))
+    counts: dict[date, int] = {today - timedelta(days=k): 0 for k in range(days - 1, -1, -1)}
+    warnings: list[str] = []
+    for path in ws.day_files():
+        day = day_of(path)
+        if day not in counts:
+            continue
+        try:
+            counts[day] += len(read_entries(path, day, ws.rel(path)))
+        except BadEncoding as exc:
+            warnings.append(exc.message)
+    return Status(
+        str(ws.root),
+        ws.found_by,
+        files,
+        sorted(counts.items()),
+        _git_summary(ws) if with_git else None,
+        warnings,
+    )
