@@ -34,11 +34,19 @@ class Key:
 
 
 KEYS: tuple[Key, ...] = (
-    Key("log.default_role", "note", "Role written when `mem log` gets neither --role nor --speaker.",
-        ("user", "assistant", "system", "note")),
-    Key("git.autocommit", "consolidate",
+    Key(
+        "log.default_role",
+        "note",
+        "Role written when `mem log` gets neither --role nor --speaker.",
+        ("user", "assistant", "system", "note"),
+    ),
+    Key(
+        "git.autocommit",
+        "consolidate",
         "When mem commits by itself: never; consolidate (each consolidation is one commit); "
-        "log (also after every append).", ("never", "consolidate", "log")),
+        "log (also after every append).",
+        ("never", "consolidate", "log"),
+    ),
 )
 
 _BY_NAME = {k.name: k for k in KEYS}

@@ -93,9 +93,7 @@ def memory_pathspecs(repo: git.Repo, root: Path) -> list[str]:
 
 def _is_memory_path(rel: str) -> bool:
     return (
-        ("/" not in rel and rel.endswith(".md"))
-        or rel.startswith("memory/")
-        or rel in _EXTRA_FILES
+        ("/" not in rel and rel.endswith(".md")) or rel.startswith("memory/") or rel in _EXTRA_FILES
     )
 
 
@@ -159,7 +157,9 @@ def commit_memory(
     pre = _prefix(repo, root)
     specs = [pre + p for p in changed]
     if message is None:
-        shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3 else "")
+        shown = ", ".join(changed[:3]) + (
+            f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+        )
         message = f"mem: update {shown}"
     try:
         with _identity(repo):
@@ -188,8 +188,16 @@ def _parse_log(out: str) -> list[CommitInfo]:
         for num, kind in _SHORTSTAT_RE.findall(rest):
             stats[kind] = int(num)
         commits.append(
-            CommitInfo(sha, short, author, when, subject,
-                       stats["file"], stats["insertion"], stats["deletion"])
+            CommitInfo(
+                sha,
+                short,
+                author,
+                when,
+                subject,
+                stats["file"],
+                stats["insertion"],
+                stats["deletion"],
+            )
         )
     return commits
 
@@ -238,9 +246,14 @@ def diff(root: Path, rev: str = "HEAD", color: bool = False) -> str:
             parts.append(out)
     untracked = repo.git.ls_files("--others", "--exclude-standard", "-z", "--", *specs)
     for rel in sorted(p for p in untracked.split("\0") if p):
-        status, out, _ = repo.git.diff(
-            color_flag, "--no-index", "--", os.devnull, rel,
-            with_extended_output=True, with_exceptions=False,
+        _, out, _ = repo.git.diff(
+            color_flag,
+            "--no-index",
+            "--",
+            os.devnull,
+            rel,
+            with_extended_output=True,
+            with_exceptions=False,
         )
         if out:
             parts.append(out)

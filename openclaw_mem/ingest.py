@@ -15,14 +15,19 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from pathlib import Path
 
 from .errors import UsageError
 from .logs import SESSION_RE, NewEntry, append_entries
 from .workspace import Workspace
 
-_ROLE_MAP = {"user": "user", "human": "user", "assistant": "assistant", "ai": "assistant",
-             "system": "system", "developer": "system"}
+_ROLE_MAP = {
+    "user": "user",
+    "human": "user",
+    "assistant": "assistant",
+    "ai": "assistant",
+    "system": "system",
+    "developer": "system",
+}
 _TEXT_PARTS = ("text", "input_text", "output_text")
 
 
@@ -94,7 +99,9 @@ def parse_transcript(lines: Iterable[str], source: str) -> tuple[list[Message], 
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise UsageError(f"{source}:{number} is not valid JSON ({exc.msg}); nothing was ingested") from None
+            raise UsageError(
+                f"{source}:{number} is not valid JSON ({exc.msg}); nothing was ingested"
+            ) from None
         if not isinstance(obj, dict):
             raise UsageError(f"{source}:{number} is not a JSON object; nothing was ingested")
         kind = obj.get("type")
@@ -152,4 +159,3 @@ def ingest(
         if result.count:
             report.files.append(ws.rel(path))
     return report
-

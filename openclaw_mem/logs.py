@@ -13,6 +13,7 @@ headings), with front matter, CRLF line endings or a BOM.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -117,8 +118,9 @@ def check_session(session: str | None) -> str | None:
     return session
 
 
-def _is_entry_heading(line: str) -> bool:
-    return ENTRY_HEADING_RE.match(line.removesuffix("\r")) is not None
+def _entry_heading(line: str) -> re.Match[str] | None:
+    m = ENTRY_HEADING_RE.match(line.removesuffix("\r"))
+    return m if m and int(m["h"]) < 24 and int(m["m"]) < 60 else None
 
 
 def format_entry(entry: NewEntry) -> str:
@@ -127,7 +129,7 @@ def format_entry(entry: NewEntry) -> str:
     if entry.session:
         meta.append(f"session: {entry.session}")
     body = text.split("\n")
-    if any(_is_entry_heading(line) for line in body):
+    if any(_entry_heading(line) for line in body):
         # The text holds a line that reads like an entry heading: say how long the
         # entry is so the parser does not split it there.
         meta.append(f"lines: {len(body)}")
@@ -253,10 +255,8 @@ def parse_log(text: str, day: date | None = None) -> list[Entry]:
         for line in lines[start:]:
             m = TITLE_RE.match(line)
             if m:
-                try:
+                with contextlib.suppress(ValueError):
                     day = date.fromisoformat(m[1])
-                except ValueError:
-                    pass
                 break
 
     entries: list[Entry] = []
@@ -276,8 +276,8 @@ def parse_log(text: str, day: date | None = None) -> list[Entry]:
     while i < n:
         raw_line = lines[i]
         line = raw_line.removesuffix("\r")
-        m = ENTRY_HEADING_RE.match(line)
-        if m and int(m["h"]) < 24 and int(m["m"]) < 60:
+        m = _entry_heading(line)
+        if m:
             flush()
             crlf = raw_line.endswith("\r")
             meta = _parse_meta(m["meta"])
@@ -288,7 +288,7 @@ def parse_log(text: str, day: date | None = None) -> list[Entry]:
                 nxt = j + 1 if j < n and lines[j].removesuffix("\r") == "" else j
             else:
                 j = i + 1
-                while j < n and not _is_entry_heading(lines[j]):
+                while j < n and not _entry_heading(lines[j]):
                     j += 1
                 body = lines[i + 1 : j]
                 if body and body[-1].removesuffix("\r") == "":

@@ -70,8 +70,13 @@ def _init_git(report: InitReport) -> None:
         if repo is None:
             gitrepo.init_repo(report.root)
             report.git = "initialised"
-        files = [p.rstrip("/") for p in report.created + report.updated if not p.endswith("/")]
-        if files:
+        # A new repository starts with the whole memory (an OpenClaw workspace's existing
+        # logs included), so later diffs show only later changes. In an existing one,
+        # commit just what init added and leave the user's other changes alone.
+        files = None
+        if report.git == "existing":
+            files = [p for p in report.created + report.updated if not p.endswith("/")]
+        if files is None or files:
             info = gitrepo.commit_memory(
                 report.root, "mem init: create memory workspace", paths=files
             )

@@ -83,9 +83,7 @@ def resolve_workspace(
     if env.get("MEM_WORKSPACE"):
         root = Path(env["MEM_WORKSPACE"]).expanduser()
         if not root.is_dir():
-            raise WorkspaceNotFound(
-                f"MEM_WORKSPACE={root} does not exist{hint}: mem init {root}"
-            )
+            raise WorkspaceNotFound(f"MEM_WORKSPACE={root} does not exist{hint}: mem init {root}")
         return Workspace(root.resolve(), "env MEM_WORKSPACE")
     for candidate in (cwd, *cwd.parents):
         if looks_like_workspace(candidate):

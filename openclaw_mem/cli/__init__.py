@@ -1,6 +1,8 @@
 """The `mem` command line: parses, calls the library, renders. Nothing else."""
 
-from . import git_cmds, log_cmds, workspace_cmds  # noqa: F401  (register commands)
+# isort: skip_file
+# Import order is the order `mem --help` lists the commands in.
 from .app import app
+from . import workspace_cmds, log_cmds, git_cmds, demo_cmd  # noqa: F401
 
 __all__ = ["app"]

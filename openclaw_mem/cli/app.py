@@ -98,6 +98,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_show_locals=False,
+    # Plain click help: a third of the start-up time of rich panels, and fewer tokens
+    # for the agents that read it.
+    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -148,9 +151,13 @@ def main(
     ctx: typer.Context,
     workspace: Annotated[
         Path | None,
-        typer.Option("--workspace", "-w", help="Workspace directory (else $MEM_WORKSPACE, "
-                     "the nearest ancestor with MEMORY.md or memory/, ~/.openclaw/workspace).",
-                     show_default=False),
+        typer.Option(
+            "--workspace",
+            "-w",
+            help="Workspace directory (else $MEM_WORKSPACE, "
+            "the nearest ancestor with MEMORY.md or memory/, ~/.openclaw/workspace).",
+            show_default=False,
+        ),
     ] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,
     version: Annotated[

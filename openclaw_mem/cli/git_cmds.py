@@ -26,8 +26,10 @@ def commit_cmd(
     if info is None:
         typer.echo("nothing to commit: memory files are clean")
     else:
-        typer.echo(f"committed {info.short} {info.subject} "
-                   f"({info.files} files, +{info.insertions} -{info.deletions})")
+        typer.echo(
+            f"committed {info.short} {info.subject} "
+            f"({info.files} files, +{info.insertions} -{info.deletions})"
+        )
 
 
 @app.command("history")

@@ -35,8 +35,10 @@ def log_cmd(
     ctx: typer.Context,
     text: Annotated[
         list[str],
-        typer.Argument(help="The text to append, kept byte for byte; `-` reads standard input.",
-                       show_default=False),
+        typer.Argument(
+            help="The text to append, kept byte for byte; `-` reads standard input.",
+            show_default=False,
+        ),
     ],
     role: Annotated[
         str | None, typer.Option("--role", "-r", help="user | assistant | system | note.")
@@ -63,8 +65,9 @@ def log_cmd(
     body = _read_stdin() if text == ["-"] else _check_utf8(" ".join(text))
     when = parse_when(at, st.now())
     path = ws.day_file(when.date())
-    result = append_entries(path, when.date(), [NewEntry(when, label, body, session)],
-                            rel=ws.rel(path))
+    result = append_entries(
+        path, when.date(), [NewEntry(when, label, body, session)], rel=ws.rel(path)
+    )
     typer.echo(f"{ws.rel(path)}#L{result.start_line}-L{result.end_line}")
     _after_append(st, [ws.rel(path)], f"mem log: {ws.rel(path)}")
 
@@ -90,8 +93,11 @@ def ingest_cmd(
     ] = None,
     at: Annotated[
         str | None,
-        typer.Option("--at", help="Time for messages without a timestamp "
-                     "(default: the file's modification time, or now for stdin)."),
+        typer.Option(
+            "--at",
+            help="Time for messages without a timestamp "
+            "(default: the file's modification time, or now for stdin).",
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:

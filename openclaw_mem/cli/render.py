@@ -42,8 +42,15 @@ def history_table(commits: list[CommitInfo]) -> None:
     table.add_column("+", justify="right", style="green")
     table.add_column("-", justify="right", style="red")
     for c in commits:
-        table.add_row(c.short, c.date[:16].replace("T", " "), escape(c.author), escape(c.subject),
-                      str(c.files), str(c.insertions), str(c.deletions))
+        table.add_row(
+            c.short,
+            c.date[:16].replace("T", " "),
+            escape(c.author),
+            escape(c.subject),
+            str(c.files),
+            str(c.insertions),
+            str(c.deletions),
+        )
     console().print(table)
 
 
@@ -67,9 +74,15 @@ def status_view(st: Status) -> None:
     if not git["repo"]:
         out.print("[bold]git[/bold] no repository ([italic]mem init[/italic] adds one)")
         return
-    state = "[green]clean[/green]" if git["clean"] else f"[red]dirty[/red] ({len(git['dirty'])} files)"
+    state = (
+        "[green]clean[/green]" if git["clean"] else f"[red]dirty[/red] ({len(git['dirty'])} files)"
+    )
     last = git["lastCommit"]
-    when = f"{last['short']} {last['date'][:16].replace('T', ' ')} {escape(last['subject'])}" if last else "none"
+    when = (
+        f"{last['short']} {last['date'][:16].replace('T', ' ')} {escape(last['subject'])}"
+        if last
+        else "none"
+    )
     out.print(f"[bold]git[/bold] {git['branch'] or 'detached'} {state}, last commit {when}")
 
 

@@ -15,8 +15,10 @@ def init_cmd(
     ctx: typer.Context,
     directory: Annotated[
         Path | None,
-        typer.Argument(help="Where (default: -w, $MEM_WORKSPACE, else the current directory).",
-                       show_default=False),
+        typer.Argument(
+            help="Where (default: -w, $MEM_WORKSPACE, else the current directory).",
+            show_default=False,
+        ),
     ] = None,
     no_git: Annotated[bool, typer.Option("--no-git", help="Do not touch git.")] = False,
 ) -> None:
@@ -67,7 +69,9 @@ def status_cmd(
 @app.command("config")
 def config_cmd(
     ctx: typer.Context,
-    key: Annotated[str | None, typer.Argument(help="Show only this key.", show_default=False)] = None,
+    key: Annotated[
+        str | None, typer.Argument(help="Show only this key.", show_default=False)
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Show the effective settings and where each came from (default, mem.toml, env)."""
@@ -81,7 +85,9 @@ def config_cmd(
     from . import render
 
     if as_json:
-        render.print_json({name: {"value": value, "source": source} for name, value, source in rows})
+        render.print_json(
+            {name: {"value": value, "source": source} for name, value, source in rows}
+        )
     elif key is not None:
         typer.echo(rows[0][1])
     else:

@@ -1,0 +1,127 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import date, timedelta
+
+from openclaw_mem.cli import app
+from openclaw_mem.logs import read_entries
+
+
+def test_log_text_roles_speaker_session_and_stdin(ws):
+    assert (
+        ws("log", "--at", "2026-11-30T14:05", "--role", "user", "我最近在用FastAPI做项目").stdout
+        == "memory/2026-11-30.md#L3-L4\n"
+    )
+    ws("log", "--at", "2026-11-30T14:06", "--speaker", "小王", "--session", "s-1", "hi 👋")
+    body = "```python\nprint('多行')\n```\n"
+    ws("log", "--at", "2026-11-30T14:07", "-r", "assistant", "-", input=body)
+    ws("log", "--at", "2026-11-30T14:08", "several", "words", "joined")
+    entries = read_entries(ws.root / "memory" / "2026-11-30.md")
+    assert [(e.role, e.text, e.session) for e in entries] == [
+        ("user", "我最近在用FastAPI做项目", None),
+        ("小王", "hi 👋", "s-1"),
+        ("assistant", body[:-1], None),
+        ("note", "several words joined", None),
+    ]
+
+
+def test_default_role_comes_from_settings(ws):
+    (ws.root / "mem.toml").write_text('[log]\ndefault_role = "user"\n', encoding="utf-8")
+    ws("log", "--at", "2026-11-30T08:00", "hello")
+    assert read_entries(ws.root / "memory" / "2026-11-30.md")[0].role == "user"
+
+
+def test_at_with_offset_is_local_time(ws):
+    from datetime import datetime
+
+    ws("log", "--at", "2026-11-30T06:00:00+00:00", "utc morning")
+    local = datetime(2026, 11, 30, 6, tzinfo=__import__("datetime").timezone.utc).astimezone()
+    entries = read_entries(ws.root / "memory" / f"{local:%Y-%m-%d}.md")
+    assert entries[-1].time == f"{local:%H:%M}"
+
+
+def test_user_errors_are_one_line_with_exit_codes(ws):
+    cases = [
+        (("log", "--role", "boss", "x"), 2, "--role must be one of"),
+        (("log", "--role", "user", "--speaker", "A", "x"), 2, "not both"),
+        (("log", "--at", "yesterday", "x"), 2, "is not an ISO date or time"),
+        (("log", ""), 2, "nothing to log"),
+        (("log",), 2, "Missing argument"),
+        (("history", "-n", "0"), 2, "Invalid value"),
+        (("nosuch",), 2, "No such command"),
+    ]
+    for args, code, fragment in cases:
+        result = ws(*args, ok=False)
+        assert result.exit_code == code, (args, result.stderr)
+        assert result.stderr.startswith("mem: error: "), args
+        assert fragment in result.stderr, (args, result.stderr)
+        assert result.stderr.count("\n") == 1, (args, result.stderr)
+        assert "Traceback" not in result.stderr
+
+
+def test_debug_shows_the_traceback(ws):
+    result = ws("--debug", "log", "--at", "nonsense", "x", ok=False)
+    assert result.exit_code == 2 and "Traceback" in result.stderr
+
+
+def test_bad_setting_is_exit_6(ws):
+    (ws.root / "mem.toml").write_text("[git]\nautocommit = 3\n", encoding="utf-8")
+    result = ws("log", "x", ok=False)
+    assert result.exit_code == 6 and "git.autocommit in mem.toml must be a str" in result.stderr
+
+
+def test_version_and_help(runner):
+    assert runner.invoke(app, ["--version"]).stdout.startswith("mem 0.")
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    for cmd in ("init", "log", "ingest", "commit", "history", "diff", "status", "config"):
+        assert cmd in result.stdout
+
+
+def test_status_counts_entries_for_the_last_seven_days(ws):
+    today = date.today()
+    for back in (0, 0, 2, 9):
+        ws("log", "--at", f"{today - timedelta(days=back)}T10:00", f"entry {back}")
+    data = ws.json("status")
+    per_day = data["entriesPerDay"]
+    assert len(per_day) == 7
+    assert per_day[today.isoformat()] == 2
+    assert per_day[(today - timedelta(days=2)).isoformat()] == 1
+    assert (today - timedelta(days=9)).isoformat() not in per_day
+    assert data["logFiles"] == 3
+    assert {f["path"] for f in data["files"]} >= {"MEMORY.md", "USER.md"}
+    text = ws("status").stdout
+    assert "workspace" in text and "git" in text and "daily logs" in text
+
+
+def test_python_dash_m_and_the_light_import_path(ws):
+    """`mem log` and `mem --help` must not import numpy, datasketch, openai or git."""
+    probe = (
+        "import sys\n"
+        "from openclaw_mem.cli import app\n"
+        "try:\n    app(args=sys.argv[1:], prog_name='mem')\nexcept SystemExit:\n    pass\n"
+        "heavy = {'numpy', 'datasketch', 'openai', 'git', 'rank_bm25', 'frontmatter'}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+    )
+    for args in (["-w", str(ws.root), "log", "light"], ["--help"]):
+        out = subprocess.run(
+            [sys.executable, "-c", probe, *args], capture_output=True, text=True, check=True
+        ).stdout
+        assert out.strip().splitlines()[-1] == "[]", (args, out)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "openclaw_mem",
+            "-w",
+            str(ws.root),
+            "log",
+            "--at",
+            "2026-11-30T09:00",
+            "via -m",
+        ],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0 and result.stdout.startswith("memory/2026-11-30.md#L")

@@ -1,0 +1,28 @@
+from __future__ import annotations
+
+import git
+
+from openclaw_mem.cli import app
+from openclaw_mem.logs import read_entries
+
+
+def test_demo_runs_offline_on_a_copy_of_the_example(runner, tmp_path):
+    target = tmp_path / "demo"
+    result = runner.invoke(app, ["demo", str(target)])
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    for step in ("mem init", "mem log", "mem status", "mem diff", "mem commit", "mem history"):
+        assert f"$ {step}" in out, step
+    assert "Zhang Lei and I start the Atlas on-call rotation" in out
+    entries = read_entries(target / "memory" / "2026-11-28.md")
+    assert [e.role for e in entries] == ["user", "assistant", "user"]
+    repo = git.Repo(target)
+    assert repo.head.commit.message.startswith("demo: log three turns")
+    assert not repo.is_dirty(untracked_files=True)
+
+
+def test_demo_refuses_a_non_empty_directory(runner, tmp_path):
+    (tmp_path / "keep.txt").write_text("mine", encoding="utf-8")
+    result = runner.invoke(app, ["demo", str(tmp_path)])
+    assert result.exit_code == 2 and "is not empty" in result.stderr
+    assert (tmp_path / "keep.txt").read_text(encoding="utf-8") == "mine"

@@ -1,0 +1,111 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from openclaw_mem.cli import app
+from openclaw_mem.errors import WorkspaceNotFound
+from openclaw_mem.workspace import resolve_workspace
+
+
+def _ws(path: Path) -> Path:
+    (path / "memory").mkdir(parents=True)
+    return path
+
+
+def test_resolution_order(tmp_path):
+    flag, env, anc, home = (_ws(tmp_path / n) for n in ("flag", "env", "anc", "home"))
+    _ws(home / ".openclaw" / "workspace")
+    deep = anc / "a" / "b"
+    deep.mkdir(parents=True)
+    environ = {"MEM_WORKSPACE": str(env)}
+    assert resolve_workspace(flag, environ, deep, home).root == flag.resolve()
+    assert resolve_workspace(None, environ, deep, home).root == env.resolve()
+    assert resolve_workspace(None, {}, deep, home).root == anc.resolve()
+    nowhere = tmp_path / "nowhere"
+    nowhere.mkdir()
+    found = resolve_workspace(None, {}, nowhere, home)
+    assert found.root == (home / ".openclaw" / "workspace").resolve()
+    assert found.found_by.startswith("default")
+
+
+def test_ancestor_with_memory_md_only(tmp_path):
+    (tmp_path / "MEMORY.md").write_text("# MEMORY\n", encoding="utf-8")
+    sub = tmp_path / "x"
+    sub.mkdir()
+    assert resolve_workspace(None, {}, sub, tmp_path / "nohome").root == tmp_path.resolve()
+
+
+def test_no_workspace_is_one_line_with_the_fix(tmp_path, runner, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(WorkspaceNotFound):
+        resolve_workspace(None, {}, tmp_path, tmp_path / "home")
+    result = runner.invoke(app, ["log", "hello"])
+    assert result.exit_code == 3
+    assert result.stderr.startswith("mem: error: no memory workspace")
+    assert "mem init" in result.stderr and result.stderr.count("\n") == 1
+    missing = runner.invoke(app, ["-w", str(tmp_path / "gone"), "status"])
+    assert missing.exit_code == 3 and "mem init" in missing.stderr
+
+
+def test_init_creates_templates_and_commits(tmp_path, runner):
+    root = tmp_path / "new"
+    result = runner.invoke(app, ["init", str(root)])
+    assert result.exit_code == 0, result.stderr
+    for name in ("AGENTS.md", "USER.md", "MEMORY.md", "HISTORY.md", "mem.toml", ".gitignore"):
+        assert (root / name).is_file(), name
+    assert (root / "memory").is_dir()
+    assert (root / ".gitignore").read_text(encoding="utf-8") == ".mem/\n"
+    assert "## Preferences" in (root / "USER.md").read_text(encoding="utf-8")
+    assert "commit" in result.stdout
+    import git
+
+    repo = git.Repo(root)
+    assert repo.head.commit.message.startswith("mem init")
+    assert not repo.is_dirty(untracked_files=True)
+
+
+def test_init_on_an_openclaw_workspace_adds_only_what_is_missing(tmp_path, runner):
+    root = tmp_path / "openclaw"
+    (root / "memory").mkdir(parents=True)
+    mine = {
+        "AGENTS.md": "# My agent rules\n",
+        "SOUL.md": "# Soul\n",
+        "MEMORY.md": "# Mine\n- keep me\n",
+        "memory/2026-11-01.md": "- free-form note\n",
+        ".gitignore": "node_modules/",
+    }
+    for name, text in mine.items():
+        (root / name).write_text(text, encoding="utf-8")
+    result = runner.invoke(app, ["init", str(root)])
+    assert result.exit_code == 0, result.stderr
+    assert "added   USER.md" in result.stdout and "added   HISTORY.md" in result.stdout
+    assert "AGENTS.md" not in result.stdout and "MEMORY.md" not in result.stdout
+    assert "updated .gitignore" in result.stdout
+    for name, text in mine.items():
+        if name != ".gitignore":
+            assert (root / name).read_text(encoding="utf-8") == text
+    assert (root / ".gitignore").read_text(encoding="utf-8") == "node_modules/\n.mem/\n"
+    again = runner.invoke(app, ["init", str(root)])
+    assert again.exit_code == 0 and "already has everything" in again.stdout
+
+
+def test_init_without_dir_uses_the_current_directory(tmp_path, runner, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["init", "--no-git"])
+    assert result.exit_code == 0, result.stderr
+    assert (tmp_path / "MEMORY.md").is_file() and not (tmp_path / ".git").exists()
+
+
+def test_logging_works_without_git(tmp_path, runner):
+    root = tmp_path / "plain"
+    assert runner.invoke(app, ["init", "--no-git", str(root)]).exit_code == 0
+    ok = runner.invoke(app, ["-w", str(root), "log", "--at", "2026-11-30T08:00", "no git here"])
+    assert ok.exit_code == 0 and ok.stdout.strip() == "memory/2026-11-30.md#L3-L4"
+    for cmd in (["commit"], ["history"], ["diff"]):
+        result = runner.invoke(app, ["-w", str(root), *cmd])
+        assert result.exit_code == 5, cmd
+        assert "not in a git repository" in result.stderr and "mem init" in result.stderr
+    status = runner.invoke(app, ["-w", str(root), "status", "--json"])
+    assert status.exit_code == 0 and '"repo": false' in status.stdout
