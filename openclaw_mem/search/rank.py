@@ -1,0 +1,75 @@
+"""Pure ranking stages: normalise, fuse, decay, MMR. No I/O, no randomness, so each stage
+can be property-tested (fused scores stay in [0, 1], decay never rises with age, MMR
+returns a duplicate-free subset)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+
+def normalize(scores: np.ndarray, method: str = "max") -> np.ndarray:
+    """Scale candidate scores to [0, 1]: divided by the best ("max"), or min-max
+    ("minmax", where the weakest candidate always gets 0)."""
+    s = np.asarray(scores, np.float64)
+    if len(s) == 0:
+        return s
+    lo, hi = float(s.min()), float(s.max())
+    if hi <= 0:
+        return np.zeros_like(s)
+    if method == "minmax":
+        return np.ones_like(s) if hi - lo < 1e-12 else (s - lo) / (hi - lo)
+    return np.clip(s / hi, 0.0, 1.0)
+
+
+def fuse(
+    vector: np.ndarray, text: np.ndarray, vector_weight: float, text_weight: float
+) -> np.ndarray:
+    """Weighted sum of two [0, 1] scores, rescaled by the weights' sum so it stays in [0, 1]."""
+    total = vector_weight + text_weight
+    if total <= 0:
+        return np.zeros_like(vector, dtype=np.float64)
+    return np.clip((vector_weight * vector + text_weight * text) / total, 0.0, 1.0)
+
+
+def decay_factors(ages_days: np.ndarray, lam: float) -> np.ndarray:
+    """exp(-λ·age); NaN age (evergreen) and future dates are not decayed."""
+    ages = np.nan_to_num(np.asarray(ages_days, np.float64), nan=0.0)
+    return np.exp(-max(lam, 0.0) * np.clip(ages, 0.0, None))
+
+
+def top_k(scores: np.ndarray, k: int, mask: np.ndarray | None = None) -> np.ndarray:
+    """Indices of the k highest positive scores (ties by lower index), best first."""
+    s = scores if mask is None else np.where(mask, scores, 0.0)
+    idx = np.flatnonzero(s > 0)
+    if len(idx) > k:
+        part = np.argpartition(-s[idx], k - 1)[:k]
+        idx = idx[part]
+    order = np.lexsort((idx, -s[idx]))
+    return idx[order]
+
+
+def mmr(
+    relevance: Sequence[float],
+    similarity: Callable[[int, int], float],
+    k: int,
+    lam: float = 0.6,
+) -> list[int]:
+    """Maximal Marginal Relevance: repeatedly take the item maximising
+    λ·relevance − (1−λ)·(max similarity to those taken). Ties go to the earlier item."""
+    remaining = list(range(len(relevance)))
+    chosen: list[int] = []
+    max_sim = [0.0] * len(relevance)
+    while remaining and len(chosen) < k:
+        best, best_score = -1, -math.inf
+        for i in remaining:
+            score = lam * relevance[i] - (1 - lam) * max_sim[i]
+            if score > best_score + 1e-12:
+                best, best_score = i, score
+        chosen.append(best)
+        remaining.remove(best)
+        for i in remaining:
+            max_sim[i] = max(max_sim[i], similarity(best, i))
+    return chosen

@@ -1,0 +1,159 @@
+"""Tokens, BM25 against rank-bm25, MinHash against datasketch, and the pure ranking stages."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from openclaw_mem.search import bm25, minhash
+from openclaw_mem.search.rank import decay_factors, fuse, mmr, normalize, top_k
+from openclaw_mem.search.tokenize import shingles, tokenize
+
+
+def test_mixed_chinese_english_tokens():
+    tokens = set(tokenize("我最近在用FastAPI做项目，还用了Redis，遇到连接超时"))
+    for want in ("fastapi", "redis", "项目", "连接", "超时"):
+        assert want in tokens
+    assert set(tokenize("连接超时")) <= tokens  # every query token is in the sentence
+    assert "猫" in tokenize("我的猫叫豆豆")  # one-character words stay findable
+    assert tokenize("ＦａｓｔＡＰＩ") == ["fastapi"]  # NFKC: full-width Latin
+    assert tokenize("socket_timeout") == ["socket", "timeout"]
+
+
+def test_stemming_meets_inflections():
+    assert len({tokenize(w)[0] for w in ("paint", "paints", "painted", "painting")}) == 1
+    assert tokenize("rotation") == tokenize("rotated")
+    assert "the" not in shingles(tokenize("the cat"))
+    assert "猫" not in shingles(tokenize("我的猫"))  # unigrams weigh in BM25 only
+
+
+words = st.sampled_from(["redis", "go", "python", "项目", "超时", "a", "the", "cat", "猫", "x1"])
+corpora = st.lists(st.lists(words, min_size=0, max_size=12), min_size=1, max_size=40)
+
+
+@settings(max_examples=120, deadline=None)
+@given(corpus=corpora, query=st.lists(words, min_size=1, max_size=5), data=st.data())
+def test_bm25_equals_rank_bm25_on_random_corpora(corpus, query, data):
+    from rank_bm25 import BM25Okapi
+
+    tokens = [tokenize(" ".join(doc)) for doc in corpus]
+    q = tokenize(" ".join(query))
+    # Split the corpus in two segments and kill some documents, as refreshes do.
+    cut = data.draw(st.integers(0, len(tokens)))
+    live = np.array(data.draw(st.lists(st.booleans(), min_size=len(tokens), max_size=len(tokens))))
+    if not live.any():
+        live[0] = True
+    base, len_a = bm25.build(tokens[:cut], 0)
+    delta, len_b = bm25.build(tokens[cut:], cut)
+    doc_len = np.concatenate([len_a, len_b])
+    avg = bm25.average_idf([base, delta], live)
+    got = bm25.scores([base, delta], live, doc_len, q, avg)
+    alive = [t for t, ok in zip(tokens, live, strict=True) if ok]
+    assume(any(alive))  # rank-bm25 divides by zero on a corpus with no tokens at all
+    want = BM25Okapi(alive).get_scores(q)
+    np.testing.assert_allclose(got[live], want, rtol=1e-9, atol=1e-9)
+    assert (got[~live] == 0).all()
+    # The incremental average IDF (what a refresh keeps) equals the full recount.
+    base_df = np.diff(base.ptr) - bm25.dead_df(base, ~live)
+    delta_df = np.diff(delta.ptr) - bm25.dead_df(delta, ~live)
+    fast = bm25.average_idf_from_df(int(live.sum()), base.terms, base_df, delta.terms, delta_df)
+    assert fast == pytest.approx(avg, abs=1e-12)
+
+
+def test_postings_merge_keeps_live_documents():
+    tokens = [["a", "b"], ["b", "c"], ["c", "c", "d"]]
+    seg, lengths = bm25.build(tokens)
+    keep = np.array([True, False, True])
+    merged = bm25.merge([seg], keep, np.cumsum(keep) - 1)
+    docs, tfs = merged.lookup(bm25.term_hash("c"))
+    assert docs.tolist() == [1] and tfs.tolist() == [2.0]
+    assert merged.lookup(bm25.term_hash("b"))[0].tolist() == [0]
+
+
+def test_permutations_are_datasketchs_own():
+    from datasketch import MinHash
+
+    a, b = minhash.permutations(256, 1)
+    ref = MinHash(num_perm=256, seed=1).permutations
+    assert (a == ref[0]).all() and (b == ref[1]).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(sets=st.lists(st.sets(st.text(min_size=1, max_size=6), max_size=30), min_size=1, max_size=8))
+def test_numpy_signatures_are_bit_identical_to_datasketch(sets):
+    from datasketch import MinHash
+
+    a, b = minhash.permutations(128, 1)
+    sig, sizes = minhash.signatures(sets, a, b)
+    for row, s in zip(sig, sets, strict=True):
+        m = MinHash(num_perm=128, seed=1)
+        m.update_batch([x.encode("utf-8") for x in s])
+        assert (row == m.hashvalues).all()
+        assert (minhash.signature(s, a, b) == m.hashvalues).all()  # the query path
+    assert sizes.tolist() == [len(s) for s in sets]
+
+
+@settings(max_examples=60, deadline=None)
+@given(sets=st.lists(st.sets(st.sampled_from("abcdefghijklmnop"), max_size=12), min_size=1,
+                     max_size=10), query=st.sets(st.sampled_from("abcdefghijklmnopqrs"), min_size=1,
+                                                 max_size=5))
+def test_membership_never_misses_a_member(sets, query):
+    a, b = minhash.permutations(64, 1)
+    sig, _ = minhash.signatures(sets, a, b)
+    qs = sorted(query)
+    got = minhash.members(sig, qs, a, b, block=16)
+    for i, s in enumerate(sets):
+        for j, q in enumerate(qs):
+            if q in s:
+                assert got[i, j]
+
+
+def test_membership_rejects_most_absent_words():
+    a, b = minhash.permutations(256, 1)
+    docs = [set(f"w{i}-{j}" for j in range(30)) for i in range(200)]
+    sig, _ = minhash.signatures(docs, a, b)
+    got = minhash.members(sig, ["absent-1", "absent-2", "w7-3"], a, b)
+    assert got[:, :2].mean() < 0.05
+    assert got[7, 2] and got[:, 2].sum() <= 10
+
+
+scores01 = st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=30)
+
+
+@given(v=scores01, data=st.data(), wv=st.floats(0, 5), wt=st.floats(0, 5))
+def test_fused_scores_stay_in_unit_interval(v, data, wv, wt):
+    t = data.draw(st.lists(st.floats(0, 1e6, allow_nan=False), min_size=len(v), max_size=len(v)))
+    fused = fuse(normalize(np.array(v)), normalize(np.array(t)), wv, wt)
+    assert ((fused >= 0) & (fused <= 1)).all()
+    for method in ("max", "minmax"):
+        n = normalize(np.array(t), method)
+        assert ((n >= 0) & (n <= 1)).all()
+
+
+@given(ages=st.lists(st.floats(0, 5000, allow_nan=False), min_size=2, max_size=30),
+       lam=st.floats(0, 1))
+def test_decay_never_rises_with_age(ages, lam):
+    a = np.sort(np.array(ages))
+    f = decay_factors(a, lam)
+    assert (np.diff(f) <= 1e-15).all() and ((f > 0) | (lam * a > 700)).all() and (f <= 1).all()
+    assert decay_factors(np.array([np.nan, -3.0]), lam).tolist() == [1.0, 1.0]  # evergreen, future
+
+
+@given(rel=st.lists(st.floats(0, 1, allow_nan=False), min_size=0, max_size=25),
+       k=st.integers(1, 30), lam=st.floats(0, 1), seed=st.integers(0, 1000))
+def test_mmr_returns_a_duplicate_free_subset(rel, k, lam, seed):
+    rng = np.random.default_rng(seed)
+    sim = rng.random((len(rel), len(rel)))
+    picked = mmr(rel, lambda i, j: float(sim[i, j]), k, lam)
+    assert len(picked) == min(k, len(rel)) and len(set(picked)) == len(picked)
+    assert all(0 <= i < len(rel) for i in picked)
+    if picked and lam == 1:
+        assert rel[picked[0]] == max(rel)
+
+
+def test_top_k_orders_and_skips_zeros():
+    s = np.array([0.0, 3.0, 1.0, 3.0, 2.0])
+    assert top_k(s, 3).tolist() == [1, 3, 4]
+    assert top_k(s, 10).tolist() == [1, 3, 4, 2]
