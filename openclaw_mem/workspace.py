@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 from pathlib import Path
 
 from .errors import UsageError, WorkspaceNotFound
@@ -14,6 +16,7 @@ MEMORY_DIR = "memory"
 STATE_DIR = ".mem"  # derived, git-ignored: index cache, access stats, locks
 CORE_FILES = ("AGENTS.md", "USER.md", "MEMORY.md", "HISTORY.md")
 DEFAULT_WORKSPACE = Path("~/.openclaw/workspace")
+DEFAULT_INCLUDE = ("*.md", "memory/**/*.md")
 DAY_FILE_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[-_ ].*)?\.md$")
 
 
@@ -36,16 +39,50 @@ class Workspace:
     def rel(self, path: Path) -> str:
         """A path as the user sees it: relative to the workspace, with forward slashes."""
         try:
+            return path.relative_to(self.root).as_posix()  # the common case, no syscalls
+        except ValueError:
+            pass
+        try:
             return path.resolve().relative_to(self.root.resolve()).as_posix()
         except ValueError:
             return str(path)
 
-    def memory_files(self) -> list[Path]:
-        """Root Markdown files and every Markdown file under memory/, sorted by path."""
-        files = [p for p in self.root.glob("*.md") if p.is_file()]
-        if self.memory_dir.is_dir():
-            files += [p for p in self.memory_dir.rglob("*.md") if p.is_file()]
-        return sorted(files, key=lambda p: self.rel(p))
+    def scan(
+        self, include: Sequence[str] = DEFAULT_INCLUDE, exclude: Sequence[str] = ()
+    ) -> dict[str, os.stat_result]:
+        """Memory files and their stat: those matching an include glob and no exclude glob
+        (relative to the root; `**` crosses directories, `*` does not), sorted by path.
+        Walks with os.scandir and descends only into directories a glob can reach."""
+        found: dict[str, os.stat_result] = {}
+        stack = [("", str(self.root))]
+        while stack:
+            prefix, folder = stack.pop()
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for entry in entries:
+                rel = prefix + entry.name
+                if entry.name.startswith(".") or entry.name == STATE_DIR:
+                    continue
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if _may_hold(rel + "/", include):
+                            stack.append((rel + "/", entry.path))
+                    elif (
+                        entry.is_file()
+                        and any(glob_match(rel, pat) for pat in include)
+                        and not any(glob_match(rel, ex) for ex in exclude)
+                    ):
+                        found[rel] = entry.stat()
+                except OSError:  # vanished between listing and stat
+                    continue
+        return {rel: found[rel] for rel in sorted(found)}
+
+    def memory_files(
+        self, include: Sequence[str] = DEFAULT_INCLUDE, exclude: Sequence[str] = ()
+    ) -> list[Path]:
+        return [self.root / rel for rel in self.scan(include, exclude)]
 
     def day_files(self) -> list[Path]:
         """Daily logs: memory/YYYY-MM-DD*.md, oldest first."""
@@ -63,6 +100,51 @@ def day_of(path: Path) -> date | None:
         return date(int(m[1]), int(m[2]), int(m[3]))
     except ValueError:
         return None
+
+
+@lru_cache(maxsize=256)
+def _glob_re(pattern: str) -> re.Pattern[str]:
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def _may_hold(dir_prefix: str, patterns: Sequence[str]) -> bool:
+    """Could a path under dir_prefix ("a/b/") match one of the patterns?"""
+    parts = dir_prefix.rstrip("/").split("/")
+    for pat in patterns:
+        pat_parts = pat.split("/")
+        for i, part in enumerate(parts):
+            if i >= len(pat_parts) - 1:
+                break  # the pattern's last component names files, not this directory
+            if pat_parts[i] == "**":
+                return True
+            if not glob_match(part, pat_parts[i]):
+                break
+        else:
+            if len(pat_parts) > len(parts):
+                return True
+    return False
+
+
+def glob_match(rel: str, pattern: str) -> bool:
+    """Match a workspace-relative path: `*` stays within a directory, `**` crosses them."""
+    return _glob_re(pattern).match(rel) is not None
 
 
 def looks_like_workspace(path: Path) -> bool:

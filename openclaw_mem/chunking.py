@@ -1,0 +1,275 @@
+"""Split memory files into chunks with exact 1-based line ranges and a date.
+
+- Daily logs (memory/YYYY-MM-DD*.md): one entry, one chunk, dated by the entry; a long entry
+  splits on lines.
+- HISTORY.md: one `[YYYY-MM-DD HH:MM]` paragraph, one chunk, dated by its stamp.
+- Everything else (MEMORY, USER, AGENTS, SOUL, TOOLS, notes): headings, paragraphs and
+  bullets packed up to ~400 tokens, never across a heading; undated (evergreen).
+
+The ranges of a file's chunks are disjoint and together hold every non-blank line (but a
+daily log's title and front matter, which are indexed with its first entry), so nothing is
+indexed twice or lost. Overlap (~80 tokens of what came before) goes into the
+text that is indexed, not into the range that is cited. A struck-through line (`~~old~~`,
+a deprecated fact) is chunked on its own and marked, so ranking can weigh it half.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import PurePosixPath
+
+from .logs import BULLET_RE, HEADING_RE, parse_log
+from .noise import is_noise
+from .workspace import day_of
+
+_CJK_CHAR_RE = re.compile(
+    r"[\u1100-\u11ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+)
+_HISTORY_STAMP_RE = re.compile(r"^\[(\d{4}-\d{2}-\d{2})(?:[ T](\d{1,2}:\d{2}))?\]")
+_STRUCK_RE = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])?\s*~~.+?~~")
+_FENCE_RE = re.compile(r"^\s*(```|~~~)")
+_COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    path: str  # workspace-relative, forward slashes
+    start_line: int
+    end_line: int
+    text: str  # the lines of the range, metadata comments removed
+    when: datetime | None  # None: evergreen, never decayed
+    deprecated: bool = False
+    context: str = ""  # indexed with the text, not cited: section heading, overlap
+
+
+def estimate_tokens(text: str) -> int:
+    """LLM tokens, roughly: a CJK character is about one token, other text about four
+    characters a token. Good enough to size chunks and prompts."""
+    cjk = len(_CJK_CHAR_RE.findall(text))
+    return cjk + (len(text) - cjk + 3) // 4
+
+
+def _is_struck(text: str) -> bool:
+    return bool(_STRUCK_RE.match(text))
+
+
+def _trim(lines: list[str], lo: int, hi: int) -> tuple[int, int]:
+    """Shrink [lo, hi) (0-based) so it starts and ends on non-blank lines."""
+    while lo < hi and not lines[lo].strip():
+        lo += 1
+    while hi > lo and not lines[hi - 1].strip():
+        hi -= 1
+    return lo, hi
+
+
+def _split_lines(lines: list[str], lo: int, hi: int, max_tokens: int) -> list[tuple[int, int]]:
+    """Split [lo, hi) on line boundaries into pieces of at most max_tokens (a single
+    longer line stays whole)."""
+    pieces, start, size = [], lo, 0
+    for i in range(lo, hi):
+        t = estimate_tokens(lines[i]) + 1
+        if size and size + t > max_tokens:
+            pieces.append((start, i))
+            start, size = i, 0
+        size += t
+    pieces.append((start, hi))
+    return pieces
+
+
+def _tail(text: str, tokens: int) -> str:
+    """The last ~`tokens` tokens of text, cut at a line or word boundary."""
+    if tokens <= 0 or not text:
+        return ""
+    out: list[str] = []
+    size = 0
+    for line in reversed(text.split("\n")):
+        size += estimate_tokens(line) + 1
+        if size > tokens and out:
+            break
+        out.append(line)
+    return "\n".join(reversed(out))
+
+
+def _chunks_from_ranges(
+    rel: str,
+    lines: list[str],
+    ranges: list[tuple[int, int, datetime | None, str]],
+    max_tokens: int,
+    overlap: int,
+) -> list[Chunk]:
+    """Ranges (0-based [lo, hi), date, context) -> chunks, splitting long ones on lines."""
+    out: list[Chunk] = []
+    for lo, hi, when, context in ranges:
+        lo, hi = _trim(lines, lo, hi)
+        if lo >= hi:
+            continue
+        prev = ""
+        for a, b in _split_lines(lines, lo, hi, max_tokens):
+            a, b = _trim(lines, a, b)
+            if a >= b:
+                continue
+            # Metadata comments (importance, session ids) are for tools, not for matching.
+            body = _COMMENT_RE.sub("", "\n".join(lines[a:b]))
+            extra = "\n".join(x for x in (context, _tail(prev, overlap)) if x)
+            out.append(Chunk(rel, a + 1, b, body, when, _is_struck(body), extra))
+            prev = body
+    return out
+
+
+def _log_chunks(
+    rel: str, text: str, lines: list[str], day: date | None, mt: int, ov: int, ctx: int
+) -> list[Chunk]:
+    entries = parse_log(text, day)
+    if not entries:
+        return _doc_chunks(rel, lines, mt, ov)
+    starts = [e.start_line - 1 for e in entries]
+    bounds = [*starts[1:], len(lines)]
+    ranges = []
+    # The day's title and front matter are indexed with the first entry (its context), so
+    # that entry is still cited by its own lines, as `mem log` reported them.
+    prev = "\n".join(line for line in lines[: starts[0]] if line.strip() and line.strip() != "---")
+    for i, (e, lo, hi) in enumerate(zip(entries, starts, bounds, strict=True)):
+        # A turn answers the one before it: the tail of the previous entry is indexed with
+        # it (LoCoMo evidence recall@10 +12 points), while its citation stays its own lines.
+        # A filler ("ok", "好的") borrows nothing, or it would be recalled for what it acked.
+        if i == 0:
+            context = prev
+        else:
+            context = "" if is_noise(e.text) else _tail(prev, ctx)
+        ranges.append((lo, hi, e.when, context))
+        prev = e.text
+    return _chunks_from_ranges(rel, lines, ranges, mt, ov)
+
+
+def _blocks(lines: list[str]) -> list[tuple[int, int, str]]:
+    """Structural blocks (0-based [lo, hi), kind): heading, paragraph, bullet, code."""
+    blocks: list[tuple[int, int, str]] = []
+    i, n = 0, len(lines)
+    if n and lines[0].rstrip("\r") == "---":  # front matter
+        for j in range(1, n):
+            if lines[j].rstrip("\r") in ("---", "..."):
+                blocks.append((0, j + 1, "meta"))
+                i = j + 1
+                break
+    while i < n:
+        line = lines[i]
+        if not line.strip():
+            i += 1
+            continue
+        if _FENCE_RE.match(line):
+            fence = _FENCE_RE.match(line)[1]
+            j = i + 1
+            while j < n and not lines[j].lstrip().startswith(fence):
+                j += 1
+            blocks.append((i, min(j + 1, n), "code"))
+            i = j + 1
+            continue
+        if HEADING_RE.match(line):
+            blocks.append((i, i + 1, "heading"))
+            i += 1
+            continue
+        kind = "bullet" if BULLET_RE.match(line.lstrip()) and line[:1] not in " \t" else "para"
+        j = i + 1
+        while (
+            j < n
+            and lines[j].strip()
+            and not HEADING_RE.match(lines[j])
+            and not _FENCE_RE.match(lines[j])
+        ):
+            if BULLET_RE.match(lines[j]) and lines[j][:1] not in " \t":
+                break  # the next top-level bullet
+            j += 1
+        blocks.append((i, j, kind))
+        i = j
+    return blocks
+
+
+def _doc_chunks(rel: str, lines: list[str], max_tokens: int, overlap: int) -> list[Chunk]:
+    """Evergreen files: pack blocks up to max_tokens, a heading starts a new chunk, a
+    struck-through block stands alone; each chunk knows its section heading."""
+    groups: list[tuple[int, int, str]] = []  # [lo, hi), heading context
+    heading = ""
+    cur_lo, cur_hi, size = -1, -1, 0
+
+    def close() -> None:
+        nonlocal cur_lo, cur_hi, size
+        if cur_lo >= 0:
+            groups.append((cur_lo, cur_hi, heading_ctx))
+        cur_lo, cur_hi, size = -1, -1, 0
+
+    heading_ctx = ""
+    for lo, hi, kind in _blocks(lines):
+        block_text = "\n".join(lines[lo:hi])
+        t = estimate_tokens(block_text)
+        if kind == "heading":
+            close()
+            heading = lines[lo].lstrip("#").strip()
+            heading_ctx = ""  # the heading is inside this chunk's own text
+            cur_lo, cur_hi, size = lo, hi, t
+            continue
+        struck = kind == "bullet" and _is_struck(block_text)
+        if struck or (cur_lo >= 0 and size + t > max_tokens):
+            close()
+            heading_ctx = heading
+        if cur_lo < 0:
+            cur_lo, size = lo, 0
+        cur_hi, size = hi, size + t
+        if struck:
+            close()
+            heading_ctx = heading
+    close()
+
+    # Extend ranges over the gaps between groups so every non-blank line is covered.
+    ranges = []
+    for idx, (lo, hi, ctx) in enumerate(groups):
+        start = 0 if idx == 0 else lo
+        end = groups[idx + 1][0] if idx + 1 < len(groups) else len(lines)
+        ranges.append((start, max(hi, end), None, ctx))
+    return _chunks_from_ranges(rel, lines, ranges, max_tokens, overlap)
+
+
+def _history_chunks(rel: str, lines: list[str], max_tokens: int, overlap: int) -> list[Chunk]:
+    """HISTORY.md: each stamped paragraph (with its marker lines) dated by its stamp."""
+    ranges: list[tuple[int, int, datetime | None, str]] = []
+    i, n = 0, len(lines)
+    undated_lo = 0
+    while i < n:
+        m = _HISTORY_STAMP_RE.match(lines[i])
+        if not m:
+            i += 1
+            continue
+        if undated_lo < i:
+            ranges.append((undated_lo, i, None, ""))
+        j = i + 1
+        while j < n and lines[j].strip() and not _HISTORY_STAMP_RE.match(lines[j]):
+            j += 1
+        try:
+            when = datetime.fromisoformat(f"{m[1]} {m[2] or '00:00'}".replace(" 0:", " 00:"))
+        except ValueError:
+            when = None
+        ranges.append((i, j, when, ""))
+        undated_lo = i = j
+    if undated_lo < n:
+        ranges.append((undated_lo, n, None, ""))
+    return _chunks_from_ranges(rel, lines, ranges, max_tokens, overlap)
+
+
+def chunk_file(
+    rel: str, text: str, max_tokens: int = 400, overlap: int = 80, log_context: int = 40
+) -> list[Chunk]:
+    """All chunks of one file, in line order."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    lines = [line.removesuffix("\r") for line in lines]
+    name = PurePosixPath(rel)
+    day = day_of(name) if rel.startswith("memory/") else None
+    if day is not None:
+        return _log_chunks(rel, text, lines, day, max_tokens, overlap, log_context)
+    if name.name == "HISTORY.md" and len(name.parts) == 1:
+        return _history_chunks(rel, lines, max_tokens, overlap)
+    return _doc_chunks(rel, lines, max_tokens, overlap)

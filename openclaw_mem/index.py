@@ -1,0 +1,683 @@
+"""The recall index: a cache in .mem/index/, rebuilt from the Markdown whenever in doubt.
+
+Layout: `meta.json` (schema and parameter stamp, one record per file: size, mtime,
+SHA-256, which documents it owns) and two segments of plain .npy arrays that memory-map in
+milliseconds: a large `base` and a small `delta`. A refresh re-chunks only files whose
+content changed (stat first, SHA-256 to confirm): their old documents are masked dead in
+the base, and the delta is rebuilt from the files it owns. When the delta outgrows a
+share of the base, or too much of the base is dead, the two are merged from their arrays,
+without reading or tokenising any text again.
+
+A schema or parameter change forces a full rebuild; so does anything unreadable. The
+index never repairs Markdown and recall never fails because of it: if .mem/ cannot be
+written, the index is built in memory for this one call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import math
+import os
+import shutil
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+
+from .errors import BadEncoding
+from .fsutil import atomic_write_text
+from .search import bm25, minhash
+from .search.tokenize import is_shingle, stem_word, tokenize
+from .workspace import DEFAULT_INCLUDE, Workspace
+
+SCHEMA = 2
+PARALLEL_BYTES = 1_000_000  # below this a rebuild is quicker in one process
+INDEX_DIR = "index"
+_EPOCH = datetime(1970, 1, 1)
+_DOC_FIELDS = ("path_id", "start", "end", "when", "deprecated", "length", "sizes")
+_POST_FIELDS = ("terms", "ptr", "docs", "tfs")
+
+Progress = Callable[[int, int, str], None]  # (done, total, what)
+
+
+@dataclass(frozen=True)
+class IndexParams:
+    """Everything that shapes the index; a change of any forces a rebuild."""
+
+    chunk_tokens: int = 400
+    chunk_overlap: int = 80
+    log_context: int = 40
+    context_weight: float = 0.5  # borrowed context counts half in BM25 (R@1 +3 on LoCoMo)
+    cjk_unigrams: bool = True
+    stem: bool = True
+    num_perm: int = minhash.NUM_PERM
+    seed: int = minhash.SEED
+    include: tuple[str, ...] = DEFAULT_INCLUDE
+    exclude: tuple[str, ...] = ()
+
+    @classmethod
+    def from_config(cls, cfg) -> IndexParams:
+        from .errors import ConfigError
+
+        for name in ("index.chunk_tokens", "index.chunk_overlap", "index.log_context"):
+            if cfg[name] < (1 if name == "index.chunk_tokens" else 0):
+                raise ConfigError(f"{name} must be positive, not {cfg[name]}")
+        return cls(
+            chunk_tokens=cfg["index.chunk_tokens"],
+            chunk_overlap=cfg["index.chunk_overlap"],
+            log_context=cfg["index.log_context"],
+            include=tuple(cfg["index.include"]),
+            exclude=tuple(cfg["index.exclude"]),
+        )
+
+    def stamp(self) -> dict:
+        d = asdict(self)
+        d["include"], d["exclude"] = list(self.include), list(self.exclude)
+        return {"schema": SCHEMA, **d}
+
+    def tokens(self, text: str) -> list[str]:
+        return tokenize(text, cjk_unigrams=self.cjk_unigrams, stem=self.stem)
+
+
+def days_since_epoch(when: datetime | None) -> float:
+    return math.nan if when is None else (when - _EPOCH).total_seconds() / 86400.0
+
+
+@dataclass
+class Segment:
+    """Postings plus per-document arrays for documents [first, first + n)."""
+
+    post: bm25.Postings
+    docs: dict[str, np.ndarray]  # _DOC_FIELDS, each of length n
+    sig: np.ndarray  # n x num_perm uint32
+
+    @property
+    def n(self) -> int:
+        return len(self.docs["start"])
+
+
+@dataclass
+class Index:
+    """What a query reads. Document ids are global: base first, then delta."""
+
+    params: IndexParams
+    paths: list[str]
+    base: Segment
+    delta: Segment
+    live: np.ndarray  # bool, base + delta
+    perm: tuple[np.ndarray, np.ndarray]
+    avg_idf: float
+    files: dict[str, dict]
+    base_df: np.ndarray  # live document frequency of each base term
+    warnings: list[str] = field(default_factory=list)
+    stats: dict = field(default_factory=dict)  # what the last refresh did
+
+    def doc(self, name: str) -> np.ndarray:
+        return np.concatenate([self.base.docs[name], self.delta.docs[name]])
+
+    @property
+    def segments(self) -> list[bm25.Postings]:
+        return [self.base.post, self.delta.post]
+
+    @property
+    def n_live(self) -> int:
+        return int(self.live.sum())
+
+    def update_avg_idf(self) -> None:
+        delta_df = np.diff(self.delta.post.ptr)
+        self.avg_idf = bm25.average_idf_from_df(
+            self.n_live, self.base.post.terms, self.base_df, self.delta.post.terms, delta_df
+        )
+
+
+# ----------------------------------------------------------------- building
+
+
+def _empty_docs() -> dict[str, np.ndarray]:
+    return {
+        "path_id": np.zeros(0, np.int32),
+        "start": np.zeros(0, np.int32),
+        "end": np.zeros(0, np.int32),
+        "when": np.zeros(0, np.float64),
+        "deprecated": np.zeros(0, bool),
+        "length": np.zeros(0, np.float32),
+        "sizes": np.zeros(0, np.int32),
+    }
+
+
+@dataclass
+class _Part:
+    """Files read, chunked and tokenised: in a worker process when a rebuild is big."""
+
+    files: dict[str, dict]  # rel -> record; "docs" relative to this part
+    chunk_paths: list[str]
+    meta: dict[str, np.ndarray]  # start, end, when, deprecated per chunk
+    an: bm25.Analysis
+    warnings: list[str]
+
+
+def _analyze_files(root: Path, items: Sequence[tuple[str, int, int]], params: IndexParams) -> _Part:
+    """Read, chunk and tokenise files given as (rel, size, mtime_ns)."""
+    from .chunking import chunk_file  # only when something changed: keeps recall light
+
+    files: dict[str, dict] = {}
+    chunks = []
+    warnings: list[str] = []
+    for rel, size, mtime in items:
+        path = root / rel
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:  # vanished since the scan: the next refresh notices
+            continue
+        record = {"size": size, "mtime_ns": mtime, "sha256": _sha256(data)}
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            warnings.append(BadEncoding(path, rel).message)
+            files[rel] = {**record, "seg": "bad", "docs": [0, 0]}
+            continue
+        got = chunk_file(rel, text, params.chunk_tokens, params.chunk_overlap, params.log_context)
+        files[rel] = {**record, "seg": "base", "docs": [len(chunks), len(chunks) + len(got)]}
+        chunks.extend(got)
+    def toks(text: str) -> list[str]:
+        return tokenize(text, cjk_unigrams=params.cjk_unigrams, stem=False) if text else []
+
+    context = [toks(c.context) for c in chunks]
+    tokens = [ctx + toks(c.text) for ctx, c in zip(context, chunks, strict=True)]
+    n = len(chunks)
+    meta = {
+        "start": np.fromiter((c.start_line for c in chunks), np.int32, n),
+        "end": np.fromiter((c.end_line for c in chunks), np.int32, n),
+        "when": np.fromiter((days_since_epoch(c.when) for c in chunks), np.float64, n),
+        "deprecated": np.fromiter((c.deprecated for c in chunks), bool, n),
+    }
+    an = bm25.analyze(tokens, stem_word if params.stem else None, [len(c) for c in context],
+                      params.context_weight)
+    return _Part(files, [c.path for c in chunks], meta, an, warnings)
+
+
+def _segment_from(
+    part: _Part,
+    path_ids: dict[str, int],
+    first: int,
+    params: IndexParams,
+    perm: tuple[np.ndarray, np.ndarray],
+) -> Segment:
+    an = part.an
+    n = len(an.lengths)
+    post = bm25.from_analysis(an, first)
+    # MinHash signs each document's distinct content tokens: the same pairs, filtered.
+    keep = np.fromiter((is_shingle(t) for t in an.terms), bool, len(an.terms))
+    term_h32 = np.fromiter((minhash.hash32(t) for t in an.terms), np.uint32, len(an.terms))
+    mask = keep[an.term]
+    sig = minhash.signatures_from_pairs(n, an.doc[mask], an.term[mask], term_h32, *perm)
+    docs = {
+        "path_id": np.fromiter((path_ids[p] for p in part.chunk_paths), np.int32, n),
+        **part.meta,
+        "length": an.lengths,
+        "sizes": np.bincount(an.doc[mask], minlength=n).astype(np.int32),
+    }
+    return Segment(post, docs, sig)
+
+
+def _analyze_all(
+    root: Path, items: list[tuple[str, int, int]], params: IndexParams, progress: Progress | None
+) -> _Part:
+    """All files, in worker processes when there is enough text to repay them (tokenising
+    is Python-bound; numpy work after it uses threads)."""
+    total_bytes = sum(size for _, size, _ in items)
+    workers = min(os.cpu_count() or 1, 4)
+    pieces = 8 * workers
+    if workers < 2 or total_bytes < PARALLEL_BYTES or len(items) < pieces:
+        parts = []
+        step = max(1, len(items) // 20)
+        for lo in range(0, len(items), step):
+            parts.append(_analyze_files(root, items[lo : lo + step], params))
+            if progress:
+                progress(
+                    min(lo + step, len(items)), len(items), items[min(lo + step, len(items)) - 1][0]
+                )
+    else:
+        import multiprocessing
+
+        method = (
+            "fork"
+            if "fork" in multiprocessing.get_all_start_methods()
+            and os.name == "posix"
+            and not _is_macos()
+            else "spawn"
+        )
+        bounds = [round(i * len(items) / pieces) for i in range(pieces + 1)]
+        jobs = [(root, items[bounds[i] : bounds[i + 1]], params) for i in range(pieces)]
+        parts = []
+        with multiprocessing.get_context(method).Pool(workers) as pool:
+            for i, part in enumerate(pool.imap(_analyze_job, jobs)):
+                parts.append(part)
+                if progress:
+                    progress(bounds[i + 1], len(items), items[bounds[i + 1] - 1][0])
+    return _join_parts(parts)
+
+
+def _analyze_job(job: tuple[Path, list[tuple[str, int, int]], IndexParams]) -> _Part:
+    return _analyze_files(*job)
+
+
+def _is_macos() -> bool:
+    import sys
+
+    return sys.platform == "darwin"
+
+
+def _join_parts(parts: Sequence[_Part]) -> _Part:
+    files: dict[str, dict] = {}
+    chunk_paths: list[str] = []
+    warnings: list[str] = []
+    offset = 0
+    for part in parts:
+        for rel, rec in part.files.items():
+            lo, hi = rec["docs"]
+            files[rel] = {
+                **rec,
+                "docs": [lo + offset, hi + offset] if rec["seg"] != "bad" else [0, 0],
+            }
+        chunk_paths += part.chunk_paths
+        warnings += part.warnings
+        offset += len(part.chunk_paths)
+    meta = {
+        name: np.concatenate([p.meta[name] for p in parts]) if parts else _empty_docs()[name]
+        for name in ("start", "end", "when", "deprecated")
+    }
+    return _Part(files, chunk_paths, meta, bm25.concat([p.an for p in parts]), warnings)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class _Scan:
+    """Current memory files with stat, and the content of those that must be read."""
+
+    stats: dict[str, tuple[int, int]]  # rel -> (size, mtime_ns)
+    paths: dict[str, Path]
+
+
+def _scan(ws: Workspace, params: IndexParams) -> _Scan:
+    found = ws.scan(params.include, params.exclude)
+    return _Scan(
+        {rel: (st.st_size, st.st_mtime_ns) for rel, st in found.items()},
+        {rel: ws.root / rel for rel in found},
+    )
+
+
+def _read(ws: Workspace, rel: str, path: Path) -> tuple[str | None, str, str | None]:
+    """(text or None if not UTF-8, sha256, warning)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return None, "", None
+    sha = _sha256(data)
+    try:
+        return read_text_bytes(data, path, rel), sha, None
+    except BadEncoding as exc:
+        return None, sha, exc.message
+
+
+def read_text_bytes(data: bytes, path: Path, rel: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadEncoding(path, rel) from None
+
+
+# ----------------------------------------------------------------- storage
+
+
+def _save_segment(seg: Segment, folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in _POST_FIELDS:
+        np.save(folder / f"{name}.npy", getattr(seg.post, name))
+    for name in _DOC_FIELDS:
+        np.save(folder / f"{name}.npy", seg.docs[name])
+    np.save(folder / "sig.npy", seg.sig)
+
+
+def _load_segment(folder: Path, first: int, num_perm: int) -> Segment:
+    def arr(name: str) -> np.ndarray:
+        return np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False)
+
+    post = bm25.Postings(*(arr(n) for n in _POST_FIELDS))
+    docs = {n: np.asarray(arr(n)) for n in _DOC_FIELDS}
+    sig = arr("sig")
+    n = len(docs["start"])
+    ok = (
+        len(post.ptr) == len(post.terms) + 1
+        and int(post.ptr[0]) == 0
+        and int(post.ptr[-1]) == len(post.docs) == len(post.tfs)
+        and all(len(v) == n for v in docs.values())
+        and sig.shape == (n, num_perm)
+        and (
+            len(post.docs) == 0
+            or (int(post.docs.min()) >= first and int(post.docs.max()) < first + n)
+        )
+    )
+    if not ok:
+        raise ValueError(f"inconsistent arrays in {folder}")
+    return Segment(post, docs, sig)
+
+
+class _Store:
+    """Reads and writes one index directory; every failure surfaces as an exception
+    that the caller answers with a rebuild."""
+
+    def __init__(self, root: Path):
+        self.root = root
+
+    @property
+    def meta_path(self) -> Path:
+        return self.root / "meta.json"
+
+    def load(self, params: IndexParams) -> Index | None:
+        try:
+            meta = json.loads(self.meta_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        if meta.get("stamp") != params.stamp():
+            return None
+        p = params.num_perm
+        base = _load_segment(self.root / meta["base"], 0, p)
+        delta = _load_segment(self.root / meta["delta"], base.n, p)
+        live = np.load(self.root / meta["delta"] / "live.npy", allow_pickle=False)
+        perm = (
+            np.load(self.root / meta["base"] / "perm_a.npy", allow_pickle=False),
+            np.load(self.root / meta["base"] / "perm_b.npy", allow_pickle=False),
+        )
+        base_df = np.load(self.root / meta["delta"] / "base_df.npy", allow_pickle=False)
+        if (
+            len(live) != base.n + delta.n
+            or len(perm[0]) != p
+            or len(perm[1]) != p
+            or len(base_df) != len(base.post.terms)
+        ):
+            raise ValueError("inconsistent live mask, permutations or frequencies")
+        paths = list(meta["paths"])
+        pid = np.concatenate([base.docs["path_id"], delta.docs["path_id"]])
+        if len(pid) and (pid.min() < 0 or pid.max() >= len(paths)):
+            raise ValueError("path table does not cover the documents")
+        return Index(
+            params, paths, base, delta, live, perm, float(meta["avg_idf"]), meta["files"], base_df
+        )
+
+    def save(self, index: Index, base_changed: bool, base_name: str | None) -> str:
+        """Write the delta (and the base if it changed), then switch meta.json to them."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        gen = int.from_bytes(os.urandom(4), "little")
+        if base_changed or base_name is None:
+            base_name = f"base-{gen:08x}"
+            _save_segment(index.base, self.root / base_name)
+            np.save(self.root / base_name / "perm_a.npy", index.perm[0])
+            np.save(self.root / base_name / "perm_b.npy", index.perm[1])
+        delta_name = f"delta-{gen:08x}"
+        _save_segment(index.delta, self.root / delta_name)
+        np.save(self.root / delta_name / "live.npy", index.live)
+        np.save(self.root / delta_name / "base_df.npy", index.base_df)
+        meta = {
+            "stamp": index.params.stamp(),
+            "base": base_name,
+            "delta": delta_name,
+            "paths": index.paths,
+            "avg_idf": index.avg_idf,
+            "files": index.files,
+            "written": datetime.now().isoformat(timespec="seconds"),
+        }
+        atomic_write_text(self.meta_path, json.dumps(meta, ensure_ascii=False))
+        for child in self.root.iterdir():  # earlier generations nobody points at
+            if child.is_dir() and child.name not in (base_name, delta_name):
+                shutil.rmtree(child, ignore_errors=True)
+        return base_name
+
+
+@contextlib.contextmanager
+def _locked(state_dir: Path) -> Iterator[bool]:
+    """An exclusive lock on .mem/index.lock; yields False when .mem/ is not writable."""
+    from .fsutil import _lock, _unlock
+
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(state_dir / "index.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        yield False
+        return
+    try:
+        _lock(fd)
+        yield True
+    finally:
+        with contextlib.suppress(OSError):
+            _unlock(fd)
+        os.close(fd)
+
+
+# ----------------------------------------------------------------- refresh
+
+
+def _new_index(params: IndexParams, perm: tuple[np.ndarray, np.ndarray]) -> Index:
+    empty = Segment(bm25.Postings.empty(), _empty_docs(), np.zeros((0, params.num_perm), np.uint32))
+    return Index(
+        params,
+        [],
+        empty,
+        Segment(empty.post, _empty_docs(), empty.sig),
+        np.zeros(0, bool),
+        perm,
+        0.0,
+        {},
+        np.zeros(0, np.int64),
+    )
+
+
+def _rebuild(ws: Workspace, params: IndexParams, scan: _Scan, progress: Progress | None) -> Index:
+    perm = minhash.permutations(params.num_perm, params.seed)
+    index = _new_index(params, perm)
+    items = [(rel, *scan.stats[rel]) for rel in sorted(scan.paths)]
+    part = _analyze_all(ws.root, items, params, progress)
+    index.warnings += part.warnings
+    index.paths = sorted(set(part.chunk_paths))
+    path_ids = {p: i for i, p in enumerate(index.paths)}
+    index.base = _segment_from(part, path_ids, 0, params, perm)
+    index.live = np.ones(index.base.n, bool)
+    index.files = part.files
+    index.base_df = np.diff(index.base.post.ptr)
+    index.update_avg_idf()
+    index.stats = {"mode": "rebuild", "files": len(items), "chunks": index.base.n}
+    return index
+
+
+def _merge(index: Index) -> Index:
+    """Fold the delta into the base, dropping dead documents; arrays only."""
+    n = len(index.live)
+    keep = index.live.copy()
+    new_ids = np.cumsum(keep) - 1
+    post = bm25.merge(index.segments, keep, new_ids.astype(np.int32))
+    docs = {name: index.doc(name)[keep] for name in _DOC_FIELDS}
+    sig = np.concatenate([np.asarray(index.base.sig), np.asarray(index.delta.sig)])[keep]
+    for rec in index.files.values():
+        lo, hi = rec["docs"]
+        if rec["seg"] in ("base", "delta") and hi > lo:
+            new_lo = int(new_ids[lo]) if keep[lo] else int(keep[:lo].sum())
+            rec["docs"] = [new_lo, new_lo + (hi - lo)]
+            rec["seg"] = "base"
+    index.base = Segment(post, docs, sig)
+    index.delta = Segment(
+        bm25.Postings.empty(), _empty_docs(), np.zeros((0, index.params.num_perm), np.uint32)
+    )
+    index.live = np.ones(int(keep.sum()), bool)
+    index.base_df = np.diff(post.ptr)
+    index.stats["merged"] = n - int(keep.sum())
+    return index
+
+
+def _refresh(ws: Workspace, index: Index, scan: _Scan) -> tuple[Index, bool, bool]:
+    """Bring a loaded index up to date. Returns (index, changed, base_changed)."""
+    params = index.params
+    changed: set[str] = set()
+    bad: dict[str, dict] = {}
+    touched_stat = False
+    for rel, (size, mtime) in scan.stats.items():
+        rec = index.files.get(rel)
+        if rec and rec["size"] == size and rec["mtime_ns"] == mtime:
+            if rec["seg"] == "bad":
+                index.warnings.append(BadEncoding(scan.paths[rel], rel).message)
+            continue
+        text, sha, warning = _read(ws, rel, scan.paths[rel])
+        if rec and rec["sha256"] == sha:
+            rec["size"], rec["mtime_ns"] = size, mtime  # touched, not changed
+            touched_stat = True
+            if warning:
+                index.warnings.append(warning)
+            continue
+        if text is None:
+            if warning:
+                index.warnings.append(warning)
+            bad[rel] = {
+                "size": size,
+                "mtime_ns": mtime,
+                "sha256": sha,
+                "seg": "bad",
+                "docs": [0, 0],
+            }
+        else:
+            changed.add(rel)
+    deleted = [rel for rel in index.files if rel not in scan.stats]
+    gone = set(deleted) | set(changed) | set(bad)
+    if not gone:
+        return index, touched_stat, False
+
+    nb = index.base.n
+    live = index.live[:nb].copy()
+    for rel in gone:
+        rec = index.files.get(rel)
+        if rec and rec["seg"] == "base":
+            lo, hi = rec["docs"]
+            live[lo:hi] = False
+    newly_dead = index.live[:nb] & ~live
+    if newly_dead.any():
+        index.base_df = index.base_df - bm25.dead_df(index.base.post, newly_dead)
+    # The delta is rebuilt from every file it owns now: the ones it held before and are
+    # unchanged, plus everything that changed.
+    owned = {rel for rel, rec in index.files.items() if rec["seg"] == "delta" and rel not in gone}
+    owned |= changed
+    items = [(rel, *scan.stats[rel]) for rel in sorted(owned) if rel in scan.stats]
+    part = _analyze_files(ws.root, items, params)
+    index.warnings += part.warnings
+    files = {
+        rel: rec for rel, rec in index.files.items() if rel not in gone and rec["seg"] != "delta"
+    }
+    files.update(bad)
+    for rel, rec in part.files.items():
+        lo, hi = rec["docs"]
+        files[rel] = {
+            **rec,
+            "seg": "delta" if rec["seg"] != "bad" else "bad",
+            "docs": [nb + lo, nb + hi] if rec["seg"] != "bad" else [0, 0],
+        }
+    paths = list(index.paths)
+    path_ids = {p: i for i, p in enumerate(paths)}
+    for p in part.chunk_paths:
+        if p not in path_ids:
+            path_ids[p] = len(paths)
+            paths.append(p)
+    index.paths = paths
+    index.delta = _segment_from(part, path_ids, nb, params, index.perm)
+    index.live = np.concatenate([live, np.ones(index.delta.n, bool)])
+    index.files = files
+    index.stats = {
+        "mode": "refresh",
+        "changed": sorted(changed),
+        "deleted": sorted(deleted),
+        "delta_files": len(items),
+        "delta_chunks": index.delta.n,
+    }
+    dead = nb - int(live.sum())
+    base_changed = False
+    if index.delta.n > max(2000, 0.05 * nb) or dead > 0.25 * max(nb, 1):
+        index = _merge(index)
+        base_changed = True
+    index.update_avg_idf()
+    return index, True, base_changed
+
+
+def open_index(
+    ws: Workspace,
+    params: IndexParams,
+    *,
+    rebuild: bool = False,
+    progress: Progress | None = None,
+) -> Index:
+    """The index, brought up to date with the Markdown first (cheap when nothing changed)."""
+    store = _Store(ws.state_dir / INDEX_DIR)
+    scan = _scan(ws, params)
+    with _locked(ws.state_dir) as writable:
+        index: Index | None = None
+        note = None
+        if not rebuild:
+            try:
+                index = store.load(params)
+            except Exception as exc:  # a truncated or corrupt cache: rebuild, never fail
+                note = (
+                    f"the index cache in {ws.rel(store.root)} was unreadable "
+                    f"({type(exc).__name__}); rebuilt it"
+                )
+                index = None
+        base_name = None
+        if index is None:
+            index = _rebuild(ws, params, scan, progress)
+            changed, base_changed = True, True
+        else:
+            with contextlib.suppress(Exception):
+                base_name = json.loads(store.meta_path.read_text(encoding="utf-8"))["base"]
+            index, changed, base_changed = _refresh(ws, index, scan)
+        if note:
+            index.warnings.insert(0, note)
+        if changed and writable:
+            try:
+                store.save(index, base_changed, base_name)
+            except OSError as exc:
+                index.warnings.append(
+                    f"could not write the index cache ({exc.strerror}); using it in memory"
+                )
+    return index
+
+
+def index_state(ws: Workspace, params: IndexParams) -> dict:
+    """For `mem status`: files and chunks indexed, and whether the cache is fresh. Reads
+    only meta.json and stats files; never rebuilds."""
+    store = _Store(ws.state_dir / INDEX_DIR)
+    try:
+        meta = json.loads(store.meta_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {"exists": False, "fresh": False, "files": 0, "chunks": 0}
+    scan = _scan(ws, params)
+    files = meta.get("files", {})
+    stale = (
+        set(files) != set(scan.stats)
+        or meta.get("stamp") != params.stamp()
+        or any(
+            (files[rel]["size"], files[rel]["mtime_ns"]) != st
+            for rel, st in scan.stats.items()
+            if rel in files
+        )
+    )
+    chunks = sum(
+        rec["docs"][1] - rec["docs"][0] for rec in files.values() if rec.get("seg") != "bad"
+    )
+    return {
+        "exists": True,
+        "fresh": not stale,
+        "files": len(files),
+        "chunks": chunks,
+        "written": meta.get("written"),
+    }

@@ -1,0 +1,94 @@
+from __future__ import annotations
+
+from datetime import datetime
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from openclaw_mem.chunking import chunk_file, estimate_tokens
+
+_lines = st.sampled_from([
+    "# Title", "## Section", "### Sub", "", "", "- a bullet about redis", "  continued",
+    "1. numbered", "plain paragraph text 中文混合 English", "```", "code line", "---",
+    "- ~~old fact~~ (deprecated 2026-11-24)", "## 09:30 · user", "## 14:05 · assistant",
+    "[2026-11-05 12:00] a history paragraph", "<!-- consolidated: x -->", "> quote",
+])
+
+
+def _covered_once(lines: list[str], chunks, log: bool = False) -> None:
+    seen: dict[int, int] = {}
+    last_end = 0
+    for c in chunks:
+        assert 1 <= c.start_line <= c.end_line <= len(lines)
+        assert c.start_line > last_end, "ranges overlap or run backwards"
+        last_end = c.end_line
+        for n in range(c.start_line, c.end_line + 1):
+            seen[n] = seen.get(n, 0) + 1
+        assert lines[c.start_line - 1].strip() and lines[c.end_line - 1].strip()
+    first = chunks[0].start_line if chunks else len(lines) + 1
+    for n, line in enumerate(lines, 1):
+        if line.strip() and not (log and n < first):  # a log's title rides as context
+            assert seen.get(n) == 1, (n, line)
+
+
+@settings(max_examples=200, deadline=None)
+@given(body=st.lists(_lines, min_size=0, max_size=60),
+       name=st.sampled_from(["MEMORY.md", "HISTORY.md", "memory/2026-11-30.md", "memory/notes.md",
+                             "memory/2026-11-13-retro.md", "SOUL.md"]),
+       size=st.integers(5, 400))
+def test_chunks_cover_every_non_blank_line_exactly_once(body, name, size):
+    text = "\n".join(body) + ("\n" if body else "")
+    chunks = chunk_file(name, text, max_tokens=size, overlap=10)
+    log = name.startswith("memory/20")
+    _covered_once(text.split("\n")[: len(body)], chunks, log)
+    if log and chunks:
+        lines = text.split("\n")
+        lead = [x for x in lines[: chunks[0].start_line - 1] if x.strip() and x.strip() != "---"]
+        assert all(x in chunks[0].context for x in lead)
+
+
+def test_log_chunks_are_entries_with_their_dates_and_context():
+    text = ("# 2026-11-30\n\n## 09:30 · user\nwhich editor should I use?\n\n"
+            "## 09:31 · assistant\nVS Code, with the vim extension.\n")
+    a, b = chunk_file("memory/2026-11-30.md", text)
+    assert (a.start_line, a.end_line, b.start_line, b.end_line) == (3, 4, 6, 7)
+    assert a.context == "# 2026-11-30"
+    assert a.when == datetime(2026, 11, 30, 9, 30) and b.when == datetime(2026, 11, 30, 9, 31)
+    assert "which editor" in b.context and "which editor" not in b.text  # context, not citation
+
+
+def test_history_paragraphs_are_dated_and_the_rest_evergreen():
+    text = ("# HISTORY\n\nintro line\n\n[2026-11-05 12:00] Redis fix.\n<!-- consolidated: x -->\n\n"
+            "[2026-11-20 21:00] Go decision.\n")
+    chunks = chunk_file("HISTORY.md", text)
+    assert [(c.start_line, c.end_line, c.when) for c in chunks] == [
+        (1, 3, None),
+        (5, 6, datetime(2026, 11, 5, 12, 0)),
+        (8, 8, datetime(2026, 11, 20, 21, 0)),
+    ]
+
+
+def test_evergreen_sections_and_struck_lines():
+    text = ("# USER\n\n## Identity\n\n- Lin Wei\n- ~~Mainly uses Python.~~ (deprecated 2026-11-24)\n"
+            "- Mainly uses Go. <!-- identity i=0.7 -->\n")
+    chunks = chunk_file("USER.md", text)
+    assert all(c.when is None for c in chunks)
+    struck = [c for c in chunks if c.deprecated]
+    assert len(struck) == 1 and struck[0].start_line == struck[0].end_line == 6
+    after = [c for c in chunks if c.start_line == 7][0]
+    assert after.context == "Identity"  # the section heading travels with a split section
+    assert "identity i=0.7" not in after.text  # metadata comments are not matched
+
+
+def test_long_entry_splits_on_lines_with_overlap():
+    body = "\n".join(f"line {i} about the settlement worker and redis streams" for i in range(60))
+    text = f"# 2026-11-30\n\n## 10:00 · note\n{body}\n"
+    chunks = chunk_file("memory/2026-11-30.md", text, max_tokens=100, overlap=20)
+    assert len(chunks) > 3
+    assert all(estimate_tokens(c.text) <= 120 for c in chunks)
+    assert chunks[1].context and chunks[1].context.split("\n")[-1] in chunks[0].text
+
+
+def test_estimate_tokens_counts_cjk():
+    assert estimate_tokens("连接超时") == 4
+    assert estimate_tokens("timeout!") == 2
