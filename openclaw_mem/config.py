@@ -47,6 +47,42 @@ KEYS: tuple[Key, ...] = (
         "log (also after every append).",
         ("never", "consolidate", "log"),
     ),
+    Key(
+        "index.include",
+        ["*.md", "memory/**/*.md"],
+        "Globs (relative to the workspace; `*` stays in a directory, `**` crosses) of the "
+        "files recall indexes.",
+    ),
+    Key("index.exclude", [], "Globs of files to leave out of the index."),
+    Key("index.chunk_tokens", 400, "Largest chunk of an evergreen file, in estimated tokens."),
+    Key("index.chunk_overlap", 80, "Tokens of the previous chunk indexed with the next one."),
+    Key(
+        "index.log_context",
+        40,
+        "Tokens of the previous log entry indexed with each entry (a turn answers the one "
+        "before it); not part of its citation.",
+    ),
+    Key("recall.k", 6, "Results `mem recall` returns."),
+    Key("recall.vector_weight", 0.7, "Weight of the MinHash (pseudo-vector) score in the fusion."),
+    Key("recall.text_weight", 0.3, "Weight of the BM25 score in the fusion."),
+    Key("recall.candidate_multiplier", 4, "Candidates taken from each list: k times this."),
+    Key(
+        "recall.decay_lambda",
+        0.002,
+        "Time decay per day, score * exp(-λ * age_days); 0.002 is a half-life of about a "
+        "year. Evergreen files are never decayed.",
+    ),
+    Key("recall.deprecated_weight", 0.5, "Factor for struck-through (deprecated) lines."),
+    Key("recall.mmr_lambda", 0.6, "MMR trade-off: 1 is pure relevance, 0 pure diversity."),
+    Key("recall.min_score", 0.0, "Drop results whose final score is below this."),
+    Key(
+        "recall.similarity",
+        "membership",
+        "How MinHash signatures score a query: membership (IDF-weighted containment, each "
+        "query word tested against the signature), containment (from the estimated Jaccard) "
+        "or jaccard.",
+        ("membership", "containment", "jaccard"),
+    ),
 )
 
 _BY_NAME = {k.name: k for k in KEYS}
@@ -82,6 +118,8 @@ def _coerce(k: Key, value: Any, origin: str) -> Any:
         value = float(value)
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
         raise ConfigError(f"{k.name} in {origin} must be a {kind.__name__}, not {value!r}")
+    if kind is list and not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{k.name} in {origin} must be a list of strings, not {value!r}")
     if k.choices and value not in k.choices:
         raise ConfigError(
             f"{k.name} in {origin} must be one of {', '.join(k.choices)}, not {value!r}"

@@ -24,6 +24,7 @@ class Status:
     files: list[FileInfo]
     days: list[tuple[date, int]]  # entries per day, oldest first
     git: dict | None
+    index: dict | None = None
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -39,6 +40,7 @@ class Status:
             "logFiles": sum(1 for f in self.files if f.kind == "log"),
             "entriesPerDay": {d.isoformat(): n for d, n in self.days},
             "git": self.git,
+            "index": self.index,
             "warnings": self.warnings,
         }
 
@@ -58,7 +60,10 @@ def _git_summary(ws: Workspace) -> dict:
     }
 
 
-def workspace_status(ws: Workspace, today: date, days: int = 7, with_git: bool = True) -> Status:
+def workspace_status(
+    ws: Workspace, today: date, days: int = 7, with_git: bool = True, index_params=None
+) -> Status:
+    """index_params (IndexParams) adds the recall index's state; it costs a numpy import."""
     from .workspace import CORE_FILES
 
     files = []
@@ -82,5 +87,12 @@ def workspace_status(ws: Workspace, today: date, days: int = 7, with_git: bool =
         files,
         sorted(counts.items()),
         _git_summary(ws) if with_git else None,
+        _index_summary(ws, index_params) if index_params is not None else None,
         warnings,
     )
+
+
+def _index_summary(ws: Workspace, params) -> dict:
+    from .index import index_state
+
+    return index_state(ws, params)

@@ -11,9 +11,12 @@ def test_demo_runs_offline_on_a_copy_of_the_example(runner, tmp_path):
     result = runner.invoke(app, ["demo", str(target)])
     assert result.exit_code == 0, result.stderr
     out = result.stdout
-    for step in ("mem init", "mem log", "mem status", "mem diff", "mem commit", "mem history"):
+    for step in ("mem init", "mem log", "mem recall", "mem status", "mem diff", "mem commit",
+                 "mem history"):
         assert f"$ {step}" in out, step
     assert "Zhang Lei and I start the Atlas on-call rotation" in out
+    assert "memory/2026-11-05.md#L3-L4" in out  # the Redis 连接超时 incident is recalled
+    assert "memory/2026-11-24.md#L3-L4" in out  # 我现在主要用Go写后端了
     entries = read_entries(target / "memory" / "2026-11-28.md")
     assert [e.role for e in entries] == ["user", "assistant", "user"]
     repo = git.Repo(target)

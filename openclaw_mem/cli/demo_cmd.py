@@ -16,6 +16,7 @@ from .app import app, state
 # The example's logs end on 2026-11-27; the demo lives on the morning after, so its output
 # is the same whatever day it runs.
 DEMO_NOW = datetime(2026, 11, 28, 9, 0)
+DEMO_QUERIES = ("Redis 连接超时", "现在主要用什么语言写后端？")
 DEMO_TURNS = (
     (
         "09:00",
@@ -45,8 +46,8 @@ def demo_cmd(
         ),
     ] = None,
 ) -> None:
-    """Copy workspace.example/ somewhere, log a few turns, and show status, history and
-    diff. Offline; no API key."""
+    """Copy workspace.example/ somewhere, log a few turns, recall, and show status, history
+    and diff. Offline; no API key."""
     from ..gitrepo import commit_memory, diff, history
     from ..logs import NewEntry, append_entries
     from ..resources import example_workspace
@@ -78,8 +79,16 @@ def demo_cmd(
         result = append_entries(path, when.date(), [NewEntry(when, role, text)], rel=ws.rel(path))
         typer.echo(f"{ws.rel(path)}#L{result.start_line}-L{result.end_line}")
 
+    from ..index import IndexParams
+    from ..recall import RecallOptions, recall
+
+    for query in DEMO_QUERIES:
+        _step(f'mem recall --now {DEMO_NOW:%Y-%m-%d} -k 3 "{query}"')
+        found = recall(ws, query, RecallOptions(k=3, now=DEMO_NOW))
+        render.recall_table(found.hits, query, explain=False)
+
     _step("mem status")
-    render.status_view(workspace_status(ws, DEMO_NOW.date()))
+    render.status_view(workspace_status(ws, DEMO_NOW.date(), index_params=IndexParams()))
 
     _step("mem diff")
     typer.echo(diff(root, color=False).rstrip("\n"))

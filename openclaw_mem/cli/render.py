@@ -4,19 +4,34 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+# rich costs ~50 ms to import: only the functions that draw import it, so `--json` output
+# and plain text never pay for it.
+if TYPE_CHECKING:
+    from rich.console import Console
 
-from ..gitrepo import CommitInfo
-from ..status import Status
+    from ..gitrepo import CommitInfo
+    from ..status import Status
 
 
 def console() -> Console:
+    from rich.console import Console
+
     # Read sys.stdout at call time so CliRunner's captured stream is used.
     return Console(file=sys.stdout, highlight=False, soft_wrap=False)
+
+
+def escape(text: str) -> str:
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
+def Table(**kwargs):
+    from rich.table import Table as RichTable
+
+    return RichTable(**kwargs)
 
 
 def print_json(data: Any) -> None:
@@ -68,6 +83,17 @@ def status_view(st: Status) -> None:
     out.print(table)
     days = "  ".join(f"{d:%m-%d} {n}" for d, n in st.days)
     out.print(f"[bold]entries, last {len(st.days)} days[/bold]  {days}")
+    idx = st.index
+    if idx is not None:
+        if not idx["exists"]:
+            out.print("[bold]index[/bold] not built yet (recall builds it; or `mem index`)")
+        else:
+            fresh = (
+                "[green]fresh[/green]"
+                if idx["fresh"]
+                else "[yellow]stale[/yellow] (refreshed by the next recall)"
+            )
+            out.print(f"[bold]index[/bold] {idx['files']} files, {idx['chunks']} chunks, {fresh}")
     git = st.git
     if git is None:
         return
@@ -94,3 +120,82 @@ def config_table(rows: list[tuple[str, Any, str]]) -> None:
     for name, value, source in rows:
         table.add_row(name, escape(json.dumps(value, ensure_ascii=False)), source)
     console().print(table)
+
+
+def _highlight_pattern(query: str) -> str | None:
+    import re
+
+    from ..search.tokenize import tokenize
+
+    words = set(tokenize(query, stem=False))
+    if not words:
+        return None
+    parts = []
+    for w in sorted(words, key=len, reverse=True):
+        if w.isascii():
+            parts.append(
+                rf"\b{re.escape(w[: max(3, len(w) - 3)])}\w*"
+                if len(w) > 3
+                else rf"\b{re.escape(w)}\b"
+            )
+        else:
+            parts.append(re.escape(w))
+    return "(?i)(" + "|".join(parts) + ")"
+
+
+def recall_table(hits, query: str, explain: bool) -> None:
+    from rich.text import Text
+
+    pattern = _highlight_pattern(query)
+    table = Table(show_edge=False, pad_edge=False, show_lines=True)
+    table.add_column("#", justify="right", style="dim")
+    table.add_column("score", justify="right")
+    table.add_column("where", style="cyan", no_wrap=True)
+    table.add_column("snippet")
+    for i, h in enumerate(hits, 1):
+        snippet = Text(h.snippet)
+        if pattern:
+            snippet.highlight_regex(pattern, style="bold yellow")
+        lines = [h.citation, h.when.strftime("%Y-%m-%d %H:%M") if h.when else "evergreen"]
+        if h.deprecated:
+            lines.append("deprecated")
+        if explain:
+            e = h.explain
+            lines += [
+                f"bm25 {e['bm25']:.2f}  lsh {e['lsh']:.2f}",
+                f"text {e['text']:.2f}  vector {e['vector']:.2f}",
+                f"fused {e['fused']:.2f} x decay {e['decay']:.2f}",
+                f"rank {e['rank_before_mmr']} -> mmr {e['mmr_position']}",
+            ]
+        table.add_row(str(i), f"{h.score:.3f}", Text("\n".join(lines)), snippet)
+    console().print(table)
+
+
+class _Progress:
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.bar = None
+        self.task = None
+
+    def __enter__(self):
+        return self if self.enabled else None
+
+    def __call__(self, done: int, total: int, what: str) -> None:
+        if total < 200:  # small workspaces finish before a bar would be readable
+            return
+        if self.bar is None:
+            from rich.console import Console
+            from rich.progress import Progress
+
+            self.bar = Progress(console=Console(file=sys.stderr), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("indexing", total=total)
+        self.bar.update(self.task, completed=done, description=f"indexing {what[:40]}")
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def progress_bar(enabled: bool) -> _Progress:
+    return _Progress(enabled)

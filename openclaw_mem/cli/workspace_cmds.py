@@ -52,10 +52,12 @@ def status_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Workspace path, files and sizes, entries per day for the last 7 days, git state."""
+    from ..index import IndexParams
     from ..status import workspace_status
 
     st = state(ctx)
-    status = workspace_status(st.workspace(), st.now().date())
+    params = IndexParams.from_config(st.config())
+    status = workspace_status(st.workspace(), st.now().date(), index_params=params)
     for w in status.warnings:
         warn(w)
     from . import render

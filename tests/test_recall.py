@@ -1,0 +1,122 @@
+from __future__ import annotations
+
+import os
+
+
+def _log(ws, at, text, role="user"):
+    ws("log", "--at", at, "--role", role, text)
+
+
+def test_recall_in_a_mixed_chinese_english_workspace(ws):
+    _log(ws, "2026-11-02T09:15", "我最近在用FastAPI做项目，还用了Redis Streams做消息队列。")
+    _log(ws, "2026-11-05T02:14", "线上告警：Atlas 的 worker 报 Redis 连接超时，半夜被叫起来了。")
+    _log(ws, "2026-11-08T10:00", "Ran 12 km along the West Lake this morning.")
+    _log(ws, "2026-11-09T20:00", "我的猫叫豆豆，最怕吸尘器。")
+    for query, expect in [("连接超时", "2026-11-05"), ("FastAPI", "2026-11-02"),
+                          ("项目", "2026-11-02"), ("redis 超时", "2026-11-05"),
+                          ("West Lake run", "2026-11-08"), ("猫", "2026-11-09")]:
+        results = ws.json("recall", "--now", "2026-11-10", query)["results"]
+        assert results, query
+        assert results[0]["path"] == f"memory/{expect}.md", (query, results[0])
+
+
+def test_knowledge_update_newer_statement_first(ws):
+    _log(ws, "2026-09-01T10:00", "I use Python for all my backend services.")
+    _log(ws, "2026-09-01T10:05", "Our CI runs on Jenkins and deploys to staging.", "assistant")
+    _log(ws, "2026-10-15T09:00", "Lunch was noodles again, the team loved it.")
+    _log(ws, "2026-11-24T09:05", "我现在主要用Go写后端了，Python 只用来写脚本。")
+    results = ws.json("recall", "--now", "2026-11-30", "backend language: Python or Go?")["results"]
+    paths = [r["path"] for r in results]
+    assert paths.index("memory/2026-11-24.md") < paths.index("memory/2026-09-01.md")
+
+
+def test_json_shape_snippet_limit_and_terminal_view(ws):
+    long_text = "\n".join(f"line {i}: the settlement worker processed batch {i}" for i in range(80))
+    ws("log", "--at", "2026-11-20T09:00", "-", input=long_text + "\nredis timeout here\n")
+    _log(ws, "2026-11-21T09:00", "redis is fine today")
+    out = ws.json("recall", "--now", "2026-11-22", "-k", "2", "redis timeout")
+    assert list(out) == ["results"]
+    for r in out["results"]:
+        assert set(r) == {"path", "startLine", "endLine", "score", "snippet", "source"}
+        assert len(r["snippet"]) <= 700 and r["source"] == "memory"
+        assert 0 < r["score"] <= 1
+    assert any("redis timeout here" in r["snippet"] for r in out["results"])
+    table = ws("recall", "--now", "2026-11-22", "redis").stdout
+    assert "memory/2026-11-21.md#L3-L4" in table and "score" in table
+
+
+def test_explain_filters_and_min_score(ws):
+    _log(ws, "2026-10-01T09:00", "redis upgrade planned")
+    _log(ws, "2026-11-15T09:00", "redis upgrade done")
+    (ws.root / "MEMORY.md").write_text("# MEMORY\n\n## Facts\n\n- Redis 7 in production.\n",
+                                       encoding="utf-8")
+    hits = ws.json("recall", "--now", "2026-11-30", "--explain", "redis upgrade")["results"]
+    stages = hits[0]["explain"]
+    assert set(stages) >= {"bm25", "lsh", "fused", "decay", "mmr_position", "rank_before_mmr"}
+    assert {h["date"] for h in hits} >= {None, "2026-11-15T09:00"}
+    since = ws.json("recall", "--now", "2026-11-30", "--since", "2026-11-01", "redis")["results"]
+    assert [h["path"] for h in since] == ["memory/2026-11-15.md"]
+    until = ws.json("recall", "--now", "2026-11-30", "--until", "2026-10-31", "redis")["results"]
+    assert [h["path"] for h in until] == ["memory/2026-10-01.md"]
+    only = ws.json("recall", "--path", "MEMORY.md", "redis")["results"]
+    assert [h["path"] for h in only] == ["MEMORY.md"]
+    strict = ws.json("recall", "--now", "2026-11-30", "--min-score", "0.99", "redis upgrade")
+    assert all(h["score"] >= 0.99 for h in strict["results"])
+    assert ws("recall", "--json", "zzzz-nothing").stdout.strip().endswith("[]\n}") or \
+        ws.json("recall", "zzzz-nothing")["results"] == []
+
+
+def test_deprecated_lines_count_half(ws):
+    (ws.root / "USER.md").write_text(
+        "# USER\n\n## Identity\n\n- ~~Mainly uses Python for backend work.~~ (deprecated 2026-11-24)\n"
+        "\n## Stack\n\n- Mainly uses Go for backend work.\n", encoding="utf-8")
+    hits = ws.json("recall", "--explain", "mainly uses backend work")["results"]
+    assert hits[0]["startLine"] == 7 and not hits[0]["deprecated"]  # "## Stack" and its line
+    struck = [h for h in hits if h["deprecated"]]
+    assert struck and struck[0]["explain"]["decay"] == 0.5
+
+
+def test_empty_query_and_bad_dates_are_errors(ws):
+    assert ws("recall", "  ", ok=False).exit_code == 2
+    bad = ws("recall", "--since", "last week", "x", ok=False)
+    assert bad.exit_code == 2 and "not an ISO date" in bad.stderr
+
+
+def test_get_lines_and_citations(ws):
+    _log(ws, "2026-11-30T09:00", "first\nsecond")
+    assert ws("get", "memory/2026-11-30.md:3:2").stdout == "## 09:00 · user\nfirst\n"
+    assert ws("get", "memory/2026-11-30.md#L4-L5").stdout == "first\nsecond\n"
+    data = ws.json("get", "memory/2026-11-30.md:4")
+    assert data == {"path": "memory/2026-11-30.md", "from": 4, "lines": 3, "text": "first\nsecond\n"}
+    assert ws("get", "memory/2026-11-30.md:99", ok=False).exit_code == 4
+    assert ws("get", "nope.md", ok=False).exit_code == 4
+
+
+def test_get_refuses_paths_that_escape(ws, tmp_path):
+    outside = tmp_path / "secret.md"
+    outside.write_text("top secret", encoding="utf-8")
+    os.symlink(outside, ws.root / "link.md")
+    os.symlink(tmp_path, ws.root / "memory" / "dir")
+    (ws.root / "notes.txt").write_text("x", encoding="utf-8")
+    for spec in ["../secret.md", str(outside), "link.md", "memory/dir/secret.md", "notes.txt",
+                 "memory/../../secret.md"]:
+        result = ws("get", spec, ok=False)
+        assert result.exit_code == 2, spec
+        assert "top secret" not in result.stdout
+        assert result.stderr.startswith("mem: error: ") and result.stderr.count("\n") == 1
+
+
+def test_index_command_and_status(ws):
+    _log(ws, "2026-11-30T09:00", "redis")
+    assert ws.json("status")["index"]["exists"] is False
+    out = ws("index").stdout
+    assert out.startswith("index rebuild:") and "chunks" in out
+    assert ws.json("status")["index"] | {"written": None} == {
+        "exists": True, "fresh": True, "files": 5, "chunks": ws.json("index")["chunks"],
+        "written": None}
+    _log(ws, "2026-11-30T10:00", "more")
+    assert ws.json("status")["index"]["fresh"] is False
+    refreshed = ws.json("index")
+    assert refreshed["mode"] == "refresh" and refreshed["changed"] == ["memory/2026-11-30.md"]
+    assert ws.json("index", "--rebuild")["mode"] == "rebuild"
+    assert "index" in ws("status").stdout
