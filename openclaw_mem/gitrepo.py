@@ -7,6 +7,7 @@ work in progress, is left alone. Import this module lazily: gitpython costs ~0.1
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Iterator, Sequence
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import git
 
-from .errors import GitError, NotFound
+from .errors import ConflictError, GitError, NotFound
 
 _FALLBACK_IDENTITY = {"name": "openclaw-mem", "email": "mem@localhost"}
 _SHORTSTAT_RE = re.compile(r"(\d+) (file|insertion|deletion)")
@@ -266,3 +267,47 @@ def state(root: Path) -> GitState:
         return GitState(False)
     branch = None if repo.head.is_detached else repo.active_branch.name
     return GitState(True, tuple(changed_memory_files(repo, root)), last_commit(repo, root), branch)
+
+
+CONSOLIDATE_PREFIX = "consolidate:"
+
+
+def last_consolidation_commit(root: Path) -> CommitInfo | None:
+    """The newest consolidation commit that has not been reverted since."""
+    repo = open_repo(root)
+    if repo is None or not _has_head(repo):
+        return None
+    out = repo.git.log(_LOG_FORMAT + "%x1f%b", "--", *memory_pathspecs(repo, root))
+    reverted: set[str] = set()
+    for record in out.split("\x1e"):
+        fields = record.strip("\n").split("\x1f")
+        if len(fields) < 6:
+            continue
+        sha, short, author, when, subject, body = fields[:6]
+        for m in re.finditer(r"This reverts commit ([0-9a-f]{40})", body):
+            reverted.add(m[1])
+        if subject.startswith(CONSOLIDATE_PREFIX) and sha not in reverted:
+            return CommitInfo(sha, short, author, when, subject)
+    return None
+
+
+def undo_consolidation(root: Path) -> tuple[CommitInfo, CommitInfo]:
+    """Revert the newest consolidation with a new commit (history is never rewritten).
+    Returns (the consolidation, the revert)."""
+    repo = require_repo(root)
+    target = last_consolidation_commit(root)
+    if target is None:
+        raise NotFound("no consolidation commit to undo (mem history lists what there is)")
+    try:
+        with _identity(repo):
+            repo.git.revert("--no-edit", target.sha)
+    except git.GitCommandError as exc:
+        with contextlib.suppress(git.GitCommandError):
+            repo.git.revert("--abort")
+        raise ConflictError(
+            f"cannot undo {target.short} cleanly ({_git_message(exc)}); later edits touch the "
+            "same lines: revert it by hand with `git revert`"
+        ) from None
+    revert = last_commit(repo, root)
+    assert revert is not None
+    return target, revert
