@@ -134,10 +134,8 @@ def _log_chunks(
         # A turn answers the one before it: the tail of the previous entry is indexed with
         # it (LoCoMo evidence recall@10 +12 points), while its citation stays its own lines.
         # A filler ("ok", "好的") borrows nothing, or it would be recalled for what it acked.
-        if i == 0:
-            context = prev
-        else:
-            context = "" if is_noise(e.text) else _tail(prev, ctx)
+        borrowed = "" if is_noise(e.text) else _tail(prev, ctx)
+        context = prev if i == 0 else borrowed
         ranges.append((lo, hi, e.when, context))
         prev = e.text
     return _chunks_from_ranges(rel, lines, ranges, mt, ov)

@@ -83,6 +83,44 @@ KEYS: tuple[Key, ...] = (
         "or jaccard.",
         ("membership", "containment", "jaccard"),
     ),
+    Key(
+        "consolidate.provider",
+        "auto",
+        "Who distils the logs: openai (any OpenAI-compatible endpoint), offline (rules, no "
+        "network), or auto (openai when OPENAI_API_KEY, OPENAI_BASE_URL or llm.base_url is "
+        "set, else offline).",
+        ("auto", "openai", "offline"),
+    ),
+    Key(
+        "consolidate.auto_consolidate",
+        False,
+        "Let `mem log` start `mem consolidate --auto` in the background when the window is "
+        "exceeded.",
+    ),
+    Key(
+        "consolidate.memory_window",
+        50,
+        "`--auto` runs only when more entries than this are not yet consolidated.",
+    ),
+    Key("consolidate.keep_recent", 20, "`--auto` leaves this many newest entries for next time."),
+    Key(
+        "consolidate.min_confidence", 0.5, "Edits the model is less sure of are skipped and listed."
+    ),
+    Key(
+        "consolidate.redact_patterns",
+        [],
+        "Extra regular expressions for secrets to redact before anything is sent (keys, "
+        "tokens, passwords and private keys are built in).",
+    ),
+    Key("llm.model", "gpt-4o-mini", "Model name sent to the endpoint."),
+    Key("llm.base_url", "", "OpenAI-compatible endpoint (else OPENAI_BASE_URL, else OpenAI's)."),
+    Key("llm.timeout", 60.0, "Seconds one request may take."),
+    Key("llm.max_retries", 2, "Retries, with backoff, after HTTP 429 and 5xx."),
+    Key(
+        "llm.context_tokens",
+        16000,
+        "The model's context size; a larger backlog goes in several batches, one commit each.",
+    ),
 )
 
 _BY_NAME = {k.name: k for k in KEYS}

@@ -183,6 +183,7 @@ def _analyze_files(root: Path, items: Sequence[tuple[str, int, int]], params: In
         got = chunk_file(rel, text, params.chunk_tokens, params.chunk_overlap, params.log_context)
         files[rel] = {**record, "seg": "base", "docs": [len(chunks), len(chunks) + len(got)]}
         chunks.extend(got)
+
     def toks(text: str) -> list[str]:
         return tokenize(text, cjk_unigrams=params.cjk_unigrams, stem=False) if text else []
 
@@ -195,8 +196,9 @@ def _analyze_files(root: Path, items: Sequence[tuple[str, int, int]], params: In
         "when": np.fromiter((days_since_epoch(c.when) for c in chunks), np.float64, n),
         "deprecated": np.fromiter((c.deprecated for c in chunks), bool, n),
     }
-    an = bm25.analyze(tokens, stem_word if params.stem else None, [len(c) for c in context],
-                      params.context_weight)
+    an = bm25.analyze(
+        tokens, stem_word if params.stem else None, [len(c) for c in context], params.context_weight
+    )
     return _Part(files, [c.path for c in chunks], meta, an, warnings)
 
 

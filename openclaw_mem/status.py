@@ -25,6 +25,7 @@ class Status:
     days: list[tuple[date, int]]  # entries per day, oldest first
     git: dict | None
     index: dict | None = None
+    consolidation: dict | None = None
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -41,6 +42,7 @@ class Status:
             "entriesPerDay": {d.isoformat(): n for d, n in self.days},
             "git": self.git,
             "index": self.index,
+            "consolidation": self.consolidation,
             "warnings": self.warnings,
         }
 
@@ -88,8 +90,25 @@ def workspace_status(
         sorted(counts.items()),
         _git_summary(ws) if with_git else None,
         _index_summary(ws, index_params) if index_params is not None else None,
+        _consolidation_summary(ws, with_git),
         warnings,
     )
+
+
+def _consolidation_summary(ws: Workspace, with_git: bool) -> dict:
+    from .consolidate.progress import last_consolidation, pending_entries, read_history
+
+    commit = None
+    if with_git:
+        from .gitrepo import last_consolidation_commit
+
+        found = last_consolidation_commit(ws.root)
+        commit = found.to_json() if found else None
+    try:
+        last = last_consolidation(read_history(ws))
+    except BadEncoding:
+        last = None
+    return {"pending": len(pending_entries(ws)), "last": last, "lastCommit": commit}
 
 
 def _index_summary(ws: Workspace, params) -> dict:

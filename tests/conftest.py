@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 from pathlib import Path
@@ -64,3 +65,26 @@ def example(tmp_path) -> Mem:
     result = CliRunner().invoke(app, ["init", str(root)])
     assert result.exit_code == 0, result.stderr
     return Mem(root)
+
+
+@pytest.fixture
+def llm():
+    from llm_server import ScriptedLLM
+
+    server = ScriptedLLM()
+    yield server
+    server.close()
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file of a workspace (git objects aside) and the HEAD it is at."""
+    import git
+
+    files = {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".git" not in p.parts and ".mem" not in p.parts
+    }
+    with contextlib.suppress(ValueError, git.InvalidGitRepositoryError):
+        files["HEAD"] = git.Repo(root).head.commit.hexsha.encode()
+    return files

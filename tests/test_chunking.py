@@ -7,12 +7,28 @@ from hypothesis import strategies as st
 
 from openclaw_mem.chunking import chunk_file, estimate_tokens
 
-_lines = st.sampled_from([
-    "# Title", "## Section", "### Sub", "", "", "- a bullet about redis", "  continued",
-    "1. numbered", "plain paragraph text 中文混合 English", "```", "code line", "---",
-    "- ~~old fact~~ (deprecated 2026-11-24)", "## 09:30 · user", "## 14:05 · assistant",
-    "[2026-11-05 12:00] a history paragraph", "<!-- consolidated: x -->", "> quote",
-])
+_lines = st.sampled_from(
+    [
+        "# Title",
+        "## Section",
+        "### Sub",
+        "",
+        "",
+        "- a bullet about redis",
+        "  continued",
+        "1. numbered",
+        "plain paragraph text 中文混合 English",
+        "```",
+        "code line",
+        "---",
+        "- ~~old fact~~ (deprecated 2026-11-24)",
+        "## 09:30 · user",
+        "## 14:05 · assistant",
+        "[2026-11-05 12:00] a history paragraph",
+        "<!-- consolidated: x -->",
+        "> quote",
+    ]
+)
 
 
 def _covered_once(lines: list[str], chunks, log: bool = False) -> None:
@@ -32,10 +48,20 @@ def _covered_once(lines: list[str], chunks, log: bool = False) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(body=st.lists(_lines, min_size=0, max_size=60),
-       name=st.sampled_from(["MEMORY.md", "HISTORY.md", "memory/2026-11-30.md", "memory/notes.md",
-                             "memory/2026-11-13-retro.md", "SOUL.md"]),
-       size=st.integers(5, 400))
+@given(
+    body=st.lists(_lines, min_size=0, max_size=60),
+    name=st.sampled_from(
+        [
+            "MEMORY.md",
+            "HISTORY.md",
+            "memory/2026-11-30.md",
+            "memory/notes.md",
+            "memory/2026-11-13-retro.md",
+            "SOUL.md",
+        ]
+    ),
+    size=st.integers(5, 400),
+)
 def test_chunks_cover_every_non_blank_line_exactly_once(body, name, size):
     text = "\n".join(body) + ("\n" if body else "")
     chunks = chunk_file(name, text, max_tokens=size, overlap=10)
@@ -48,8 +74,10 @@ def test_chunks_cover_every_non_blank_line_exactly_once(body, name, size):
 
 
 def test_log_chunks_are_entries_with_their_dates_and_context():
-    text = ("# 2026-11-30\n\n## 09:30 · user\nwhich editor should I use?\n\n"
-            "## 09:31 · assistant\nVS Code, with the vim extension.\n")
+    text = (
+        "# 2026-11-30\n\n## 09:30 · user\nwhich editor should I use?\n\n"
+        "## 09:31 · assistant\nVS Code, with the vim extension.\n"
+    )
     a, b = chunk_file("memory/2026-11-30.md", text)
     assert (a.start_line, a.end_line, b.start_line, b.end_line) == (3, 4, 6, 7)
     assert a.context == "# 2026-11-30"
@@ -58,8 +86,10 @@ def test_log_chunks_are_entries_with_their_dates_and_context():
 
 
 def test_history_paragraphs_are_dated_and_the_rest_evergreen():
-    text = ("# HISTORY\n\nintro line\n\n[2026-11-05 12:00] Redis fix.\n<!-- consolidated: x -->\n\n"
-            "[2026-11-20 21:00] Go decision.\n")
+    text = (
+        "# HISTORY\n\nintro line\n\n[2026-11-05 12:00] Redis fix.\n<!-- consolidated: x -->\n\n"
+        "[2026-11-20 21:00] Go decision.\n"
+    )
     chunks = chunk_file("HISTORY.md", text)
     assert [(c.start_line, c.end_line, c.when) for c in chunks] == [
         (1, 3, None),
@@ -69,13 +99,15 @@ def test_history_paragraphs_are_dated_and_the_rest_evergreen():
 
 
 def test_evergreen_sections_and_struck_lines():
-    text = ("# USER\n\n## Identity\n\n- Lin Wei\n- ~~Mainly uses Python.~~ (deprecated 2026-11-24)\n"
-            "- Mainly uses Go. <!-- identity i=0.7 -->\n")
+    text = (
+        "# USER\n\n## Identity\n\n- Lin Wei\n- ~~Mainly uses Python.~~ (deprecated 2026-11-24)\n"
+        "- Mainly uses Go. <!-- identity i=0.7 -->\n"
+    )
     chunks = chunk_file("USER.md", text)
     assert all(c.when is None for c in chunks)
     struck = [c for c in chunks if c.deprecated]
     assert len(struck) == 1 and struck[0].start_line == struck[0].end_line == 6
-    after = [c for c in chunks if c.start_line == 7][0]
+    after = next(c for c in chunks if c.start_line == 7)
     assert after.context == "Identity"  # the section heading travels with a split section
     assert "identity i=0.7" not in after.text  # metadata comments are not matched
 

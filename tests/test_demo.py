@@ -11,8 +11,16 @@ def test_demo_runs_offline_on_a_copy_of_the_example(runner, tmp_path):
     result = runner.invoke(app, ["demo", str(target)])
     assert result.exit_code == 0, result.stderr
     out = result.stdout
-    for step in ("mem init", "mem log", "mem recall", "mem status", "mem diff", "mem commit",
-                 "mem history"):
+    for step in (
+        "mem init",
+        "mem log",
+        "mem recall",
+        "mem consolidate",
+        "mem status",
+        "mem diff",
+        "mem commit",
+        "mem history",
+    ):
         assert f"$ {step}" in out, step
     assert "Zhang Lei and I start the Atlas on-call rotation" in out
     assert "memory/2026-11-05.md#L3-L4" in out  # the Redis 连接超时 incident is recalled
@@ -21,6 +29,10 @@ def test_demo_runs_offline_on_a_copy_of_the_example(runner, tmp_path):
     assert [e.role for e in entries] == ["user", "assistant", "user"]
     repo = git.Repo(target)
     assert repo.head.commit.message.startswith("demo: log three turns")
+    subjects = [c.message.splitlines()[0] for c in repo.iter_commits()]
+    assert subjects[1].startswith("consolidate: +") and subjects[2].startswith("mem init")
+    memory = (target / "MEMORY.md").read_text(encoding="utf-8")
+    assert "Zhang Lei and I start the Atlas on-call rotation on December 1" in memory
     assert not repo.is_dirty(untracked_files=True)
 
 

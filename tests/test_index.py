@@ -17,14 +17,22 @@ QUERIES = ["redis 连接超时", "Go settlement worker", "马拉松 training", "
 def _ws(tmp_path: Path) -> Workspace:
     root = tmp_path / "ws"
     (root / "memory").mkdir(parents=True)
-    (root / "MEMORY.md").write_text("# MEMORY\n\n## Facts\n\n- Atlas uses Redis Streams.\n",
-                                    encoding="utf-8")
-    topics = ["Redis 连接超时 on the consumer", "Go settlement worker is 3x faster",
-              "马拉松 training: 15 km today", "my manager is Chen Jing", "lunch was noodles"]
+    (root / "MEMORY.md").write_text(
+        "# MEMORY\n\n## Facts\n\n- Atlas uses Redis Streams.\n", encoding="utf-8"
+    )
+    topics = [
+        "Redis 连接超时 on the consumer",
+        "Go settlement worker is 3x faster",
+        "马拉松 training: 15 km today",
+        "my manager is Chen Jing",
+        "lunch was noodles",
+    ]
     for day in range(1, 21):
         path = root / "memory" / f"2026-11-{day:02d}.md"
-        entries = [NewEntry(datetime(2026, 11, day, 9 + i), "user", f"{topics[(day + i) % 5]} #{day}")
-                   for i in range(4)]
+        entries = [
+            NewEntry(datetime(2026, 11, day, 9 + i), "user", f"{topics[(day + i) % 5]} #{day}")
+            for i in range(4)
+        ]
         append_entries(path, path_date(path), entries)
     return Workspace(root)
 
@@ -35,8 +43,10 @@ def path_date(path: Path):
 
 def _ranking(index, query):
     opts = RecallOptions(k=8, now=datetime(2026, 12, 1))
-    return [(index.paths[int(index.doc("path_id")[d])], int(index.doc("start")[d]), e["final"])
-            for d, e in rank_index(index, query, opts)]
+    return [
+        (index.paths[int(index.doc("path_id")[d])], int(index.doc("start")[d]), e["final"])
+        for d, e in rank_index(index, query, opts)
+    ]
 
 
 def test_refresh_rechunks_only_what_changed_and_matches_a_rebuild(tmp_path):
@@ -47,10 +57,13 @@ def test_refresh_rechunks_only_what_changed_and_matches_a_rebuild(tmp_path):
     assert open_index(ws, params).stats == {}  # nothing changed: nothing done
 
     day = ws.root / "memory" / "2026-11-20.md"
-    append_entries(day, path_date(day), [NewEntry(datetime(2026, 11, 20, 18), "user", "redis 又超时了")])
+    append_entries(
+        day, path_date(day), [NewEntry(datetime(2026, 11, 20, 18), "user", "redis 又超时了")]
+    )
     (ws.root / "memory" / "2026-11-03.md").unlink()
-    (ws.root / "memory" / "2026-11-21.md").write_text("# 2026-11-21\n\n- new manager: Li Na\n",
-                                                       encoding="utf-8")
+    (ws.root / "memory" / "2026-11-21.md").write_text(
+        "# 2026-11-21\n\n- new manager: Li Na\n", encoding="utf-8"
+    )
     refreshed = open_index(ws, params)
     assert refreshed.stats["mode"] == "refresh"
     assert refreshed.stats["changed"] == ["memory/2026-11-20.md", "memory/2026-11-21.md"]
@@ -80,7 +93,9 @@ def test_many_changes_merge_the_delta_into_the_base(tmp_path):
     params = IndexParams()
     open_index(ws, params)
     for path in sorted((ws.root / "memory").glob("*.md"))[:8]:  # > 25 % of the base dies
-        append_entries(path, path_date(path), [NewEntry(datetime(2026, 11, 30, 23), "note", "extra")])
+        append_entries(
+            path, path_date(path), [NewEntry(datetime(2026, 11, 30, 23), "note", "extra")]
+        )
     merged = open_index(ws, params)
     assert merged.stats.get("merged", 0) > 0 and merged.delta.n == 0
     fresh = open_index(ws, params, rebuild=True)

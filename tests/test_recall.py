@@ -12,9 +12,14 @@ def test_recall_in_a_mixed_chinese_english_workspace(ws):
     _log(ws, "2026-11-05T02:14", "线上告警：Atlas 的 worker 报 Redis 连接超时，半夜被叫起来了。")
     _log(ws, "2026-11-08T10:00", "Ran 12 km along the West Lake this morning.")
     _log(ws, "2026-11-09T20:00", "我的猫叫豆豆，最怕吸尘器。")
-    for query, expect in [("连接超时", "2026-11-05"), ("FastAPI", "2026-11-02"),
-                          ("项目", "2026-11-02"), ("redis 超时", "2026-11-05"),
-                          ("West Lake run", "2026-11-08"), ("猫", "2026-11-09")]:
+    for query, expect in [
+        ("连接超时", "2026-11-05"),
+        ("FastAPI", "2026-11-02"),
+        ("项目", "2026-11-02"),
+        ("redis 超时", "2026-11-05"),
+        ("West Lake run", "2026-11-08"),
+        ("猫", "2026-11-09"),
+    ]:
         results = ws.json("recall", "--now", "2026-11-10", query)["results"]
         assert results, query
         assert results[0]["path"] == f"memory/{expect}.md", (query, results[0])
@@ -48,8 +53,9 @@ def test_json_shape_snippet_limit_and_terminal_view(ws):
 def test_explain_filters_and_min_score(ws):
     _log(ws, "2026-10-01T09:00", "redis upgrade planned")
     _log(ws, "2026-11-15T09:00", "redis upgrade done")
-    (ws.root / "MEMORY.md").write_text("# MEMORY\n\n## Facts\n\n- Redis 7 in production.\n",
-                                       encoding="utf-8")
+    (ws.root / "MEMORY.md").write_text(
+        "# MEMORY\n\n## Facts\n\n- Redis 7 in production.\n", encoding="utf-8"
+    )
     hits = ws.json("recall", "--now", "2026-11-30", "--explain", "redis upgrade")["results"]
     stages = hits[0]["explain"]
     assert set(stages) >= {"bm25", "lsh", "fused", "decay", "mmr_position", "rank_before_mmr"}
@@ -62,14 +68,19 @@ def test_explain_filters_and_min_score(ws):
     assert [h["path"] for h in only] == ["MEMORY.md"]
     strict = ws.json("recall", "--now", "2026-11-30", "--min-score", "0.99", "redis upgrade")
     assert all(h["score"] >= 0.99 for h in strict["results"])
-    assert ws("recall", "--json", "zzzz-nothing").stdout.strip().endswith("[]\n}") or \
-        ws.json("recall", "zzzz-nothing")["results"] == []
+    assert (
+        ws("recall", "--json", "zzzz-nothing").stdout.strip().endswith("[]\n}")
+        or ws.json("recall", "zzzz-nothing")["results"] == []
+    )
 
 
 def test_deprecated_lines_count_half(ws):
     (ws.root / "USER.md").write_text(
-        "# USER\n\n## Identity\n\n- ~~Mainly uses Python for backend work.~~ (deprecated 2026-11-24)\n"
-        "\n## Stack\n\n- Mainly uses Go for backend work.\n", encoding="utf-8")
+        "# USER\n\n## Identity\n\n"
+        "- ~~Mainly uses Python for backend work.~~ (deprecated 2026-11-24)\n"
+        "\n## Stack\n\n- Mainly uses Go for backend work.\n",
+        encoding="utf-8",
+    )
     hits = ws.json("recall", "--explain", "mainly uses backend work")["results"]
     assert hits[0]["startLine"] == 7 and not hits[0]["deprecated"]  # "## Stack" and its line
     struck = [h for h in hits if h["deprecated"]]
@@ -87,7 +98,12 @@ def test_get_lines_and_citations(ws):
     assert ws("get", "memory/2026-11-30.md:3:2").stdout == "## 09:00 · user\nfirst\n"
     assert ws("get", "memory/2026-11-30.md#L4-L5").stdout == "first\nsecond\n"
     data = ws.json("get", "memory/2026-11-30.md:4")
-    assert data == {"path": "memory/2026-11-30.md", "from": 4, "lines": 3, "text": "first\nsecond\n"}
+    assert data == {
+        "path": "memory/2026-11-30.md",
+        "from": 4,
+        "lines": 3,
+        "text": "first\nsecond\n",
+    }
     assert ws("get", "memory/2026-11-30.md:99", ok=False).exit_code == 4
     assert ws("get", "nope.md", ok=False).exit_code == 4
 
@@ -98,8 +114,14 @@ def test_get_refuses_paths_that_escape(ws, tmp_path):
     os.symlink(outside, ws.root / "link.md")
     os.symlink(tmp_path, ws.root / "memory" / "dir")
     (ws.root / "notes.txt").write_text("x", encoding="utf-8")
-    for spec in ["../secret.md", str(outside), "link.md", "memory/dir/secret.md", "notes.txt",
-                 "memory/../../secret.md"]:
+    for spec in [
+        "../secret.md",
+        str(outside),
+        "link.md",
+        "memory/dir/secret.md",
+        "notes.txt",
+        "memory/../../secret.md",
+    ]:
         result = ws("get", spec, ok=False)
         assert result.exit_code == 2, spec
         assert "top secret" not in result.stdout
@@ -112,8 +134,12 @@ def test_index_command_and_status(ws):
     out = ws("index").stdout
     assert out.startswith("index rebuild:") and "chunks" in out
     assert ws.json("status")["index"] | {"written": None} == {
-        "exists": True, "fresh": True, "files": 5, "chunks": ws.json("index")["chunks"],
-        "written": None}
+        "exists": True,
+        "fresh": True,
+        "files": 5,
+        "chunks": ws.json("index")["chunks"],
+        "written": None,
+    }
     _log(ws, "2026-11-30T10:00", "more")
     assert ws.json("status")["index"]["fresh"] is False
     refreshed = ws.json("index")

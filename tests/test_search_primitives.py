@@ -64,7 +64,7 @@ def test_bm25_equals_rank_bm25_on_random_corpora(corpus, query, data):
 
 def test_postings_merge_keeps_live_documents():
     tokens = [["a", "b"], ["b", "c"], ["c", "c", "d"]]
-    seg, lengths = bm25.build(tokens)
+    seg, _ = bm25.build(tokens)
     keep = np.array([True, False, True])
     merged = bm25.merge([seg], keep, np.cumsum(keep) - 1)
     docs, tfs = merged.lookup(bm25.term_hash("c"))
@@ -96,9 +96,12 @@ def test_numpy_signatures_are_bit_identical_to_datasketch(sets):
 
 
 @settings(max_examples=60, deadline=None)
-@given(sets=st.lists(st.sets(st.sampled_from("abcdefghijklmnop"), max_size=12), min_size=1,
-                     max_size=10), query=st.sets(st.sampled_from("abcdefghijklmnopqrs"), min_size=1,
-                                                 max_size=5))
+@given(
+    sets=st.lists(
+        st.sets(st.sampled_from("abcdefghijklmnop"), max_size=12), min_size=1, max_size=10
+    ),
+    query=st.sets(st.sampled_from("abcdefghijklmnopqrs"), min_size=1, max_size=5),
+)
 def test_membership_never_misses_a_member(sets, query):
     a, b = minhash.permutations(64, 1)
     sig, _ = minhash.signatures(sets, a, b)
@@ -132,8 +135,9 @@ def test_fused_scores_stay_in_unit_interval(v, data, wv, wt):
         assert ((n >= 0) & (n <= 1)).all()
 
 
-@given(ages=st.lists(st.floats(0, 5000, allow_nan=False), min_size=2, max_size=30),
-       lam=st.floats(0, 1))
+@given(
+    ages=st.lists(st.floats(0, 5000, allow_nan=False), min_size=2, max_size=30), lam=st.floats(0, 1)
+)
 def test_decay_never_rises_with_age(ages, lam):
     a = np.sort(np.array(ages))
     f = decay_factors(a, lam)
@@ -141,8 +145,12 @@ def test_decay_never_rises_with_age(ages, lam):
     assert decay_factors(np.array([np.nan, -3.0]), lam).tolist() == [1.0, 1.0]  # evergreen, future
 
 
-@given(rel=st.lists(st.floats(0, 1, allow_nan=False), min_size=0, max_size=25),
-       k=st.integers(1, 30), lam=st.floats(0, 1), seed=st.integers(0, 1000))
+@given(
+    rel=st.lists(st.floats(0, 1, allow_nan=False), min_size=0, max_size=25),
+    k=st.integers(1, 30),
+    lam=st.floats(0, 1),
+    seed=st.integers(0, 1000),
+)
 def test_mmr_returns_a_duplicate_free_subset(rel, k, lam, seed):
     rng = np.random.default_rng(seed)
     sim = rng.random((len(rel), len(rel)))

@@ -46,8 +46,8 @@ def demo_cmd(
         ),
     ] = None,
 ) -> None:
-    """Copy workspace.example/ somewhere, log a few turns, recall, and show status, history
-    and diff. Offline; no API key."""
+    """Copy workspace.example/ somewhere, log a few turns, recall, consolidate, and show
+    status, history and diff. Offline; no API key."""
     from ..gitrepo import commit_memory, diff, history
     from ..logs import NewEntry, append_entries
     from ..resources import example_workspace
@@ -86,6 +86,13 @@ def demo_cmd(
         _step(f'mem recall --now {DEMO_NOW:%Y-%m-%d} -k 3 "{query}"')
         found = recall(ws, query, RecallOptions(k=3, now=DEMO_NOW))
         render.recall_table(found.hits, query, explain=False)
+
+    from ..consolidate.run import Options, consolidate
+    from ..providers import choose
+
+    _step(f"mem consolidate --provider offline --now {DEMO_NOW:%Y-%m-%dT%H:%M}")
+    report = consolidate(ws, choose("offline", {}, {}), Options(now=DEMO_NOW))
+    render.consolidation_view(report)
 
     _step("mem status")
     render.status_view(workspace_status(ws, DEMO_NOW.date(), index_params=IndexParams()))

@@ -73,15 +73,20 @@ def log_cmd(
 
 
 def _after_append(st, paths: list[str], message: str) -> None:
-    """Honour git.autocommit = log after an append."""
-    if st.config()["git.autocommit"] != "log":
-        return
-    from .. import gitrepo
+    """Honour git.autocommit = log and consolidate.auto_consolidate after an append."""
+    if st.config()["git.autocommit"] == "log":
+        from .. import gitrepo
 
-    if gitrepo.open_repo(st.workspace().root) is None:
-        warn("git.autocommit is 'log' but the workspace has no git repository; `mem init` adds one")
-        return
-    gitrepo.commit_memory(st.workspace().root, message, paths=paths)
+        if gitrepo.open_repo(st.workspace().root) is None:
+            warn(
+                "git.autocommit is 'log' but the workspace has no git repository; "
+                "`mem init` adds one"
+            )
+        else:
+            gitrepo.commit_memory(st.workspace().root, message, paths=paths)
+    from .consolidate_cmds import maybe_auto_consolidate
+
+    maybe_auto_consolidate(st)
 
 
 @app.command("ingest")

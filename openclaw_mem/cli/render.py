@@ -94,6 +94,13 @@ def status_view(st: Status) -> None:
                 else "[yellow]stale[/yellow] (refreshed by the next recall)"
             )
             out.print(f"[bold]index[/bold] {idx['files']} files, {idx['chunks']} chunks, {fresh}")
+    con = st.consolidation
+    if con is not None:
+        last = con["last"] or "never"
+        commit = f" ({con['lastCommit']['short']})" if con.get("lastCommit") else ""
+        out.print(
+            f"[bold]consolidation[/bold] {con['pending']} entries pending, last {last}{commit}"
+        )
     git = st.git
     if git is None:
         return
@@ -199,3 +206,121 @@ class _Progress:
 
 def progress_bar(enabled: bool) -> _Progress:
     return _Progress(enabled)
+
+
+class _BatchProgress:
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.bar = None
+        self.task = None
+
+    def __enter__(self):
+        return self if self.enabled else None
+
+    def __call__(self, done: int, total: int) -> None:
+        if total < 2:
+            return
+        if self.bar is None:
+            from rich.console import Console
+            from rich.progress import Progress
+
+            self.bar = Progress(console=Console(file=sys.stderr), transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("consolidating", total=total)
+        self.bar.update(self.task, completed=done, description=f"batch {done} of {total}")
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def batch_progress(enabled: bool) -> _BatchProgress:
+    return _BatchProgress(enabled)
+
+
+_OP_MARK = {"add": "+", "update": "~", "deprecate": "×", "delete": "-"}
+
+
+def consolidation_json(report) -> dict:
+    return {
+        "provider": report.provider,
+        "pending": report.pending,
+        "skipped": report.skipped,
+        "dryRun": report.dry_run,
+        "redacted": report.redacted,
+        "calls": report.calls,
+        "batches": [
+            {
+                "entries": b.entries,
+                "sent": b.sent,
+                "counts": b.counts(),
+                "historyEntry": b.history_entry,
+                "commit": b.commit,
+                "files": b.files,
+                "reapplied": b.reapplied,
+                "edits": [
+                    {
+                        "file": o.edit.file,
+                        "op": o.edit.op,
+                        "section": o.edit.section,
+                        "text": o.edit.text,
+                        "target": o.edit.target,
+                        "type": o.edit.type,
+                        "importance": o.edit.importance,
+                        "confidence": o.edit.confidence,
+                        "status": o.status,
+                        "detail": o.detail,
+                    }
+                    for o in b.outcomes
+                ],
+                **({"diff": b.diff} if report.dry_run else {}),
+            }
+            for b in report.batches
+        ],
+    }
+
+
+def consolidation_view(report) -> None:
+    out = console()
+    out.print(f"[bold]provider[/bold] {escape(report.provider)}")
+    if report.skipped:
+        out.print(f"nothing to do: {escape(report.skipped)}")
+        return
+    out.print(
+        f"{report.pending} log entries were not consolidated; {len(report.batches)} batch(es)"
+    )
+    for n, b in enumerate(report.batches, 1):
+        c = b.counts()
+        out.print(
+            f"[bold]batch {n}[/bold]: {b.entries} entries, {b.sent} sent "
+            f"({b.entries - b.sent} noise or repeats): +{c['added']} ~{c['updated']} "
+            f"-{c['deleted']}, {c['deprecated']} deprecated, {c['skipped']} skipped"
+        )
+        for o in b.outcomes:
+            e = o.edit
+            what = escape((e.text or e.target)[:110])
+            if o.applied:
+                where = f"{e.file} {e.section}" if e.section else e.file
+                out.print(f"  {_OP_MARK[e.op]} {escape(where)}: {what}")
+            else:
+                why = f"{o.status}: {escape(o.detail)}"
+                out.print(f"  [yellow]! skipped ({why})[/yellow] {e.op} {e.file}: {what}")
+        out.print(f"  [dim]history:[/dim] {escape(b.history_entry[:300])}")
+        if b.reapplied:
+            names = ", ".join(b.reapplied)
+            out.print(
+                f"  [yellow]{names} changed while consolidating; edits re-applied to the "
+                "new text[/yellow]"
+            )
+        if report.dry_run:
+            sys.stdout.write(b.diff)
+        elif b.commit:
+            out.print(f"  committed [yellow]{b.commit}[/yellow]")
+        elif b.files:
+            out.print(
+                f"  wrote {', '.join(b.files)} (not committed: git.autocommit or no repository)"
+            )
+    if report.redacted:
+        out.print(f"redacted {report.redacted} secret(s) before anything was sent")
+    if report.dry_run:
+        out.print("[bold]dry run[/bold]: nothing was written")

@@ -132,8 +132,9 @@ def analyze(
         doc_len = lengths - ctx * (1.0 - context_weight)
     else:
         doc_len = lengths.astype(np.float64)
-    return Analysis(list(vocab), pair // v, pair % v, counts.astype(np.float32),
-                    doc_len.astype(np.float32))
+    return Analysis(
+        list(vocab), pair // v, pair % v, counts.astype(np.float32), doc_len.astype(np.float32)
+    )
 
 
 def _stable_order(keys: np.ndarray, n_keys: int) -> np.ndarray:

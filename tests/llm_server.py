@@ -1,0 +1,124 @@
+"""A small OpenAI-compatible chat server on 127.0.0.1 that answers from a script, so the real
+openai client can be tested against good answers and every kind of failure, offline."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Step = tuple | Callable[[dict], tuple]
+
+
+def tool_call(arguments: dict | str) -> tuple:
+    args = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+    return ("tool", args)
+
+
+def completion(message: dict) -> dict:
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "scripted",
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
+            }
+        ],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120},
+    }
+
+
+class ScriptedLLM:
+    def __init__(self) -> None:
+        self.script: deque[Step] = deque()
+        self.requests: list[dict] = []
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                owner.requests.append(body)
+                step = (
+                    owner.script.popleft()
+                    if owner.script
+                    else ("status", 500, "no scripted answer")
+                )
+                if callable(step):
+                    step = step(body)
+                owner._answer(self, step)
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def push(self, *steps: Step) -> None:
+        self.script.extend(steps)
+
+    def _answer(self, handler: BaseHTTPRequestHandler, step: tuple) -> None:
+        kind = step[0]
+        if kind == "hang":
+            time.sleep(step[1])
+            return self._send(handler, 200, completion({"role": "assistant", "content": "late"}))
+        if kind == "status":
+            code, message = step[1], step[2]
+            headers = {"retry-after-ms": "10"} if code == 429 else {}
+            return self._send(
+                handler, code, {"error": {"message": message, "type": "test"}}, headers
+            )
+        if kind == "text":
+            return self._send(handler, 200, completion({"role": "assistant", "content": step[1]}))
+        if kind == "tool":
+            call = {
+                "id": "call_1",
+                "type": "function",
+                "function": {
+                    "name": step[2] if len(step) > 2 else "save_memory",
+                    "arguments": step[1],
+                },
+            }
+            return self._send(
+                handler,
+                200,
+                completion({"role": "assistant", "content": None, "tool_calls": [call]}),
+            )
+        raise AssertionError(f"unknown step {step!r}")
+
+    @staticmethod
+    def _send(
+        handler: BaseHTTPRequestHandler,
+        code: int,
+        payload: dict,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        data = json.dumps(payload).encode()
+        try:
+            handler.send_response(code)
+            handler.send_header("content-type", "application/json")
+            handler.send_header("content-length", str(len(data)))
+            for k, v in (headers or {}).items():
+                handler.send_header(k, v)
+            handler.end_headers()
+            handler.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (a timeout test)
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

@@ -1,0 +1,356 @@
+"""Consolidation against a scripted OpenAI-compatible server (the real openai client talks to
+it on 127.0.0.1) and with the offline provider; every failure leaves the workspace as it was."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import git
+import pytest
+from conftest import snapshot
+from llm_server import tool_call
+
+from openclaw_mem.consolidate.progress import covered_lines
+
+GOOD = {
+    "history_entry": "[2026-11-24 09:05] Lin Wei switched his backend work from Python to Go; "
+    "Python stays for scripts and tests. He uses golangci-lint with gofumpt.",
+    "edits": [
+        {
+            "file": "USER",
+            "op": "deprecate",
+            "target": "Mainly uses Python for backend work.",
+            "text": "Mainly uses Go for backend work; Python only for scripts and tests.",
+            "type": "identity",
+            "importance": 0.8,
+            "confidence": 0.9,
+        },
+        {
+            "file": "MEMORY",
+            "op": "add",
+            "section": "Projects",
+            "text": "Go code style: golangci-lint default preset plus gofumpt.",
+            "type": "fact",
+            "importance": 0.6,
+            "confidence": 0.9,
+        },
+        {
+            "file": "USER",
+            "op": "add",
+            "section": "Preferences",
+            "text": "Likes tea, maybe.",
+            "type": "preference",
+            "importance": 0.2,
+            "confidence": 0.3,
+        },
+    ],
+}
+
+
+@pytest.fixture
+def mem(ws, monkeypatch):
+    """A workspace with a few logged turns and a hand-written USER.md."""
+    (ws.root / "USER.md").write_text(
+        "# USER\n\n## Identity\n\n- Lin Wei, backend engineer in Hangzhou.\n"
+        "- Mainly uses Python for backend work.\n\n## Preferences\n\n- Short answers.\n",
+        encoding="utf-8",
+    )
+    ws("commit", "-m", "hand-written profile")
+    turns = [
+        (
+            "2026-11-24T09:05",
+            "user",
+            "Quick update: 我现在主要用Go写后端了，Python 只用来写脚本和测试。",
+        ),
+        ("2026-11-24T09:06", "assistant", "好的，更新：主力语言从 Python 换成 Go。"),
+        ("2026-11-24T09:07", "user", "好的"),
+        (
+            "2026-11-24T11:30",
+            "user",
+            "I'm using golangci-lint with gofumpt; my key is sk-proj-abcdefghijklmnopqrstuvwx",
+        ),
+    ]
+    for at, role, text in turns:
+        ws("log", "--at", at, "--role", role, text)
+    monkeypatch.setenv("MEM_LLM_TIMEOUT", "2")
+    monkeypatch.setenv("MEM_LLM_MAX_RETRIES", "1")
+    return ws
+
+
+def run(ws, llm, *args, ok=True):
+    return ws(
+        "consolidate",
+        "--provider",
+        "openai",
+        "--base-url",
+        llm.url,
+        "--model",
+        "test-model",
+        "--now",
+        "2026-11-24T12:00",
+        *args,
+        ok=ok,
+    )
+
+
+def test_a_good_tool_call_becomes_one_reviewable_commit(mem, llm):
+    llm.push(tool_call(GOOD))
+    out = run(mem, llm).stdout
+    assert "openai test-model" in out
+    user = (mem.root / "USER.md").read_text(encoding="utf-8")
+    assert "- Lin Wei, backend engineer in Hangzhou.\n" in user  # the person's line stays
+    assert (
+        "- ~~Mainly uses Python for backend work.~~ (deprecated 2026-11-24 → Mainly uses Go "
+        "for backend work; Python only for scripts and tests.)"
+    ) in user
+    assert (
+        "- Mainly uses Go for backend work; Python only for scripts and tests. "
+        "<!-- identity i=0.8 c=0.9 2026-11-24 -->" in user
+    )
+    assert "Likes tea" not in user and "skipped (low-confidence" in out
+    memory = (mem.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "- Go code style: golangci-lint default preset plus gofumpt. <!-- fact" in memory
+    history = (mem.root / "HISTORY.md").read_text(encoding="utf-8")
+    assert history.rstrip().endswith("-->") and "[2026-11-24 09:05] Lin Wei switched" in history
+    assert covered_lines(history) == {"memory/2026-11-24.md": 13}
+    head = git.Repo(mem.root).head.commit
+    assert head.message.startswith("consolidate: +1 ~0 -0, 1 deprecated")
+    assert set(head.stats.files) == {"USER.md", "MEMORY.md", "HISTORY.md"}
+
+    request = llm.requests[0]
+    assert request["tool_choice"] == {"type": "function", "function": {"name": "save_memory"}}
+    assert request["tools"][0]["function"]["name"] == "save_memory"
+    sent = json.dumps(request, ensure_ascii=False)
+    assert "sk-proj-abcdefghijklmnopqrstuvwx" not in sent and "[REDACTED]" in sent
+    assert "我现在主要用Go写后端了" in sent and "09:07 user: 好的" not in sent  # noise dropped
+    assert mem.json("status")["consolidation"]["pending"] == 0
+
+
+@pytest.mark.parametrize(
+    "step, fragment",
+    [
+        (tool_call("{not json"), "not valid JSON"),
+        (
+            tool_call({"history_entry": "no stamp here", "edits": []}),
+            "must start with [YYYY-MM-DD HH:MM]",
+        ),
+        (
+            tool_call(
+                {
+                    "history_entry": "[2026-11-24 09:05] x y.",
+                    "edits": [
+                        {
+                            "file": "NOTES",
+                            "op": "add",
+                            "text": "x",
+                            "type": "fact",
+                            "importance": 1,
+                            "confidence": 1,
+                        }
+                    ],
+                }
+            ),
+            "must be one of MEMORY, USER, AGENTS",
+        ),
+        (
+            tool_call(
+                {
+                    "history_entry": "[2026-11-24 09:05] x y.",
+                    "edits": [
+                        {
+                            "file": "USER",
+                            "op": "add",
+                            "text": "x",
+                            "type": "fact",
+                            "importance": "high",
+                            "confidence": 1,
+                        }
+                    ],
+                }
+            ),
+            "must be a number",
+        ),
+        (
+            tool_call({"history_entry": "[2026-11-24 09:05] x y.", "edits": [], "extra": 1}),
+            "unknown field",
+        ),
+        (("status", 500, "upstream exploded"), "HTTP 500"),
+        (("status", 401, "bad key"), "refused the API key"),
+        (("hang", 4), "did not answer within 2 s"),
+    ],
+)
+def test_every_failure_leaves_the_workspace_byte_identical(mem, llm, step, fragment):
+    before = snapshot(mem.root)
+    llm.push(step, step, step)  # enough for the client's retries
+    result = run(mem, llm, ok=False)
+    assert result.exit_code == 7, result.stderr
+    assert result.stderr.startswith("mem: error: ") and result.stderr.count("\n") == 1
+    assert fragment in result.stderr
+    assert snapshot(mem.root) == before
+    llm.script.clear()
+    llm.push(tool_call(GOOD))
+    run(mem, llm)  # running it again works
+    assert snapshot(mem.root) != before
+
+
+def test_no_tool_call_gets_one_corrective_retry_then_an_error(mem, llm):
+    before = snapshot(mem.root)
+    llm.push(("text", "Sure! Here is a summary."), ("text", "Still just text."))
+    result = run(mem, llm, ok=False)
+    assert result.exit_code == 7 and "without calling save_memory" in result.stderr
+    assert len(llm.requests) == 2
+    assert "Call the save_memory tool now" in llm.requests[1]["messages"][-1]["content"]
+    assert snapshot(mem.root) == before
+    llm.push(("text", "oops"), tool_call(GOOD))
+    run(mem, llm)
+    assert len(llm.requests) == 4
+
+
+def test_429_is_retried_with_backoff(mem, llm):
+    llm.push(("status", 429, "slow down"), tool_call(GOOD))
+    run(mem, llm)
+    assert len(llm.requests) == 2
+    assert git.Repo(mem.root).head.commit.message.startswith("consolidate:")
+
+
+def test_a_refused_forced_tool_choice_is_retried_with_auto(mem, llm):
+    llm.push(
+        ("status", 400, "tool_choice 'required'/named function is not supported by this server"),
+        tool_call(GOOD),
+    )
+    run(mem, llm)
+    assert llm.requests[0]["tool_choice"] != "auto" and llm.requests[1]["tool_choice"] == "auto"
+
+
+def test_dry_run_prints_the_diff_and_writes_nothing(mem, llm):
+    before = snapshot(mem.root)
+    llm.push(tool_call(GOOD))
+    out = run(mem, llm, "--dry-run").stdout
+    assert "+- Go code style: golangci-lint" in out and "--- a/USER.md" in out
+    assert "+<!-- consolidated: memory/2026-11-24.md#L13 -->" in out
+    assert "dry run" in out
+    assert snapshot(mem.root) == before
+
+
+def test_a_file_saved_meanwhile_keeps_the_persons_edit(mem, llm):
+    def save_in_vscode_then_answer(request):
+        with (mem.root / "USER.md").open("a", encoding="utf-8") as f:
+            f.write("- Drinks oolong tea every afternoon.\n")
+        return tool_call(GOOD)
+
+    llm.push(save_in_vscode_then_answer)
+    out = run(mem, llm).stdout
+    assert "changed while consolidating" in out
+    user = (mem.root / "USER.md").read_text(encoding="utf-8")
+    assert "- Drinks oolong tea every afternoon." in user
+    assert "~~Mainly uses Python for backend work.~~" in user
+
+
+def test_secrets_never_reach_the_memory_files(mem, llm):
+    sneaky = {
+        "history_entry": "[2026-11-24 11:30] The key is sk-proj-abcdefghijklmnopqrstuvwx now.",
+        "edits": [
+            {
+                "file": "MEMORY",
+                "op": "add",
+                "section": "Facts",
+                "text": "API key: sk-proj-abcdefghijklmnopqrstuvwx",
+                "type": "fact",
+                "importance": 0.9,
+                "confidence": 0.9,
+            }
+        ],
+    }
+    llm.push(tool_call(sneaky))
+    out = run(mem, llm).stdout
+    assert "skipped (secret" in out
+    for name in ("MEMORY.md", "USER.md", "AGENTS.md", "HISTORY.md"):
+        assert "abcdefghijklmnopqrstuvwx" not in (mem.root / name).read_text(encoding="utf-8")
+
+
+def test_undo_reverts_with_a_new_commit(mem, llm):
+    before = (mem.root / "USER.md").read_bytes()
+    llm.push(tool_call(GOOD))
+    run(mem, llm)
+    out = mem("undo").stdout
+    assert out.startswith("reverted ") and "committed " in out
+    assert (mem.root / "USER.md").read_bytes() == before
+    assert mem.json("status")["consolidation"]["pending"] == 4
+    repo = git.Repo(mem.root)
+    assert repo.head.commit.message.startswith('Revert "consolidate:')
+    assert mem("undo", ok=False).exit_code == 4  # nothing left to undo
+
+
+def test_auto_respects_the_window_and_keeps_the_newest(mem, llm):
+    (mem.root / "mem.toml").write_text(
+        "[consolidate]\nmemory_window = 5\nkeep_recent = 2\n", encoding="utf-8"
+    )
+    assert "within the window of 5" in run(mem, llm, "--auto").stdout
+    for i in range(4):
+        mem("log", "--at", f"2026-11-25T10:0{i}", f"Shadow comparison note number {i} for Atlas")
+    llm.push(tool_call({"history_entry": "[2026-11-25 10:01] Shadow notes.", "edits": []}))
+    run(mem, llm, "--auto")
+    covered = covered_lines((mem.root / "HISTORY.md").read_text(encoding="utf-8"))
+    assert covered == {"memory/2026-11-24.md": 13, "memory/2026-11-25.md": 7}  # 2 left
+    sent = llm.requests[-1]["messages"][1]["content"]
+    assert "number 1" in sent and "number 2" not in sent
+
+
+def test_a_large_backlog_goes_in_batches_one_commit_each(mem, llm, monkeypatch):
+    monkeypatch.setenv("MEM_LLM_CONTEXT_TOKENS", "4000")
+    for i in range(30):
+        mem("log", "--at", f"2026-11-26T10:{i:02d}", f"Entry {i}: " + "settlement detail " * 30)
+    answers = [
+        tool_call({"history_entry": f"[2026-11-26 10:{i:02d}] Batch {i}.", "edits": []})
+        for i in range(20)
+    ]
+    llm.push(*answers)
+    out = run(mem, llm).stdout
+    n = len(llm.requests)
+    assert n >= 3 and f"{n} batch(es)" in out
+    subjects = [c.message for c in git.Repo(mem.root).iter_commits(max_count=n)]
+    assert all(s.startswith("consolidate:") for s in subjects)
+    assert mem.json("status")["consolidation"]["pending"] == 0
+
+
+def test_offline_provider_on_the_example_workspace(example):
+    before = (example.root / "USER.md").read_text(encoding="utf-8")
+    data = example.json("consolidate", "--provider", "offline", "--now", "2026-11-28T09:00")
+    assert data["provider"].startswith("offline")
+    edits = [e for b in data["batches"] for e in b["edits"] if e["status"] == "applied"]
+    ops = {(e["file"], e["op"]) for e in edits}
+    assert ("USER", "deprecate") in ops and ("MEMORY", "deprecate") in ops
+    user = (example.root / "USER.md").read_text(encoding="utf-8")
+    assert (
+        "~~Mainly uses Python for backend work (主要用 Python 写后端).~~ (deprecated 2026-11-28"
+        in user
+    )
+    assert "我现在主要用Go写后端了" in user
+    assert "Saturday mornings" in user and "Makefile" in user and "blog series" in user
+    for line in before.splitlines():  # every hand-written line survives, or was struck through
+        assert line in user or f"~~{line[2:].split(' <!--')[0]}~~" in user
+    memory = (example.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "December 15" in memory and "~~2026-11-18: the settlement worker moves to Go" in memory
+    assert "sk-proj" not in memory + user
+    assert data["redacted"] == 1
+
+
+def test_auto_consolidate_runs_in_the_background_after_mem_log(mem):
+    (mem.root / "mem.toml").write_text(
+        "[consolidate]\nauto_consolidate = true\nmemory_window = 3\nkeep_recent = 1\n"
+        'provider = "offline"\n',
+        encoding="utf-8",
+    )
+    mem("commit", "-m", "settings")
+    mem("log", "--at", "2026-11-25T09:00", "--role", "user", "I plan to run a marathon in spring.")
+    repo = git.Repo(mem.root)
+    for _ in range(150):
+        if repo.head.commit.message.startswith("consolidate:"):
+            break
+        time.sleep(0.1)
+    else:
+        log = mem.root / ".mem" / "consolidate.log"
+        pytest.fail(log.read_text(encoding="utf-8") if log.exists() else "no background run")
+    assert "I plan to run a marathon" not in (mem.root / "USER.md").read_text(encoding="utf-8")
+    assert mem.json("status")["consolidation"]["pending"] == 1  # the newest waits its turn
