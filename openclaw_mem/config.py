@@ -84,6 +84,12 @@ KEYS: tuple[Key, ...] = (
         ("membership", "containment", "jaccard"),
     ),
     Key(
+        "recall.access_boost",
+        0.0,
+        "Weight of past use in ranking, score * (1 + w * log(1 + access_count)); 0 is off. "
+        "Uses are counted in .mem/, never in Markdown.",
+    ),
+    Key(
         "consolidate.provider",
         "auto",
         "Who distils the logs: openai (any OpenAI-compatible endpoint), offline (rules, no "
@@ -121,6 +127,15 @@ KEYS: tuple[Key, ...] = (
         16000,
         "The model's context size; a larger backlog goes in several batches, one commit each.",
     ),
+    Key("context.budget", 500, "Token budget of `mem context` (CJK counted as ~1 a character)."),
+    Key("context.memories", 5, "Recalled memories `mem context` includes at most."),
+    Key("watch.debounce", 1.5, "Seconds of quiet after a change before `mem watch` refreshes."),
+    Key("cleanup.min_importance", 0.2, "`mem cleanup` archives lines less important than this..."),
+    Key("cleanup.unused_days", 30, "...once unused (not recalled) for this many days."),
+    Key("cleanup.deprecated_days", 90, "Struck-through lines older than this are archived."),
+    Key("cleanup.min_confidence", 0.5, "Lines with lower confidence are archived."),
+    Key("sync.remote", "origin", "Git remote `mem sync` pulls from and pushes to."),
+    Key("sync.branch", "", "Branch `mem sync` uses (empty: the current one)."),
 )
 
 _BY_NAME = {k.name: k for k in KEYS}

@@ -88,13 +88,16 @@ def memory_pathspecs(repo: git.Repo, root: Path) -> list[str]:
     return [
         f":(glob){pre}*.md",
         f":(glob){pre}memory/**",
+        f":(glob){pre}archive/**",
         *(f":(glob){pre}{name}" for name in _EXTRA_FILES),
     ]
 
 
 def _is_memory_path(rel: str) -> bool:
     return (
-        ("/" not in rel and rel.endswith(".md")) or rel.startswith("memory/") or rel in _EXTRA_FILES
+        ("/" not in rel and rel.endswith(".md"))
+        or rel.startswith(("memory/", "archive/"))
+        or rel in _EXTRA_FILES
     )
 
 
@@ -311,3 +314,64 @@ def undo_consolidation(root: Path) -> tuple[CommitInfo, CommitInfo]:
     revert = last_commit(repo, root)
     assert revert is not None
     return target, revert
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    remote: str
+    branch: str
+    committed: CommitInfo | None  # local memory changes committed first
+    pulled: int  # commits taken from the remote
+    pushed: int  # commits sent
+
+
+def sync(root: Path, remote: str = "origin", branch: str = "") -> SyncResult:
+    """Commit local memory changes, rebase onto the remote, push. A conflict in a file that
+    cannot union-merge aborts the rebase: nothing is left half-merged."""
+    repo = require_repo(root)
+    if remote not in [r.name for r in repo.remotes]:
+        raise GitError(
+            f"no git remote {remote!r}; add one with `git remote add {remote} URL` "
+            "(or set sync.remote)"
+        )
+    if not branch:
+        if repo.head.is_detached:
+            raise GitError("HEAD is detached; check out a branch or set sync.branch")
+        branch = repo.active_branch.name
+    attributes = root / ".gitattributes"
+    if not attributes.exists():
+        from .fsutil import atomic_write_text
+        from .scaffold import GITATTRIBUTES
+
+        atomic_write_text(attributes, GITATTRIBUTES)
+    committed = commit_memory(root, "mem sync: local memory changes")
+    try:
+        repo.git.fetch(remote)
+    except git.GitCommandError as exc:
+        raise GitError(f"cannot fetch from {remote}: {_git_message(exc)}") from None
+    remote_ref = f"{remote}/{branch}"
+    exists = any(ref.name == remote_ref for ref in repo.remote(remote).refs)
+    pulled = 0
+    if exists:
+        pulled = int(repo.git.rev_list("--count", f"HEAD..{remote_ref}"))
+        if pulled:
+            try:
+                with _identity(repo):
+                    repo.git.rebase("--autostash", remote_ref)
+            except git.GitCommandError:
+                conflicted = repo.git.diff("--name-only", "--diff-filter=U").split()
+                with contextlib.suppress(git.GitCommandError):
+                    repo.git.rebase("--abort")
+                where = ", ".join(conflicted) or "memory files"
+                raise ConflictError(
+                    f"{where} changed on both machines; nothing was merged. Reconcile by hand: "
+                    f"git pull --rebase {remote} {branch}, fix the conflict, git rebase "
+                    "--continue, then mem sync"
+                ) from None
+    ahead = int(repo.git.rev_list("--count", f"{remote_ref}..HEAD" if exists else "HEAD"))
+    if ahead:
+        try:
+            repo.git.push(remote, f"HEAD:refs/heads/{branch}")
+        except git.GitCommandError as exc:
+            raise GitError(f"push to {remote} failed: {_git_message(exc)}") from None
+    return SyncResult(remote, branch, committed, pulled, ahead)

@@ -10,6 +10,7 @@ the chunks' signature similarity picks k without near-duplicates.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -39,6 +40,7 @@ class RecallOptions:
     similarity: str = "membership"  # or "containment" (from Jaccard), "jaccard"
     normalization: str = "max"  # or "minmax"
     mode: str = "hybrid"  # hybrid | bm25 | lsh (the benchmark compares them)
+    access_boost: float = 0.0  # score * (1 + w * log(1 + access_count)); 0 turns it off
     decay: bool = True
     use_mmr: bool = True
     now: datetime | None = None
@@ -60,9 +62,11 @@ class RecallOptions:
             "mmr_lambda": cfg["recall.mmr_lambda"],
             "min_score": cfg["recall.min_score"],
             "similarity": cfg["recall.similarity"],
+            "access_boost": cfg["recall.access_boost"],
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         for name in (
+            "access_boost",
             "vector_weight",
             "text_weight",
             "decay_lambda",
@@ -139,8 +143,14 @@ def _mask(index: Index, opts: RecallOptions) -> np.ndarray:
     return mask
 
 
-def rank_index(index: Index, query: str, opts: RecallOptions) -> list[tuple[int, dict]]:
-    """Document ids of the best hits, best first, each with its stage-by-stage scores."""
+def rank_index(
+    index: Index,
+    query: str,
+    opts: RecallOptions,
+    access_counts: Callable[[np.ndarray], np.ndarray] | None = None,
+) -> list[tuple[int, dict]]:
+    """Document ids of the best hits, best first, each with its stage-by-stage scores.
+    access_counts(doc ids) -> how often each was used, for the optional access boost."""
     params = index.params
     q_tokens = params.tokens(query)
     q_shingles = shingles(q_tokens)
@@ -196,6 +206,10 @@ def rank_index(index: Index, query: str, opts: RecallOptions) -> list[tuple[int,
         factor = factor * np.where(deprecated, opts.deprecated_weight, 1.0)
     else:
         factor = np.ones(len(cand))
+    uses = np.zeros(len(cand))
+    if opts.access_boost > 0 and access_counts is not None:
+        uses = np.asarray(access_counts(cand), np.float64)
+        factor = factor * (1.0 + opts.access_boost * np.log1p(uses))
     final = fused * factor
     keep = final > 0
     if opts.min_score > 0:
@@ -231,6 +245,7 @@ def rank_index(index: Index, query: str, opts: RecallOptions) -> list[tuple[int,
                     "vector": round(float(v_norm[i]), 4),
                     "fused": round(float(fused[i]), 4),
                     "decay": round(float(factor[i]), 4),
+                    "uses": int(uses[i]),
                     "final": round(float(final[i]), 4),
                     "rank_before_mmr": order.index(i) + 1,
                     "mmr_position": pos + 1,
@@ -300,18 +315,38 @@ def recall(
     query: str,
     opts: RecallOptions,
     params: IndexParams | None = None,
+    record_access: bool = True,
 ) -> RecallResult:
+    """Rank, read the snippets, and (unless told not to) count the hits as used."""
+    from . import access
+
     index = open_index(ws, params or IndexParams())
-    ranked = rank_index(index, query, opts)
     cache: dict[str, list[str]] = {}
+    start, end, path_id = index.doc("start"), index.doc("end"), index.doc("path_id")
+
+    def lines_of(doc: int) -> tuple[str, list[str]]:
+        rel = index.paths[int(path_id[doc])]
+        return rel, _file_lines(ws, rel, cache)[int(start[doc]) - 1 : int(end[doc])]
+
+    records: dict[str, dict] = {}
+
+    def access_counts(docs: np.ndarray) -> np.ndarray:
+        out = []
+        for doc in docs:
+            found = access.lookup(records, access.chunk_key(*lines_of(int(doc))))
+            out.append(found.count if found else 0)
+        return np.asarray(out)
+
+    if opts.access_boost > 0:
+        records = access.load(ws)
+    ranked = rank_index(index, query, opts, access_counts)
     terms = set(index.params.tokens(query))
     hits = []
-    start, end, path_id = index.doc("start"), index.doc("end"), index.doc("path_id")
+    used = []
     when, deprecated = index.doc("when"), index.doc("deprecated")
     for doc, explain in ranked:
-        rel = index.paths[int(path_id[doc])]
+        rel, lines = lines_of(doc)
         lo, hi = int(start[doc]), int(end[doc])
-        lines = _file_lines(ws, rel, cache)[lo - 1 : hi]
         w = float(when[doc])
         hits.append(
             Hit(
@@ -325,6 +360,9 @@ def recall(
                 explain,
             )
         )
+        used.append((access.chunk_key(rel, lines), rel, lo, hi))
+    if record_access:
+        access.record(ws, used, opts.now or datetime.now())
     return RecallResult(hits, sorted(terms), index.warnings, index.stats)
 
 

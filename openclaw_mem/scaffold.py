@@ -12,6 +12,12 @@ from .resources import templates_dir
 from .workspace import CORE_FILES, MEMORY_DIR, STATE_DIR
 
 GITIGNORE_LINE = f"{STATE_DIR}/"
+GITATTRIBUTES = """# mem: two machines appending to the same daily log, or to HISTORY.md, merge by
+# keeping both sides. MEMORY.md, USER.md and AGENTS.md merge normally: a conflict stops.
+memory/*.md merge=union
+memory/**/*.md merge=union
+HISTORY.md merge=union
+"""
 
 
 @dataclass
@@ -31,7 +37,10 @@ def _write_new(path: Path, text: str) -> bool:
     return True
 
 
-def init_workspace(root: Path, *, use_git: bool = True) -> InitReport:
+SKILL = "skills/openclaw-mem/SKILL.md"
+
+
+def init_workspace(root: Path, *, use_git: bool = True, skill: bool = False) -> InitReport:
     report = InitReport(root)
     root.mkdir(parents=True, exist_ok=True)
     templates = templates_dir()
@@ -41,8 +50,13 @@ def init_workspace(root: Path, *, use_git: bool = True) -> InitReport:
     if not (root / MEMORY_DIR).is_dir():
         (root / MEMORY_DIR).mkdir()
         report.created.append(MEMORY_DIR + "/")
+    if skill and _write_new(root / SKILL, read_text(templates / "skill" / "SKILL.md")):
+        report.created.append(SKILL)
     if _write_new(root / CONFIG_FILE, default_config_text()):
         report.created.append(CONFIG_FILE)
+
+    if _write_new(root / ".gitattributes", GITATTRIBUTES):
+        report.created.append(".gitattributes")
 
     ignore = root / ".gitignore"
     if not ignore.exists():

@@ -3,6 +3,16 @@
 # isort: skip_file
 # Import order is the order `mem --help` lists the commands in.
 from .app import app
-from . import workspace_cmds, log_cmds, recall_cmds, consolidate_cmds, git_cmds, demo_cmd  # noqa: F401
+from . import workspace_cmds, log_cmds, recall_cmds, living_cmds
+from . import consolidate_cmds, git_cmds, demo_cmd
 
-__all__ = ["app"]
+COMMAND_MODULES = (
+    workspace_cmds,
+    log_cmds,
+    recall_cmds,
+    living_cmds,
+    consolidate_cmds,
+    git_cmds,
+    demo_cmd,
+)
+__all__ = ["COMMAND_MODULES", "app"]

@@ -21,6 +21,10 @@ def init_cmd(
         ),
     ] = None,
     no_git: Annotated[bool, typer.Option("--no-git", help="Do not touch git.")] = False,
+    skill: Annotated[
+        bool,
+        typer.Option("--skill", help="Also install the OpenClaw skill in skills/openclaw-mem/."),
+    ] = False,
 ) -> None:
     """Create a memory workspace, or add what is missing to an existing (OpenClaw) one.
     Never overwrites a file."""
@@ -29,7 +33,7 @@ def init_cmd(
 
     st = state(ctx)
     root = init_target(st.workspace_flag, directory, st.env, st.cwd)
-    report = init_workspace(root, use_git=not no_git)
+    report = init_workspace(root, use_git=not no_git, skill=skill)
     for w in report.warnings:
         warn(w)
     if not report.created and not report.updated:

@@ -1,0 +1,209 @@
+"""`mem context`: the block an agent puts in front of a model, within a token budget.
+
+In the design notes' order: the user profile (USER.md, always), the few memories recalled
+for the query grouped as preferences / history / goals, and the tail of today's and
+yesterday's logs as working memory. Tokens are estimated with CJK counted as about one a
+character, so a Chinese profile does not overflow the budget.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+
+from .chunking import estimate_tokens
+from .consolidate.edits import core, is_struck
+from .errors import BadEncoding
+from .fsutil import read_text
+from .index import IndexParams
+from .logs import read_entries
+from .recall import RecallOptions, recall
+from .workspace import Workspace, day_of
+
+HEADER = "What you know about the user. Use it where it helps; do not mention that it is memory."
+GROUPS = ("preferences", "history", "goals")
+PROFILE_SHARE = 0.45  # the profile may take this much of the budget at most
+_HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+
+
+@dataclass(frozen=True)
+class Memory:
+    text: str
+    cite: str
+
+
+@dataclass
+class ContextBlock:
+    budget: int
+    profile: list[str] = field(default_factory=list)
+    memories: dict[str, list[Memory]] = field(default_factory=lambda: {g: [] for g in GROUPS})
+    working: list[str] = field(default_factory=list)
+
+    def render(self) -> str:
+        parts = [HEADER]
+        if self.profile:
+            parts += ["", "[User profile]", *self.profile]
+        if any(self.memories.values()):
+            parts += ["", "[Relevant memories]"]
+            for group in GROUPS:
+                if self.memories[group]:
+                    parts.append(f"{group.capitalize()}:")
+                    parts += [f"- {m.text} ({m.cite})" for m in self.memories[group]]
+        if self.working:
+            parts += ["", "[Recent conversation]", *self.working]
+        return "\n".join(parts) + "\n"
+
+    @property
+    def tokens(self) -> int:
+        return estimate_tokens(self.render())
+
+    def to_json(self) -> dict:
+        return {
+            "budget": self.budget,
+            "tokens": self.tokens,
+            "profile": self.profile,
+            "memories": {g: [m.__dict__ for m in ms] for g, ms in self.memories.items()},
+            "working": self.working,
+            "text": self.render(),
+        }
+
+
+def _profile_lines(ws: Workspace) -> list[tuple[str | None, str]]:
+    """USER.md as (section, bullet) pairs: live bullets only, no template prose, no
+    struck-through facts, no metadata comments."""
+    path = ws.root / "USER.md"
+    if not path.exists():
+        return []
+    out: list[tuple[str | None, str]] = []
+    section = None
+    for line in read_text(path, "USER.md").splitlines():
+        m = _HEADING_RE.match(line)
+        if m:
+            section = m[2] if len(m[1]) > 1 else None
+            continue
+        if line.lstrip().startswith(("-", "*", "+")) and not is_struck(line) and core(line):
+            out.append((section, f"- {core(line)}"))
+    return out
+
+
+def _section_of(lines: list[str], line_no: int) -> str:
+    for i in range(min(line_no, len(lines)) - 1, -1, -1):
+        m = _HEADING_RE.match(lines[i])
+        if m:
+            return m[2].casefold()
+    return ""
+
+
+def _group(ws: Workspace, path: str, start: int) -> str:
+    if path.startswith("memory/") or path == "HISTORY.md":
+        return "history"
+    try:
+        section = _section_of(read_text(ws.root / path, path).splitlines(), start)
+    except (OSError, BadEncoding):
+        return "history"
+    if "prefer" in section or "偏好" in section:
+        return "preferences"
+    if "goal" in section or "目标" in section:
+        return "goals"
+    return "history"
+
+
+def _compact(snippet: str, limit: int = 300) -> str:
+    kept = []
+    for line in snippet.splitlines():
+        if _HEADING_RE.match(line) and not kept:
+            m = re.match(r"^#{2,3}\s+(\d{1,2}:\d{2})\s*[·•|—–:-]?\s*(.*)$", line)
+            if m:  # a log entry's heading becomes its prefix: "09:05 user:"
+                kept.append(f"{m[1]} {m[2]}:")
+            continue
+        if line.strip():
+            kept.append(core(line) if line.lstrip().startswith(("-", "*", "+")) else line.strip())
+    text = " ".join(kept)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _working(ws: Workspace, now: datetime) -> list[str]:
+    """Today's and yesterday's entries, oldest first."""
+    days = {now.date(), (now - timedelta(days=1)).date()}
+    out: list[tuple[datetime, str]] = []
+    for path in ws.day_files():
+        day = day_of(path)
+        if day not in days:
+            continue
+        try:
+            entries = read_entries(path, day, ws.rel(path))
+        except BadEncoding:
+            continue
+        for e in entries:
+            when = e.when or datetime.combine(day, datetime.min.time())
+            if when > now:
+                continue
+            text = " ".join(e.text.split())
+            text = text if len(text) <= 200 else text[:199] + "…"
+            out.append((when, f"{when:%m-%d %H:%M} {e.role}: {text}"))
+    return [line for _, line in sorted(out, key=lambda x: x[0])]
+
+
+def build_context(
+    ws: Workspace,
+    query: str,
+    budget: int,
+    opts: RecallOptions,
+    params: IndexParams,
+    now: datetime,
+    memories: int = 5,
+) -> ContextBlock:
+    block = ContextBlock(budget)
+    used = estimate_tokens(HEADER) + 1
+
+    profile_cap = min(budget, int(budget * PROFILE_SHARE) + used)
+    current = None
+    for section, line in _profile_lines(ws):
+        lines = [line] if section == current or not section else [f"{section}:", line]
+        cost = sum(estimate_tokens(x) + 1 for x in lines) + (0 if block.profile else 2 + 4)
+        if used + cost > profile_cap:
+            break
+        block.profile += lines
+        current = section or current
+        used += cost
+
+    recent = _working(ws, now)
+    header = estimate_tokens("[Recent conversation]") + 2
+    # Keep a quarter of the budget for the recent conversation, when there is one.
+    reserve = min(budget // 4, header + sum(estimate_tokens(x) + 1 for x in recent))
+    hits = recall(ws, query, replace(opts, k=memories + 3, now=now), params).hits
+    taken = 0
+    for hit in hits:
+        if hit.path == "USER.md" or taken >= memories:
+            continue  # the profile already holds USER.md
+        group = _group(ws, hit.path, hit.start_line)
+        fixed = (0 if taken else estimate_tokens("[Relevant memories]") + 2) + (
+            0 if block.memories[group] else estimate_tokens(group) + 2
+        )
+        room = budget - reserve - used - fixed
+        text = _compact(hit.snippet)
+        item = Memory(text, hit.citation)
+        cost = estimate_tokens(f"- {item.text} ({item.cite})") + 1
+        while cost > room and len(text) > 40:  # shorten rather than drop the best match
+            cut = min(len(text) - 8, int(len(text) * room / cost) - 2)
+            if cut < 40:
+                break
+            text = text[:cut].rstrip() + "…"
+            item = Memory(text, hit.citation)
+            cost = estimate_tokens(f"- {item.text} ({item.cite})") + 1
+        if cost > room:
+            continue
+        block.memories[group].append(item)
+        used += cost + fixed
+        taken += 1
+
+    chosen: list[str] = []
+    for line in reversed(recent):  # newest first, while they fit
+        cost = estimate_tokens(line) + 1 + (0 if chosen else header)
+        if used + cost > budget:
+            break
+        chosen.append(line)
+        used += cost
+    block.working = list(reversed(chosen))
+    return block

@@ -1,0 +1,73 @@
+from __future__ import annotations
+
+import json
+
+import git
+
+from openclaw_mem.chunking import estimate_tokens
+
+
+def test_context_block_sections_and_budget(example):
+    out = example("context", "--now", "2026-11-27T18:00", "Redis 连接超时怎么处理？").stdout
+    assert out.startswith("What you know about the user.")
+    assert "[User profile]\nIdentity:\n- Lin Wei (林伟)" in out
+    assert "[Relevant memories]\nHistory:\n- 02:14 user: 线上告警了" in out
+    assert "(memory/2026-11-05.md#L3-L4)" in out
+    assert (
+        "[Recent conversation]" in out and "11-27 17:45 user: I plan to write a blog series" in out
+    )
+    assert "11-25" not in out.split("[Recent conversation]")[1]  # only today and yesterday
+    assert estimate_tokens(out) <= 500
+    assert "<!--" not in out and "~~" not in out
+
+
+def test_every_budget_is_respected_counting_cjk(example):
+    (example.root / "USER.md").write_text(
+        "# USER\n\n## Identity\n\n"
+        + "".join(f"- 第{i}条：林伟喜欢在杭州西湖边跑步，周末写代码。\n" for i in range(40)),
+        encoding="utf-8",
+    )
+    for budget in (50, 80, 150, 300, 500, 1200):
+        data = example.json(
+            "context", "--now", "2026-11-27T18:00", "--budget", str(budget), "跑步 marathon"
+        )
+        assert data["tokens"] <= budget, budget
+        assert estimate_tokens(data["text"]) == data["tokens"]
+    assert example("context", "--budget", "10", "x", ok=False).exit_code == 2
+
+
+def test_memories_are_grouped_as_preferences_history_goals(example):
+    (example.root / "MEMORY.md").write_text(
+        "# MEMORY\n\n## Preferences\n\n- Prefers green tea in the afternoon.\n\n"
+        "## Goals\n\n- Wants to drink less coffee by March.\n",
+        encoding="utf-8",
+    )
+    data = example.json("context", "--now", "2026-11-28T09:00", "tea coffee drink")
+    groups = data["memories"]
+    assert [m["cite"] for m in groups["preferences"]] == ["MEMORY.md#L3-L5"]
+    assert [m["cite"] for m in groups["goals"]] == ["MEMORY.md#L7-L9"]
+    assert set(groups) == {"preferences", "history", "goals"}
+
+
+def test_recall_and_context_count_uses_outside_git(example):
+    example("recall", "--now", "2026-11-28", "Redis 连接超时")
+    example("context", "--now", "2026-11-28", "Redis 连接超时")
+    records = json.loads((example.root / ".mem" / "access.json").read_text(encoding="utf-8"))
+    top = max(records.values(), key=lambda r: r["count"])
+    assert top["count"] == 2 and top["path"] == "memory/2026-11-05.md"
+    assert not git.Repo(example.root).is_dirty(untracked_files=True)  # recall never dirties git
+
+
+def test_access_boost_is_off_by_default_and_lifts_what_is_used(ws):
+    ws("log", "--at", "2026-11-20T09:00", "Redis tuning note alpha")
+    ws("log", "--at", "2026-11-20T09:01", "Redis tuning note bravo")
+    first = ws.json("recall", "--now", "2026-11-21", "redis tuning note")["results"]
+    winner, other = first[0]["startLine"], first[1]["startLine"]
+    word = "alpha" if other == 3 else "bravo"
+    for _ in range(5):  # the agent keeps using the other one
+        ws("recall", "--now", "2026-11-21", "--path", "memory/*", "-k", "1", word)
+    plain = ws.json("recall", "--now", "2026-11-21", "redis tuning note")["results"]
+    assert plain[0]["startLine"] == winner  # off by default: use does not change ranking
+    (ws.root / "mem.toml").write_text("[recall]\naccess_boost = 0.5\n", encoding="utf-8")
+    boosted = ws.json("recall", "--now", "2026-11-21", "--explain", "redis tuning note")["results"]
+    assert boosted[0]["startLine"] == other and boosted[0]["explain"]["uses"] >= 5

@@ -1,0 +1,71 @@
+"""mem sync with two clones of one bare remote, all in tmp_path."""
+
+from __future__ import annotations
+
+import git
+from conftest import Mem
+from typer.testing import CliRunner
+
+from openclaw_mem.cli import app
+from openclaw_mem.logs import read_entries
+
+
+def _machines(tmp_path):
+    bare = tmp_path / "remote.git"
+    git.Repo.init(bare, bare=True)
+    a = tmp_path / "laptop"
+    assert CliRunner().invoke(app, ["init", str(a)]).exit_code == 0
+    repo = git.Repo(a)
+    repo.create_remote("origin", str(bare))
+    ma = Mem(a)
+    ma("sync")
+    git.Repo.clone_from(str(bare), tmp_path / "desktop")
+    return ma, Mem(tmp_path / "desktop")
+
+
+def test_init_writes_union_merge_attributes(ws):
+    text = (ws.root / ".gitattributes").read_text(encoding="utf-8")
+    assert "memory/*.md merge=union" in text and "HISTORY.md merge=union" in text
+
+
+def test_two_machines_appending_to_one_day_merge_cleanly(tmp_path):
+    laptop, desktop = _machines(tmp_path)
+    laptop("log", "--at", "2026-11-30T09:00", "from the laptop: redis tuned")
+    desktop("log", "--at", "2026-11-30T09:05", "from the desktop: 跑了 10 公里")
+    out = laptop("sync").stdout
+    assert "committed " in out and "pushed 1" in out
+    out = desktop("sync").stdout
+    assert "pulled 1 commit(s)" in out and "pushed 1" in out
+    laptop("sync")
+    for machine in (laptop, desktop):
+        texts = [e.text for e in read_entries(machine.root / "memory" / "2026-11-30.md")]
+        assert sorted(texts) == ["from the desktop: 跑了 10 公里", "from the laptop: redis tuned"]
+        assert not git.Repo(machine.root).is_dirty(untracked_files=True)
+    assert git.Repo(laptop.root).head.commit.hexsha == git.Repo(desktop.root).head.commit.hexsha
+
+
+def test_a_conflict_in_memory_stops_with_nothing_half_merged(tmp_path):
+    laptop, desktop = _machines(tmp_path)
+    for machine, text in ((laptop, "- Uses Go.\n"), (desktop, "- Uses Rust.\n")):
+        path = machine.root / "MEMORY.md"
+        path.write_text(
+            path.read_text(encoding="utf-8").replace("## Facts\n", f"## Facts\n{text}"),
+            encoding="utf-8",
+        )
+    laptop("sync")
+    repo = git.Repo(desktop.root)
+    result = desktop("sync", ok=False)
+    assert result.exit_code == 8
+    assert "MEMORY.md changed on both machines; nothing was merged" in result.stderr
+    assert result.stderr.count("\n") == 1
+    head = repo.head.commit
+    assert head.message.startswith("mem sync: local memory changes")
+    assert not repo.is_dirty(untracked_files=True)
+    assert not (desktop.root / ".git" / "rebase-merge").exists()
+    assert "- Uses Rust." in (desktop.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "<<<<<<<" not in (desktop.root / "MEMORY.md").read_text(encoding="utf-8")
+
+
+def test_sync_without_a_remote_says_how_to_add_one(ws):
+    result = ws("sync", ok=False)
+    assert result.exit_code == 5 and "git remote add origin URL" in result.stderr

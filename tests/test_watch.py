@@ -1,0 +1,115 @@
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from openclaw_mem.index import IndexParams
+from openclaw_mem.recall import RecallOptions, recall
+from openclaw_mem.watch import Watcher, relevant
+from openclaw_mem.workspace import Workspace
+
+
+def _wait(condition, timeout=10.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _found(ws, query):
+    return [h.path for h in recall(ws, query, RecallOptions(k=3), record_access=False).hits]
+
+
+def test_recall_follows_real_file_changes(ws):
+    root = ws.root
+    w = Workspace(root)
+    params = IndexParams()
+    refreshes = []
+    done = threading.Event()
+
+    def on_refresh(r):
+        refreshes.append(r)
+        done.set()
+
+    watcher = Watcher(w, params, on_refresh, debounce=0.2)
+    watcher.start()
+    try:
+
+        def step(action, expect):
+            done.clear()
+            action()
+            assert done.wait(10), "no refresh"
+            assert _wait(lambda: expect()), "recall did not follow"
+
+        day = root / "memory" / "2026-11-30.md"
+        step(
+            lambda: day.write_text(
+                "# 2026-11-30\n\n## 09:00 · user\nzebra migration\n", encoding="utf-8"
+            ),
+            lambda: _found(w, "zebra") == ["memory/2026-11-30.md"],
+        )
+        step(
+            lambda: day.write_text(
+                "# 2026-11-30\n\n## 09:00 · user\nquokka rollout\n", encoding="utf-8"
+            ),
+            lambda: _found(w, "quokka") and not _found(w, "zebra"),
+        )
+        moved = root / "memory" / "2026-12-01.md"
+        step(lambda: day.rename(moved), lambda: _found(w, "quokka") == ["memory/2026-12-01.md"])
+        step(lambda: moved.unlink(), lambda: not _found(w, "quokka"))
+        count = len(refreshes)
+        (root / ".MEMORY.md.swp").write_bytes(b"swap")  # editor noise
+        (root / "memory" / "draft.md~").write_text("backup", encoding="utf-8")
+        (root / "notes.txt").write_text("not memory", encoding="utf-8")
+        time.sleep(0.8)
+        assert len(refreshes) == count
+    finally:
+        watcher.stop()
+
+
+def test_ignored_paths(tmp_path):
+    ws = Workspace(tmp_path)
+    params = IndexParams()
+    for name, want in [
+        ("MEMORY.md", True),
+        ("memory/2026-11-30.md", True),
+        (".git/index", False),
+        (".mem/index/meta.json", False),
+        (".MEMORY.md.swp", False),
+        ("MEMORY.md~", False),
+        ("memory/4913", False),
+        ("skills/x/SKILL.md", False),
+        ("notes.txt", False),
+    ]:
+        assert relevant(ws, params, str(tmp_path / name)) is want, name
+
+
+def test_mem_watch_command_and_ctrl_c(ws):
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "openclaw_mem", "-w", str(ws.root), "watch", "--debounce", "0.3"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        first = proc.stdout.readline()
+        assert first.startswith("watching ")
+        start = time.monotonic()
+        (ws.root / "MEMORY.md").write_text("# MEMORY\n\n- pangolin facts\n", encoding="utf-8")
+        line = proc.stdout.readline()
+        latency = time.monotonic() - start
+        assert "MEMORY.md: index refresh" in line and latency < 5
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=10)
+    assert proc.returncode == 0, err
+    assert out.strip().endswith("stopped") and "Traceback" not in err
+    assert "pangolin" in Path(ws.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert os.path.exists(ws.root / ".mem" / "index" / "meta.json")
