@@ -6,7 +6,6 @@ traceback instead. Command modules register themselves on `app`; keep their top-
 imports light, since `mem log` and `mem --help` run on every agent turn.
 """
 
-from __future__ import annotations
 
 import os
 import sys

@@ -1,6 +1,5 @@
 """`mem consolidate` and `mem undo`."""
 
-from __future__ import annotations
 
 import sys
 from typing import Annotated

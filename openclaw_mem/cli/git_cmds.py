@@ -1,6 +1,5 @@
 """`mem commit`, `mem history`, `mem diff`: reviewing memory with git."""
 
-from __future__ import annotations
 
 import os
 import sys

@@ -1,6 +1,5 @@
 """`mem context`, `mem watch`, `mem forget`, `mem cleanup`, `mem serve`, `mem sync`."""
 
-from __future__ import annotations
 
 import sys
 from datetime import datetime

@@ -1,6 +1,5 @@
 """`mem log` and `mem ingest`: the per-turn write path. Keep imports here cheap."""
 
-from __future__ import annotations
 
 import json
 from datetime import datetime

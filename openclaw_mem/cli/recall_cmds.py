@@ -1,6 +1,5 @@
 """`mem recall`, `mem get`, `mem index`. numpy and the index load only inside them."""
 
-from __future__ import annotations
 
 import sys
 from typing import Annotated

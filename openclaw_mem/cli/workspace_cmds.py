@@ -1,6 +1,5 @@
 """`mem init`, `mem status`, `mem config`."""
 
-from __future__ import annotations
 
 from pathlib import Path
 from typing import Annotated
