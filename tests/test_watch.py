@@ -113,3 +113,46 @@ def test_mem_watch_command_and_ctrl_c(ws):
     assert out.strip().endswith("stopped") and "Traceback" not in err
     assert "pangolin" in Path(ws.root / "MEMORY.md").read_text(encoding="utf-8")
     assert os.path.exists(ws.root / ".mem" / "index" / "meta.json")
+
+
+def test_watch_consolidate_runs_the_window(ws):
+    (ws.root / "mem.toml").write_text(
+        '[consolidate]\nmemory_window = 3\nkeep_recent = 1\nprovider = "offline"\n',
+        encoding="utf-8",
+    )
+    ws("commit", "-m", "settings")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "openclaw_mem",
+            "-w",
+            str(ws.root),
+            "watch",
+            "--consolidate",
+            "--debounce",
+            "0.3",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout.readline().startswith("watching ")
+        day = ws.root / "memory" / "2026-11-30.md"  # an agent writing the log itself
+        day.write_text(
+            "# 2026-11-30\n\n"
+            + "".join(
+                f"## 09:0{i} · user\nI plan to learn topic number {i} this winter.\n\n"
+                for i in range(5)
+            ),
+            encoding="utf-8",
+        )
+        lines = [proc.stdout.readline() for _ in range(2)]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=10)
+    assert "index refresh" in lines[0] or "index rebuild" in lines[0]
+    assert "consolidated 4 entries" in lines[1] and "commit " in lines[1]
+    user = (ws.root / "USER.md").read_text(encoding="utf-8")
+    assert "topic number 3" in user and "topic number 4" not in user  # the newest waits

@@ -6,7 +6,6 @@ traceback instead. Command modules register themselves on `app`; keep their top-
 imports light, since `mem log` and `mem --help` run on every agent turn.
 """
 
-
 import os
 import sys
 import traceback

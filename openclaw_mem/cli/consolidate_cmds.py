@@ -1,6 +1,5 @@
 """`mem consolidate` and `mem undo`."""
 
-
 import sys
 from typing import Annotated
 

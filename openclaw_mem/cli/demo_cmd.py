@@ -1,6 +1,5 @@
 """`mem demo`: the whole loop on a copy of workspace.example/, offline, no API key."""
 
-
 import shutil
 import tempfile
 from datetime import datetime

@@ -1,6 +1,5 @@
 """`mem commit`, `mem history`, `mem diff`: reviewing memory with git."""
 
-
 import os
 import sys
 from pathlib import Path

@@ -1,6 +1,5 @@
 """`mem context`, `mem watch`, `mem forget`, `mem cleanup`, `mem serve`, `mem sync`."""
 
-
 import sys
 from datetime import datetime
 from typing import Annotated

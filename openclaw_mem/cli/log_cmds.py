@@ -1,6 +1,5 @@
 """`mem log` and `mem ingest`: the per-turn write path. Keep imports here cheap."""
 
-
 import json
 from datetime import datetime
 from pathlib import Path

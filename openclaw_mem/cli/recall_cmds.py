@@ -1,6 +1,5 @@
 """`mem recall`, `mem get`, `mem index`. numpy and the index load only inside them."""
 
-
 import sys
 from typing import Annotated
 

@@ -1,6 +1,5 @@
 """`mem init`, `mem status`, `mem config`."""
 
-
 from pathlib import Path
 from typing import Annotated
 
