@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -23,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from recall_speed import make_workspace
+from recall_speed import make_workspace, process_ms
 
 from openclaw_mem.index import IndexParams
 from openclaw_mem.recall import RecallOptions, recall
@@ -50,16 +49,6 @@ def watch_latency(root: Path, debounce: float, runs: int) -> list[float]:
     finally:
         watcher.stop()
     return out
-
-
-def process_ms(cmd: list[str], runs: int) -> float:
-    subprocess.run(cmd, capture_output=True, check=True)
-    times = []
-    for _ in range(runs):
-        t = time.perf_counter()
-        subprocess.run(cmd, capture_output=True, check=True)
-        times.append(time.perf_counter() - t)
-    return statistics.median(times) * 1000
 
 
 def main() -> None:

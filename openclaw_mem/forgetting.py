@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from . import access
-from .consolidate.edits import core, is_struck
+from .consolidate.edits import core, is_struck, split_lines
 from .errors import NotFound, UsageError
 from .fsutil import atomic_write_text, read_text
 from .recall import safe_path
@@ -44,12 +44,6 @@ class Forgotten:
     mode: str  # deprecated | deleted | redacted
 
 
-def _split(text: str) -> tuple[list[str], str]:
-    newline = "\r\n" if "\r\n" in text else "\n"
-    body = text.replace("\r\n", "\n")
-    return body[:-1].split("\n") if body.endswith("\n") else body.split("\n"), newline
-
-
 def _join(lines: list[str], newline: str) -> str:
     return newline.join(lines) + newline
 
@@ -65,7 +59,7 @@ def find_line(ws: Workspace, query: str) -> tuple[str, int]:
         path = ws.root / name
         if not path.exists():
             continue
-        for n, line in enumerate(_split(read_text(path, name))[0], 1):
+        for n, line in enumerate(split_lines(read_text(path, name))[0], 1):
             if not line.lstrip().startswith(("-", "*", "+")) or is_struck(line) or not core(line):
                 continue
             mine = shingles(tokenize(core(line)))
@@ -97,7 +91,7 @@ def forget(ws: Workspace, spec: str, hard: bool, today: date) -> Forgotten:
     rel, first, last = parse_target(ws, spec)
     path = safe_path(ws, rel)
     text = read_text(path, rel)
-    lines, newline = _split(text)
+    lines, newline = split_lines(text)
     if last > len(lines):
         raise NotFound(f"{rel} has {len(lines)} lines; line {last} does not exist")
     before = lines[first - 1 : last]
@@ -187,7 +181,7 @@ def find_stale(
         if not path.exists():
             continue
         text = read_text(path, name)
-        lines = _split(text)[0]
+        lines = split_lines(text)[0]
         last_used: dict[int, datetime] = {}
         for chunk in chunk_file(name, text):
             key = access.chunk_key(name, lines[chunk.start_line - 1 : chunk.end_line])
@@ -230,7 +224,7 @@ def archive(ws: Workspace, stale: Sequence[Stale], now: datetime) -> str:
         if not mine:
             continue
         text = read_text(ws.root / name, name)
-        lines, newline = _split(text)
+        lines, newline = split_lines(text)
         drop = {s.line for s in mine}
         atomic_write_text(
             ws.root / name, _join([x for i, x in enumerate(lines, 1) if i not in drop], newline)

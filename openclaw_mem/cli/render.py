@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 # rich costs ~50 ms to import: only the functions that draw import it, so `--json` output
@@ -179,16 +180,19 @@ def recall_table(hits, query: str, explain: bool) -> None:
 
 
 class _Progress:
-    def __init__(self, enabled: bool):
-        self.enabled = enabled
+    """A transient rich bar on stderr, shown only once the work is big enough to watch.
+    Called as progress(done, total[, what])."""
+
+    def __init__(self, enabled: bool, minimum: int, label: Callable[[int, int, str], str]):
+        self.enabled, self.minimum, self.label = enabled, minimum, label
         self.bar = None
         self.task = None
 
     def __enter__(self):
         return self if self.enabled else None
 
-    def __call__(self, done: int, total: int, what: str) -> None:
-        if total < 200:  # small workspaces finish before a bar would be readable
+    def __call__(self, done: int, total: int, what: str = "") -> None:
+        if total < self.minimum:
             return
         if self.bar is None:
             from rich.console import Console
@@ -196,8 +200,8 @@ class _Progress:
 
             self.bar = Progress(console=Console(file=sys.stderr), transient=True)
             self.bar.start()
-            self.task = self.bar.add_task("indexing", total=total)
-        self.bar.update(self.task, completed=done, description=f"indexing {what[:40]}")
+            self.task = self.bar.add_task(self.label(0, total, ""), total=total)
+        self.bar.update(self.task, completed=done, description=self.label(done, total, what))
 
     def __exit__(self, *exc) -> None:
         if self.bar is not None:
@@ -205,37 +209,12 @@ class _Progress:
 
 
 def progress_bar(enabled: bool) -> _Progress:
-    return _Progress(enabled)
+    # Small workspaces finish before a bar would be readable.
+    return _Progress(enabled, 200, lambda done, total, what: f"indexing {what[:40]}")
 
 
-class _BatchProgress:
-    def __init__(self, enabled: bool):
-        self.enabled = enabled
-        self.bar = None
-        self.task = None
-
-    def __enter__(self):
-        return self if self.enabled else None
-
-    def __call__(self, done: int, total: int) -> None:
-        if total < 2:
-            return
-        if self.bar is None:
-            from rich.console import Console
-            from rich.progress import Progress
-
-            self.bar = Progress(console=Console(file=sys.stderr), transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task("consolidating", total=total)
-        self.bar.update(self.task, completed=done, description=f"batch {done} of {total}")
-
-    def __exit__(self, *exc) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-
-def batch_progress(enabled: bool) -> _BatchProgress:
-    return _BatchProgress(enabled)
+def batch_progress(enabled: bool) -> _Progress:
+    return _Progress(enabled, 2, lambda done, total, what: f"batch {done} of {total}")
 
 
 _OP_MARK = {"add": "+", "update": "~", "deprecate": "×", "delete": "-"}

@@ -138,7 +138,8 @@ def _add_line(lines: list[str], section: str, bullet: str) -> None:
         lines.insert(pos + 1, "")  # keep a blank line before the next heading
 
 
-def _split(text: str) -> tuple[list[str], str]:
+def split_lines(text: str) -> tuple[list[str], str]:
+    """Lines without their endings, and the file's newline ("\\r\\n" or "\\n")."""
     newline = "\r\n" if "\r\n" in text else "\n"
     body = text.replace("\r\n", "\n")
     if body.endswith("\n"):
@@ -154,7 +155,7 @@ def apply_to_text(
     redact_extra: Sequence[str] = (),
 ) -> tuple[str, list[Outcome]]:
     """Apply the edits meant for one file to its text."""
-    lines, newline = _split(text)
+    lines, newline = split_lines(text)
     checked: list[tuple[Edit, str | None, str]] = []
     for edit in edits:
         if edit.confidence < min_confidence:
