@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from . import access
-from .consolidate.edits import core, is_struck, split_lines
+from .consolidate.edits import BULLET_RE, core, is_struck, split_lines
 from .errors import NotFound, UsageError
 from .fsutil import atomic_write_text, read_text
 from .recall import safe_path
@@ -32,7 +32,6 @@ _META_RE = re.compile(
 )
 _DEPRECATED_RE = re.compile(r"\((?:deprecated|forgotten) (?P<date>\d{4}-\d{2}-\d{2})")
 _ENTRY_RE = re.compile(r"^#{2,3}\s+\[?\d{1,2}:\d{2}")
-_BULLET_RE = re.compile(r"^(\s*(?:[-*+]|\d{1,3}[.)])\s+)")
 
 
 @dataclass(frozen=True)
@@ -108,9 +107,9 @@ def forget(ws: Workspace, spec: str, hard: bool, today: date) -> Forgotten:
         else:
             if is_struck(line):
                 raise UsageError(f"{rel}:{first} is already struck through; --hard deletes it")
-            prefix = _BULLET_RE.match(line)
+            prefix = BULLET_RE.match(line)
             comment = re.search(r"\s*<!--.*?-->\s*$", line)
-            new = f"{prefix[1] if prefix else '- '}~~{core(line)}~~ (forgotten {today.isoformat()})"
+            new = f"{prefix[0] if prefix else '- '}~~{core(line)}~~ (forgotten {today.isoformat()})"
             new += f" {comment[0].strip()}" if comment else ""
             lines[first - 1] = new
             after, mode = [new], "deprecated"
@@ -130,8 +129,8 @@ def forget(ws: Workspace, spec: str, hard: bool, today: date) -> Forgotten:
             if line.startswith("<!-- consolidated:"):
                 after.append(line)  # progress markers carry no content
                 continue
-            prefix = _BULLET_RE.match(line)
-            lines[i] = f"{prefix[1] if prefix else ''}{stamp}"
+            prefix = BULLET_RE.match(line)
+            lines[i] = f"{prefix[0] if prefix else ''}{stamp}"
             after.append(lines[i])
         mode = "redacted"
     else:

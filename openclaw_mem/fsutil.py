@@ -37,13 +37,17 @@ except ImportError:  # Windows: lock the first byte; blocking mode retries for ~
         msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
 
 
-def read_text(path: Path, rel: str | None = None) -> str:
-    """Read a file as UTF-8 with its line endings untouched; raise BadEncoding otherwise."""
-    data = path.read_bytes()
+def decode(data: bytes, path: Path, rel: str | None = None) -> str:
+    """Bytes of a memory file as UTF-8; BadEncoding (reported by path) otherwise."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
         raise BadEncoding(path, rel) from None
+
+
+def read_text(path: Path, rel: str | None = None) -> str:
+    """Read a file as UTF-8 with its line endings untouched; raise BadEncoding otherwise."""
+    return decode(path.read_bytes(), path, rel)
 
 
 def atomic_write_text(path: Path, text: str) -> None:

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from .errors import BadEncoding
-from .fsutil import atomic_write_text
+from .fsutil import atomic_write_text, decode
 from .search import bm25, minhash
 from .search.tokenize import is_shingle, stem_word, tokenize
 from .workspace import DEFAULT_INCLUDE, Workspace
@@ -324,16 +324,9 @@ def _read(ws: Workspace, rel: str, path: Path) -> tuple[str | None, str, str | N
         return None, "", None
     sha = _sha256(data)
     try:
-        return read_text_bytes(data, path, rel), sha, None
+        return decode(data, path, rel), sha, None
     except BadEncoding as exc:
         return None, sha, exc.message
-
-
-def read_text_bytes(data: bytes, path: Path, rel: str) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise BadEncoding(path, rel) from None
 
 
 # ----------------------------------------------------------------- storage

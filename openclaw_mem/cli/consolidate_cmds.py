@@ -96,13 +96,13 @@ def maybe_auto_consolidate(st: State) -> None:
     """After `mem log`: when consolidate.auto_consolidate is on and the window is exceeded,
     start `mem consolidate --auto` in the background, so the agent's turn never waits for a
     model. Its output goes to .mem/consolidate.log."""
+    cfg = st.config()
+    if not cfg["consolidate.auto_consolidate"]:
+        return
     import subprocess
 
     from ..consolidate.progress import count_pending
 
-    cfg = st.config()
-    if not cfg["consolidate.auto_consolidate"]:
-        return
     ws = st.workspace()
     if count_pending(ws) <= cfg["consolidate.memory_window"]:
         return

@@ -31,7 +31,7 @@ DEFAULT_SECTION = {
     "event": "Events",
     "rule": "Rules",
 }
-_BULLET_RE = re.compile(r"^(?P<indent>\s*)(?P<marker>[-*+]|\d{1,3}[.)])\s+")
+BULLET_RE = re.compile(r"^(?P<indent>\s*)(?P<marker>[-*+]|\d{1,3}[.)])\s+")
 _COMMENT_RE = re.compile(r"\s*<!--.*?-->\s*$")
 _HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 
@@ -51,7 +51,7 @@ class Outcome:
 def core(line: str) -> str:
     """A line's content: no bullet marker, no trailing metadata comment, spaces collapsed."""
     text = _COMMENT_RE.sub("", line.rstrip("\r"))
-    text = _BULLET_RE.sub("", text, count=1)
+    text = BULLET_RE.sub("", text, count=1)
     return " ".join(text.split())
 
 
@@ -193,7 +193,7 @@ def apply_to_text(
             outcomes.append(Outcome(edit, idx, f"{detail}: {edit.target[:60]!r}"))
             continue
         old = lines[idx].rstrip("\r")
-        m = _BULLET_RE.match(old)
+        m = BULLET_RE.match(old)
         indent, marker = (m["indent"], m["marker"]) if m else ("", "-")
         if edit.op in ("update", "deprecate") and _key(old) == _key(edit.text):
             outcomes.append(Outcome(edit, "duplicate", "already says that"))

@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 
 from ..errors import BadEncoding
 from ..fsutil import read_text
@@ -94,7 +93,3 @@ def pending_entries(ws: Workspace, warnings: list[str] | None = None) -> list[Lo
 
 def count_pending(ws: Workspace) -> int:
     return len(pending_entries(ws))
-
-
-def history_path(ws: Workspace) -> Path:
-    return ws.root / HISTORY_FILE

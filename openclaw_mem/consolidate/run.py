@@ -22,7 +22,7 @@ from ..noise import is_noise
 from ..providers.base import Provider
 from ..workspace import Workspace
 from .edits import Outcome, apply_edits
-from .progress import HISTORY_FILE, LogEntry, marker, pending_entries
+from .progress import HISTORY_FILE, LogEntry, marker, pending_entries, read_history
 from .prompt import PromptEntry, Request, batches
 from .redact import redact
 
@@ -197,7 +197,7 @@ def _consolidate(
         prompt.append(PromptEntry(item.cite, item.when, item.entry.role, text))
 
     docs = _read_docs(ws)
-    history = _read_history(ws)
+    history = read_history(ws)
     safe_docs = {name: redact(text, opts.redact_extra)[0] for name, text in docs.items()}
     cut = batches(prompt, safe_docs, provider.context_tokens) if prompt else []
     spans = _plan(pending, kept, cut)
@@ -217,16 +217,11 @@ def _consolidate(
         if dry_run:  # later batches see what earlier ones would have written
             docs, history = new_docs, _with_paragraph(history, paragraph)
         else:
-            docs, history = _read_docs(ws), _read_history(ws)
+            docs, history = _read_docs(ws), read_history(ws)
         if progress:
             progress(number, len(spans))
     report.calls, report.tokens_sent = provider.calls, provider.tokens_sent
     return report
-
-
-def _read_history(ws: Workspace) -> str:
-    path = ws.root / HISTORY_FILE
-    return read_text(path, HISTORY_FILE) if path.exists() else ""
 
 
 def _run_batch(
