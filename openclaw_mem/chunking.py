@@ -15,22 +15,25 @@ a deprecated fact) is chunked on its own and marked, so ranking can weigh it hal
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import PurePosixPath
 
-from .logs import BULLET_RE, HEADING_RE, parse_log
-from .noise import is_noise
-from .workspace import day_of
-
-_CJK_CHAR_RE = re.compile(
-    r"[\u1100-\u11ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+from .logs import parse_log
+from .markdown import (
+    FENCE_RE,
+    HISTORY_STAMP_RE,
+    front_matter_end,
+    is_heading,
+    is_struck,
+    is_top_bullet,
+    lines_of,
+    stamp_time,
+    strip_comments,
 )
-_HISTORY_STAMP_RE = re.compile(r"^\[(\d{4}-\d{2}-\d{2})(?:[ T](\d{1,2}:\d{2}))?\]")
-_STRUCK_RE = re.compile(r"^\s*(?:[-*+]|\d{1,3}[.)])?\s*~~.+?~~")
-_FENCE_RE = re.compile(r"^\s*(```|~~~)")
-_COMMENT_RE = re.compile(r"<!--.*?-->", re.S)
+from .noise import is_noise
+from .text import estimate_tokens
+from .workspace import day_of
 
 
 @dataclass(frozen=True)
@@ -42,17 +45,6 @@ class Chunk:
     when: datetime | None  # None: evergreen, never decayed
     deprecated: bool = False
     context: str = ""  # indexed with the text, not cited: section heading, overlap
-
-
-def estimate_tokens(text: str) -> int:
-    """LLM tokens, roughly: a CJK character is about one token, other text about four
-    characters a token. Good enough to size chunks and prompts."""
-    cjk = len(_CJK_CHAR_RE.findall(text))
-    return cjk + (len(text) - cjk + 3) // 4
-
-
-def _is_struck(text: str) -> bool:
-    return bool(_STRUCK_RE.match(text))
 
 
 def _trim(lines: list[str], lo: int, hi: int) -> tuple[int, int]:
@@ -111,9 +103,10 @@ def _chunks_from_ranges(
             if a >= b:
                 continue
             # Metadata comments (importance, session ids) are for tools, not for matching.
-            body = _COMMENT_RE.sub("", "\n".join(lines[a:b]))
+            body = strip_comments("\n".join(lines[a:b]))
             extra = "\n".join(x for x in (context, _tail(prev, overlap)) if x)
-            out.append(Chunk(rel, a + 1, b, body, when, _is_struck(body), extra))
+            struck = is_struck(body.split("\n", 1)[0])
+            out.append(Chunk(rel, a + 1, b, body, when, struck, extra))
             prev = body
     return out
 
@@ -144,39 +137,33 @@ def _log_chunks(
 def _blocks(lines: list[str]) -> list[tuple[int, int, str]]:
     """Structural blocks (0-based [lo, hi), kind): heading, paragraph, bullet, code."""
     blocks: list[tuple[int, int, str]] = []
-    i, n = 0, len(lines)
-    if n and lines[0].rstrip("\r") == "---":  # front matter
-        for j in range(1, n):
-            if lines[j].rstrip("\r") in ("---", "..."):
-                blocks.append((0, j + 1, "meta"))
-                i = j + 1
-                break
+    n = len(lines)
+    i = front_matter_end(lines)
+    if i:
+        blocks.append((0, i, "meta"))
     while i < n:
         line = lines[i]
         if not line.strip():
             i += 1
             continue
-        if _FENCE_RE.match(line):
-            fence = _FENCE_RE.match(line)[1]
+        if FENCE_RE.match(line):
+            fence = FENCE_RE.match(line)["fence"]
             j = i + 1
             while j < n and not lines[j].lstrip().startswith(fence):
                 j += 1
             blocks.append((i, min(j + 1, n), "code"))
             i = j + 1
             continue
-        if HEADING_RE.match(line):
+        if is_heading(line):
             blocks.append((i, i + 1, "heading"))
             i += 1
             continue
-        kind = "bullet" if BULLET_RE.match(line.lstrip()) and line[:1] not in " \t" else "para"
+        kind = "bullet" if is_top_bullet(line) else "para"
         j = i + 1
         while (
-            j < n
-            and lines[j].strip()
-            and not HEADING_RE.match(lines[j])
-            and not _FENCE_RE.match(lines[j])
+            j < n and lines[j].strip() and not is_heading(lines[j]) and not FENCE_RE.match(lines[j])
         ):
-            if BULLET_RE.match(lines[j]) and lines[j][:1] not in " \t":
+            if is_top_bullet(lines[j]):
                 break  # the next top-level bullet
             j += 1
         blocks.append((i, j, kind))
@@ -207,7 +194,7 @@ def _doc_chunks(rel: str, lines: list[str], max_tokens: int, overlap: int) -> li
             heading_ctx = ""  # the heading is inside this chunk's own text
             cur_lo, cur_hi, size = lo, hi, t
             continue
-        struck = kind == "bullet" and _is_struck(block_text)
+        struck = kind == "bullet" and is_struck(lines[lo])
         if struck or (cur_lo >= 0 and size + t > max_tokens):
             close()
             heading_ctx = heading
@@ -234,20 +221,15 @@ def _history_chunks(rel: str, lines: list[str], max_tokens: int, overlap: int) -
     i, n = 0, len(lines)
     undated_lo = 0
     while i < n:
-        m = _HISTORY_STAMP_RE.match(lines[i])
-        if not m:
+        if not HISTORY_STAMP_RE.match(lines[i]):
             i += 1
             continue
         if undated_lo < i:
             ranges.append((undated_lo, i, None, ""))
         j = i + 1
-        while j < n and lines[j].strip() and not _HISTORY_STAMP_RE.match(lines[j]):
+        while j < n and lines[j].strip() and not HISTORY_STAMP_RE.match(lines[j]):
             j += 1
-        try:
-            when = datetime.fromisoformat(f"{m[1]} {m[2] or '00:00'}".replace(" 0:", " 00:"))
-        except ValueError:
-            when = None
-        ranges.append((i, j, when, ""))
+        ranges.append((i, j, stamp_time(lines[i]), ""))
         undated_lo = i = j
     if undated_lo < n:
         ranges.append((undated_lo, n, None, ""))
@@ -258,12 +240,7 @@ def chunk_file(
     rel: str, text: str, max_tokens: int = 400, overlap: int = 80, log_context: int = 40
 ) -> list[Chunk]:
     """All chunks of one file, in line order."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    lines = text.split("\n")
-    if text.endswith("\n"):
-        lines.pop()
-    lines = [line.removesuffix("\r") for line in lines]
+    lines = lines_of(text)
     name = PurePosixPath(rel)
     day = day_of(name) if rel.startswith("memory/") else None
     if day is not None:

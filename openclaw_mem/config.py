@@ -1,5 +1,10 @@
 """Settings: one registry of keys, resolved as flag > MEM_* variable > mem.toml > default.
 
+Each key carries its type and its constraints (choices, a range, a check), and every value is
+checked when it is read, wherever it comes from: a bad one is a one-line error naming the
+key (exit 6, or 2 for a command-line flag) before any command starts work, so no consumer
+re-checks and no bad value surfaces later as a crash.
+
 `mem.toml` lives at the workspace root and is committed, so a change of behaviour is a
 reviewable diff like any other memory change.
 """
@@ -7,14 +12,26 @@ reviewable diff like any other memory change.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Mapping
+import math
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
+from .errors import ConfigError, MemError, UsageError
 
 CONFIG_FILE = "mem.toml"
+FLAG = "on the command line"
+
+
+def _regexes(value: list[str]) -> str | None:
+    for pattern in value:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            return f"holds {pattern!r}, which is not a regular expression ({exc})"
+    return None
 
 
 @dataclass(frozen=True)
@@ -23,6 +40,9 @@ class Key:
     default: Any
     doc: str
     choices: tuple[str, ...] = ()
+    min: float | None = None  # numbers: inclusive bounds
+    max: float | None = None
+    check: Callable[[Any], str | None] | None = None  # returns what is wrong, or None
 
     @property
     def env(self) -> str:
@@ -54,27 +74,66 @@ KEYS: tuple[Key, ...] = (
         "files recall indexes.",
     ),
     Key("index.exclude", [], "Globs of files to leave out of the index."),
-    Key("index.chunk_tokens", 400, "Largest chunk of an evergreen file, in estimated tokens."),
-    Key("index.chunk_overlap", 80, "Tokens of the previous chunk indexed with the next one."),
+    Key(
+        "index.chunk_tokens",
+        400,
+        "Largest chunk of an evergreen file, in estimated tokens.",
+        min=20,
+        max=8000,
+    ),
+    Key(
+        "index.chunk_overlap",
+        80,
+        "Tokens of the previous chunk indexed with the next one.",
+        min=0,
+        max=2000,
+    ),
     Key(
         "index.log_context",
         40,
         "Tokens of the previous log entry indexed with each entry (a turn answers the one "
         "before it); not part of its citation.",
+        min=0,
+        max=2000,
     ),
-    Key("recall.k", 6, "Results `mem recall` returns."),
-    Key("recall.vector_weight", 0.7, "Weight of the MinHash (pseudo-vector) score in the fusion."),
-    Key("recall.text_weight", 0.3, "Weight of the BM25 score in the fusion."),
-    Key("recall.candidate_multiplier", 4, "Candidates taken from each list: k times this."),
+    Key("recall.k", 6, "Results `mem recall` returns.", min=1, max=1000),
+    Key(
+        "recall.vector_weight",
+        0.7,
+        "Weight of the MinHash (pseudo-vector) score in the fusion.",
+        min=0,
+    ),
+    Key("recall.text_weight", 0.3, "Weight of the BM25 score in the fusion.", min=0),
+    Key(
+        "recall.candidate_multiplier",
+        4,
+        "Candidates taken from each list: k times this.",
+        min=1,
+        max=100,
+    ),
     Key(
         "recall.decay_lambda",
         0.002,
         "Time decay per day, score * exp(-λ * age_days); 0.002 is a half-life of about a "
         "year. Evergreen files are never decayed.",
+        min=0,
+        max=10,
     ),
-    Key("recall.deprecated_weight", 0.5, "Factor for struck-through (deprecated) lines."),
-    Key("recall.mmr_lambda", 0.6, "MMR trade-off: 1 is pure relevance, 0 pure diversity."),
-    Key("recall.min_score", 0.0, "Drop results whose final score is below this."),
+    Key(
+        "recall.deprecated_weight",
+        0.5,
+        "Factor for struck-through (deprecated) lines.",
+        min=0,
+        max=1,
+    ),
+    Key(
+        "recall.mmr_lambda",
+        0.6,
+        "MMR trade-off: 1 is pure relevance, 0 pure diversity.",
+        min=0,
+        max=1,
+    ),
+    Key("recall.min_score", 0.0, "Drop results whose final score is below this.", min=0, max=1),
     Key(
         "recall.similarity",
         "membership",
@@ -88,6 +147,8 @@ KEYS: tuple[Key, ...] = (
         0.0,
         "Weight of past use in ranking, score * (1 + w * log(1 + access_count)); 0 is off. "
         "Uses are counted in .mem/, never in Markdown.",
+        min=0,
+        max=10,
     ),
     Key(
         "consolidate.provider",
@@ -107,33 +168,67 @@ KEYS: tuple[Key, ...] = (
         "consolidate.memory_window",
         50,
         "`--auto` runs only when more entries than this are not yet consolidated.",
+        min=1,
     ),
-    Key("consolidate.keep_recent", 20, "`--auto` leaves this many newest entries for next time."),
     Key(
-        "consolidate.min_confidence", 0.5, "Edits the model is less sure of are skipped and listed."
+        "consolidate.keep_recent",
+        20,
+        "`--auto` leaves this many newest entries for next time.",
+        min=0,
+    ),
+    Key(
+        "consolidate.min_confidence",
+        0.5,
+        "Edits the model is less sure of are skipped and listed.",
+        min=0,
+        max=1,
     ),
     Key(
         "consolidate.redact_patterns",
         [],
         "Extra regular expressions for secrets to redact before anything is sent (keys, "
         "tokens, passwords and private keys are built in).",
+        check=_regexes,
     ),
     Key("llm.model", "gpt-4o-mini", "Model name sent to the endpoint."),
     Key("llm.base_url", "", "OpenAI-compatible endpoint (else OPENAI_BASE_URL, else OpenAI's)."),
-    Key("llm.timeout", 60.0, "Seconds one request may take."),
-    Key("llm.max_retries", 2, "Retries, with backoff, after HTTP 429 and 5xx."),
+    Key("llm.timeout", 60.0, "Seconds one request may take.", min=0.1, max=3600),
+    Key("llm.max_retries", 2, "Retries, with backoff, after HTTP 429 and 5xx.", min=0, max=20),
     Key(
         "llm.context_tokens",
         16000,
         "The model's context size; a larger backlog goes in several batches, one commit each.",
+        min=1024,
     ),
-    Key("context.budget", 500, "Token budget of `mem context` (CJK counted as ~1 a character)."),
-    Key("context.memories", 5, "Recalled memories `mem context` includes at most."),
-    Key("watch.debounce", 1.5, "Seconds of quiet after a change before `mem watch` refreshes."),
-    Key("cleanup.min_importance", 0.2, "`mem cleanup` archives lines less important than this..."),
-    Key("cleanup.unused_days", 30, "...once unused (not recalled) for this many days."),
-    Key("cleanup.deprecated_days", 90, "Struck-through lines older than this are archived."),
-    Key("cleanup.min_confidence", 0.5, "Lines with lower confidence are archived."),
+    Key(
+        "context.budget",
+        500,
+        "Token budget of `mem context` (CJK counted as ~1 a character).",
+        min=50,
+    ),
+    Key("context.memories", 5, "Recalled memories `mem context` includes at most.", min=0, max=50),
+    Key(
+        "watch.debounce",
+        1.5,
+        "Seconds of quiet after a change before `mem watch` refreshes.",
+        min=0.05,
+        max=600,
+    ),
+    Key(
+        "cleanup.min_importance",
+        0.2,
+        "`mem cleanup` archives lines less important than this...",
+        min=0,
+        max=1,
+    ),
+    Key("cleanup.unused_days", 30, "...once unused (not recalled) for this many days.", min=0),
+    Key(
+        "cleanup.deprecated_days",
+        90,
+        "Struck-through lines older than this are archived.",
+        min=0,
+    ),
+    Key("cleanup.min_confidence", 0.5, "Lines with lower confidence are archived.", min=0, max=1),
     Key("sync.remote", "origin", "Git remote `mem sync` pulls from and pushes to."),
     Key("sync.branch", "", "Branch `mem sync` uses (empty: the current one)."),
 )
@@ -150,7 +245,37 @@ def key(name: str) -> Key:
         raise ConfigError(f"unknown setting {name!r}{hint}") from None
 
 
+def _where(origin: str) -> str:
+    return origin if origin == FLAG else f"in {origin}"
+
+
+def _problem(k: Key, value: Any) -> str | None:
+    """What is wrong with a value of the right type, or None."""
+    if k.choices and value not in k.choices:
+        return f"must be one of {', '.join(k.choices)}, not {value!r}"
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        if not math.isfinite(value):
+            return f"must be a finite number, not {value!r}"
+        if k.min is not None and value < k.min:
+            return f"must be at least {k.min:g}, not {value!r}"
+        if k.max is not None and value > k.max:
+            return f"must be at most {k.max:g}, not {value!r}"
+    return k.check(value) if k.check else None
+
+
 def _coerce(k: Key, value: Any, origin: str) -> Any:
+    error: type[MemError] = UsageError if origin == FLAG else ConfigError
+    try:
+        value = _typed(k, value, origin)
+    except ConfigError as exc:
+        raise error(exc.message) from None
+    problem = _problem(k, value)
+    if problem:
+        raise error(f"{k.name} {_where(origin)} {problem}")
+    return value
+
+
+def _typed(k: Key, value: Any, origin: str) -> Any:
     kind = k.kind
     if isinstance(value, str) and kind is not str:
         text = value.strip()
@@ -163,20 +288,16 @@ def _coerce(k: Key, value: Any, origin: str) -> Any:
                 value = [part.strip() for part in text.split(",") if part.strip()]
             else:
                 value = kind(text)
-        except ValueError:
+        except (ValueError, OverflowError):
             raise ConfigError(
-                f"{k.name} in {origin} must be a {kind.__name__}, not {value!r}"
+                f"{k.name} {_where(origin)} must be a {kind.__name__}, not {value!r}"
             ) from None
     if kind is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
     if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-        raise ConfigError(f"{k.name} in {origin} must be a {kind.__name__}, not {value!r}")
+        raise ConfigError(f"{k.name} {_where(origin)} must be a {kind.__name__}, not {value!r}")
     if kind is list and not all(isinstance(v, str) for v in value):
-        raise ConfigError(f"{k.name} in {origin} must be a list of strings, not {value!r}")
-    if k.choices and value not in k.choices:
-        raise ConfigError(
-            f"{k.name} in {origin} must be one of {', '.join(k.choices)}, not {value!r}"
-        )
+        raise ConfigError(f"{k.name} {_where(origin)} must be a list of strings, not {value!r}")
     return value
 
 
@@ -202,6 +323,11 @@ def read_config_file(path: Path) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise ConfigError(f"{path} is not valid UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
+        m = re.search(r"Cannot declare \('?([^)']*)'?,?\) twice", str(exc))
+        if m:  # two [section] blocks: say which, and what to do
+            raise ConfigError(
+                f"{path} declares [{m[1]}] twice; merge the two blocks into one"
+            ) from None
         raise ConfigError(f"{path} is not valid TOML: {exc}") from None
 
 
@@ -216,6 +342,21 @@ class Config:
 
     def rows(self) -> list[tuple[str, Any, str]]:
         return [(k.name, self.values[k.name], self.sources[k.name]) for k in KEYS]
+
+    def override(self, flags: Mapping[str, Any]) -> Config:
+        """These settings with command-line values on top (None means not given), checked
+        like any other source."""
+        values, sources = dict(self.values), dict(self.sources)
+        for name, value in flags.items():
+            if value is None:
+                continue
+            try:
+                k = key(name)
+            except ConfigError as exc:
+                raise UsageError(exc.message) from None
+            values[name] = _coerce(k, value, FLAG)
+            sources[name] = "flag"
+        return Config(values, sources)
 
 
 def load_config(
@@ -236,13 +377,7 @@ def load_config(
         if k.env in env:
             values[k.name] = _coerce(k, env[k.env], k.env)
             sources[k.name] = f"env {k.env}"
-    for name, value in (overrides or {}).items():
-        if value is None:
-            continue
-        k = key(name)
-        values[name] = _coerce(k, value, "the command line")
-        sources[name] = "flag"
-    return Config(values, sources)
+    return Config(values, sources).override(overrides or {})
 
 
 def _toml_value(value: Any) -> str:
@@ -258,7 +393,8 @@ def _toml_value(value: Any) -> str:
 def default_config_text() -> str:
     """The mem.toml `mem init` writes: every key at its default, commented out."""
     lines = [
-        "# openclaw-mem settings. Every key is listed at its default; uncomment to change.",
+        "# openclaw-mem settings. Every key is listed at its default: to change one, uncomment",
+        "# it and its [section] line (or add your own [section] block anywhere in this file).",
         "# A MEM_<SECTION>_<KEY> environment variable overrides this file;",
         "# `mem config` shows the effective values and where each came from.",
     ]
@@ -266,7 +402,9 @@ def default_config_text() -> str:
     for k in KEYS:
         sec, name = k.name.split(".", 1)
         if sec != section:
-            lines += ["", f"[{sec}]"]
+            # The header is commented too: a user who pastes an [llm] block of their own
+            # must not collide with ours (TOML forbids a table declared twice).
+            lines += ["", f"# [{sec}]"]
             section = sec
         lines.append(f"# {k.doc}")
         lines.append(f"# {name} = {_toml_value(k.default)}")

@@ -8,23 +8,21 @@ character, so a Chinese profile does not overflow the budget.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
-from .chunking import estimate_tokens
-from .consolidate.edits import core, is_struck
 from .errors import BadEncoding
 from .fsutil import read_text
 from .index import IndexParams
 from .logs import read_entries
+from .markdown import core, entry_heading, heading, is_bullet, is_live_bullet, lines_of
 from .recall import RecallOptions, recall
+from .text import estimate_tokens
 from .workspace import Workspace, day_of
 
 HEADER = "What you know about the user. Use it where it helps; do not mention that it is memory."
 GROUPS = ("preferences", "history", "goals")
 PROFILE_SHARE = 0.45  # the profile may take this much of the budget at most
-_HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 
 
 @dataclass(frozen=True)
@@ -77,21 +75,21 @@ def _profile_lines(ws: Workspace) -> list[tuple[str | None, str]]:
         return []
     out: list[tuple[str | None, str]] = []
     section = None
-    for line in read_text(path, "USER.md").splitlines():
-        m = _HEADING_RE.match(line)
-        if m:
-            section = m[2] if len(m[1]) > 1 else None
+    for line in lines_of(read_text(path, "USER.md")):
+        h = heading(line)
+        if h:
+            section = h[1] if h[0] > 1 else None
             continue
-        if line.lstrip().startswith(("-", "*", "+")) and not is_struck(line) and core(line):
+        if is_live_bullet(line):
             out.append((section, f"- {core(line)}"))
     return out
 
 
 def _section_of(lines: list[str], line_no: int) -> str:
     for i in range(min(line_no, len(lines)) - 1, -1, -1):
-        m = _HEADING_RE.match(lines[i])
-        if m:
-            return m[2].casefold()
+        h = heading(lines[i])
+        if h:
+            return h[1].casefold()
     return ""
 
 
@@ -99,7 +97,7 @@ def _group(ws: Workspace, path: str, start: int) -> str:
     if path.startswith("memory/") or path == "HISTORY.md":
         return "history"
     try:
-        section = _section_of(read_text(ws.root / path, path).splitlines(), start)
+        section = _section_of(lines_of(read_text(ws.root / path, path)), start)
     except (OSError, BadEncoding):
         return "history"
     if "prefer" in section or "偏好" in section:
@@ -112,13 +110,13 @@ def _group(ws: Workspace, path: str, start: int) -> str:
 def _compact(snippet: str, limit: int = 300) -> str:
     kept = []
     for line in snippet.splitlines():
-        if _HEADING_RE.match(line) and not kept:
-            m = re.match(r"^#{2,3}\s+(\d{1,2}:\d{2})\s*[·•|—–:-]?\s*(.*)$", line)
+        if heading(line) and not kept:
+            m = entry_heading(line)
             if m:  # a log entry's heading becomes its prefix: "09:05 user:"
-                kept.append(f"{m[1]} {m[2]}:")
+                kept.append(f"{int(m['h']):02d}:{m['m']} {m['label']}:")
             continue
         if line.strip():
-            kept.append(core(line) if line.lstrip().startswith(("-", "*", "+")) else line.strip())
+            kept.append(core(line) if is_bullet(line) else line.strip())
     text = " ".join(kept)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 

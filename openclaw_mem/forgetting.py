@@ -17,21 +17,28 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from . import access
-from .consolidate.edits import BULLET_RE, core, is_struck, split_lines
 from .errors import NotFound, UsageError
 from .fsutil import atomic_write_text, read_text
+from .markdown import (
+    BULLET_RE,
+    MARKER_RE,
+    core,
+    deprecated_on,
+    entry_heading,
+    heading,
+    is_live_bullet,
+    is_struck,
+    parse_citation,
+    parse_meta,
+    split_doc,
+    strike,
+)
 from .recall import safe_path
 from .search.tokenize import shingles, tokenize
-from .workspace import Workspace, day_of
+from .workspace import ARCHIVE_DIR, CURATED_FILES, HISTORY_FILE, Workspace, day_of
 
-DOCUMENTS = ("MEMORY.md", "USER.md", "AGENTS.md")
-ARCHIVE_DIR = "archive"
-_SPEC_RE = re.compile(r"^(?P<path>[^#:]+\.md)(?::(?P<line>\d+)|#L(?P<a>\d+)(?:-L?(?P<b>\d+))?)$")
-_META_RE = re.compile(
-    r"<!--\s*(?P<type>\w+)\s+i=(?P<i>[\d.]+)\s+c=(?P<c>[\d.]+)\s+(?P<date>\d{4}-\d{2}-\d{2})\s*-->"
-)
-_DEPRECATED_RE = re.compile(r"\((?:deprecated|forgotten) (?P<date>\d{4}-\d{2}-\d{2})")
-_ENTRY_RE = re.compile(r"^#{2,3}\s+\[?\d{1,2}:\d{2}")
+DOCUMENTS = CURATED_FILES
+_LINE_SPEC_RE = re.compile(r"^(?P<path>[^#:]+\.md):(?P<line>\d+)$")
 
 
 @dataclass(frozen=True)
@@ -41,10 +48,6 @@ class Forgotten:
     before: list[str]
     after: list[str]  # empty when deleted
     mode: str  # deprecated | deleted | redacted
-
-
-def _join(lines: list[str], newline: str) -> str:
-    return newline.join(lines) + newline
 
 
 def find_line(ws: Workspace, query: str) -> tuple[str, int]:
@@ -58,8 +61,8 @@ def find_line(ws: Workspace, query: str) -> tuple[str, int]:
         path = ws.root / name
         if not path.exists():
             continue
-        for n, line in enumerate(split_lines(read_text(path, name))[0], 1):
-            if not line.lstrip().startswith(("-", "*", "+")) or is_struck(line) or not core(line):
+        for n, line in enumerate(split_doc(read_text(path, name)).lines, 1):
+            if not is_live_bullet(line):
                 continue
             mine = shingles(tokenize(core(line)))
             shared = len(words & mine)
@@ -75,13 +78,13 @@ def find_line(ws: Workspace, query: str) -> tuple[str, int]:
 
 
 def parse_target(ws: Workspace, spec: str) -> tuple[str, int, int]:
-    m = _SPEC_RE.match(spec.strip())
-    if m:
-        first = int(m["line"] or m["a"])
-        last = int(m["b"]) if m["b"] else first
+    m = _LINE_SPEC_RE.match(spec.strip())
+    found = (m["path"], int(m["line"]), int(m["line"])) if m else parse_citation(spec)
+    if found and found[0].endswith(".md"):
+        path, first, last = found
         if last < first or first < 1:
             raise UsageError(f"{spec}: bad line range")
-        return m["path"], first, last
+        return path, first, last
     rel, line = find_line(ws, spec)
     return rel, line, line
 
@@ -89,8 +92,8 @@ def parse_target(ws: Workspace, spec: str) -> tuple[str, int, int]:
 def forget(ws: Workspace, spec: str, hard: bool, today: date) -> Forgotten:
     rel, first, last = parse_target(ws, spec)
     path = safe_path(ws, rel)
-    text = read_text(path, rel)
-    lines, newline = split_lines(text)
+    doc = split_doc(read_text(path, rel))
+    lines = list(doc.lines)
     if last > len(lines):
         raise NotFound(f"{rel} has {len(lines)} lines; line {last} does not exist")
     before = lines[first - 1 : last]
@@ -107,13 +110,10 @@ def forget(ws: Workspace, spec: str, hard: bool, today: date) -> Forgotten:
         else:
             if is_struck(line):
                 raise UsageError(f"{rel}:{first} is already struck through; --hard deletes it")
-            prefix = BULLET_RE.match(line)
-            comment = re.search(r"\s*<!--.*?-->\s*$", line)
-            new = f"{prefix[0] if prefix else '- '}~~{core(line)}~~ (forgotten {today.isoformat()})"
-            new += f" {comment[0].strip()}" if comment else ""
+            new = strike(line, today, why="forgotten")
             lines[first - 1] = new
             after, mode = [new], "deprecated"
-    elif is_log or rel == "HISTORY.md":
+    elif is_log or rel == HISTORY_FILE:
         if not hard:
             raise UsageError(
                 f"{rel} is a log and logs are never rewritten; `mem forget --hard {spec}` "
@@ -123,10 +123,10 @@ def forget(ws: Workspace, spec: str, hard: bool, today: date) -> Forgotten:
         after = []
         for i in range(first - 1, last):
             line = lines[i]
-            if _ENTRY_RE.match(line) or not line.strip() or re.match(r"^#\s", line):
+            if entry_heading(line) or not line.strip() or heading(line):
                 after.append(line)  # headings keep the log's structure
                 continue
-            if line.startswith("<!-- consolidated:"):
+            if MARKER_RE.fullmatch(line.strip()):
                 after.append(line)  # progress markers carry no content
                 continue
             prefix = BULLET_RE.match(line)
@@ -137,7 +137,7 @@ def forget(ws: Workspace, spec: str, hard: bool, today: date) -> Forgotten:
         raise UsageError(
             f"{rel}: forget works on MEMORY.md, USER.md, AGENTS.md, HISTORY.md and daily logs"
         )
-    atomic_write_text(path, _join(lines, newline))
+    atomic_write_text(path, doc.text(lines))
     return Forgotten(rel, (first, last), before, after, mode)
 
 
@@ -150,16 +150,6 @@ class Stale:
     line: int
     text: str
     reason: str
-
-
-def _meta(line: str) -> tuple[float, float, date] | None:
-    m = _META_RE.search(line)
-    if not m:
-        return None
-    try:
-        return float(m["i"]), float(m["c"]), date.fromisoformat(m["date"])
-    except ValueError:
-        return None
 
 
 def find_stale(
@@ -180,7 +170,7 @@ def find_stale(
         if not path.exists():
             continue
         text = read_text(path, name)
-        lines = split_lines(text)[0]
+        lines = split_doc(text).lines
         last_used: dict[int, datetime] = {}
         for chunk in chunk_file(name, text):
             key = access.chunk_key(name, lines[chunk.start_line - 1 : chunk.end_line])
@@ -191,16 +181,15 @@ def find_stale(
         for n, line in enumerate(lines, 1):
             if not core(line):
                 continue
-            dep = _DEPRECATED_RE.search(line) if is_struck(line) else None
-            if dep:
-                when = date.fromisoformat(dep["date"])
+            when = deprecated_on(line) if is_struck(line) else None
+            if when:
                 if (now.date() - when).days > deprecated_days:
                     out.append(Stale(name, n, line, f"deprecated since {when}"))
                 continue
-            meta = _meta(line)
+            meta = parse_meta(line)
             if meta is None:
                 continue  # a line a person wrote has no metadata: never cleaned up
-            importance, confidence, added = meta
+            importance, confidence, added = meta.importance, meta.confidence, meta.day
             if confidence < min_confidence:
                 out.append(Stale(name, n, line, f"low confidence ({confidence:g})"))
                 continue
@@ -222,11 +211,10 @@ def archive(ws: Workspace, stale: Sequence[Stale], now: datetime) -> str:
         mine = [s for s in stale if s.path == name]
         if not mine:
             continue
-        text = read_text(ws.root / name, name)
-        lines, newline = split_lines(text)
+        doc = split_doc(read_text(ws.root / name, name))
         drop = {s.line for s in mine}
         atomic_write_text(
-            ws.root / name, _join([x for i, x in enumerate(lines, 1) if i not in drop], newline)
+            ws.root / name, doc.text([x for i, x in enumerate(doc.lines, 1) if i not in drop])
         )
         blocks += [f"From {name}:"]
         blocks += [f"{s.text.rstrip()}  <!-- archived: {s.reason} -->" for s in mine]

@@ -1,8 +1,9 @@
 """Git for memory files (gitpython): commit, history, diff, state.
 
-Only memory files are ever staged or committed (root *.md, memory/**, mem.toml,
-.gitignore, .gitattributes), so a workspace inside a larger repository, or with other
-work in progress, is left alone. Import this module lazily: gitpython costs ~0.1 s.
+Only memory files are ever staged or committed (root *.md, memory/**, archive/**, mem.toml,
+.gitignore, .gitattributes, and the skill `mem init --skill` installs), so a workspace
+inside a larger repository, or with other work in progress, is left alone. Import this
+module lazily: gitpython costs ~0.1 s.
 """
 
 from __future__ import annotations
@@ -18,10 +19,12 @@ from pathlib import Path
 import git
 
 from .errors import ConflictError, GitError, NotFound
+from .markdown import COMMIT_CONSOLIDATE, COMMIT_SYNC
+from .workspace import ARCHIVE_DIR, GITATTRIBUTES, MEMORY_DIR, SKILL_FILE
 
 _FALLBACK_IDENTITY = {"name": "openclaw-mem", "email": "mem@localhost"}
 _SHORTSTAT_RE = re.compile(r"(\d+) (file|insertion|deletion)")
-_EXTRA_FILES = ("mem.toml", ".gitignore", ".gitattributes")
+_EXTRA_FILES = ("mem.toml", ".gitignore", ".gitattributes", SKILL_FILE)
 
 
 @dataclass(frozen=True)
@@ -87,8 +90,8 @@ def memory_pathspecs(repo: git.Repo, root: Path) -> list[str]:
     pre = _prefix(repo, root)
     return [
         f":(glob){pre}*.md",
-        f":(glob){pre}memory/**",
-        f":(glob){pre}archive/**",
+        f":(glob){pre}{MEMORY_DIR}/**",
+        f":(glob){pre}{ARCHIVE_DIR}/**",
         *(f":(glob){pre}{name}" for name in _EXTRA_FILES),
     ]
 
@@ -96,7 +99,7 @@ def memory_pathspecs(repo: git.Repo, root: Path) -> list[str]:
 def _is_memory_path(rel: str) -> bool:
     return (
         ("/" not in rel and rel.endswith(".md"))
-        or rel.startswith(("memory/", "archive/"))
+        or rel.startswith((f"{MEMORY_DIR}/", f"{ARCHIVE_DIR}/"))
         or rel in _EXTRA_FILES
     )
 
@@ -272,9 +275,6 @@ def state(root: Path) -> GitState:
     return GitState(True, tuple(changed_memory_files(repo, root)), last_commit(repo, root), branch)
 
 
-CONSOLIDATE_PREFIX = "consolidate:"
-
-
 def last_consolidation_commit(root: Path) -> CommitInfo | None:
     """The newest consolidation commit that has not been reverted since."""
     repo = open_repo(root)
@@ -289,8 +289,9 @@ def last_consolidation_commit(root: Path) -> CommitInfo | None:
         sha, short, author, when, subject, body = fields[:6]
         for m in re.finditer(r"This reverts commit ([0-9a-f]{40})", body):
             reverted.add(m[1])
-        if subject.startswith(CONSOLIDATE_PREFIX) and sha not in reverted:
-            return CommitInfo(sha, short, author, when, subject)
+        if subject.startswith(COMMIT_CONSOLIDATE) and sha not in reverted:
+            found = _parse_log(repo.git.log("-n", "1", _LOG_FORMAT, "--shortstat", sha))
+            return found[0] if found else CommitInfo(sha, short, author, when, subject)
     return None
 
 
@@ -341,10 +342,9 @@ def sync(root: Path, remote: str = "origin", branch: str = "") -> SyncResult:
     attributes = root / ".gitattributes"
     if not attributes.exists():
         from .fsutil import atomic_write_text
-        from .scaffold import GITATTRIBUTES
 
         atomic_write_text(attributes, GITATTRIBUTES)
-    committed = commit_memory(root, "mem sync: local memory changes")
+    committed = commit_memory(root, f"{COMMIT_SYNC} local memory changes")
     try:
         repo.git.fetch(remote)
     except git.GitCommandError as exc:

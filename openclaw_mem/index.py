@@ -61,11 +61,6 @@ class IndexParams:
 
     @classmethod
     def from_config(cls, cfg) -> IndexParams:
-        from .errors import ConfigError
-
-        for name in ("index.chunk_tokens", "index.chunk_overlap", "index.log_context"):
-            if cfg[name] < (1 if name == "index.chunk_tokens" else 0):
-                raise ConfigError(f"{name} must be positive, not {cfg[name]}")
         return cls(
             chunk_tokens=cfg["index.chunk_tokens"],
             chunk_overlap=cfg["index.chunk_overlap"],

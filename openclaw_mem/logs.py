@@ -16,25 +16,24 @@ from __future__ import annotations
 import contextlib
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
 from .errors import BadEncoding, UsageError
+from .markdown import (
+    DAY_TITLE_RE,
+    entry_heading,
+    entry_heading_text,
+    front_matter_end,
+    is_heading,
+    is_top_bullet,
+    strip_bom,
+)
 
 ROLES = ("user", "assistant", "system", "note")
-SEPARATOR = "·"
 
-# Lenient on purpose: people and other agents write `## 09:30 - Alice` or `### [9:30] user`.
-ENTRY_HEADING_RE = re.compile(
-    r"^#{2,3}[ \t]+\[?(?P<h>\d{1,2}):(?P<m>\d{2})(?::\d{2})?\]?"
-    r"(?:[ \t]*[·•|—–:-][ \t]*|[ \t]+|$)(?P<label>.*?)[ \t]*"
-    r"(?:<!--(?P<meta>.*?)-->)?[ \t]*$"
-)
-TITLE_RE = re.compile(r"^#[ \t]+(\d{4}-\d{2}-\d{2})\b")
-HEADING_RE = re.compile(r"^#{1,6}[ \t]")
-BULLET_RE = re.compile(r"^(?:[-*+]|\d{1,3}[.)])[ \t]+")
 LEADING_TIME_RE = re.compile(
     r"^(?:[-*+]|\d{1,3}[.)])?[ \t]*(?:\*\*|`)?\[?(\d{1,2}):(\d{2})(?::\d{2})?\]?(?:\*\*|`)?(?=\s|$)"
 )
@@ -118,24 +117,17 @@ def check_session(session: str | None) -> str | None:
     return session
 
 
-def _entry_heading(line: str) -> re.Match[str] | None:
-    m = ENTRY_HEADING_RE.match(line.removesuffix("\r"))
-    return m if m and int(m["h"]) < 24 and int(m["m"]) < 60 else None
-
-
 def format_entry(entry: NewEntry) -> str:
     text = normalize_text(entry.text)
     meta = []
     if entry.session:
         meta.append(f"session: {entry.session}")
     body = text.split("\n")
-    if any(_entry_heading(line) for line in body):
+    if any(entry_heading(line) for line in body):
         # The text holds a line that reads like an entry heading: say how long the
         # entry is so the parser does not split it there.
         meta.append(f"lines: {len(body)}")
-    heading = f"## {entry.when:%H:%M} {SEPARATOR} {entry.label}"
-    if meta:
-        heading += " <!-- " + "; ".join(meta) + " -->"
+    heading = entry_heading_text(entry.when, entry.label, "; ".join(meta))
     return f"{heading}\n{text}\n\n"
 
 
@@ -205,16 +197,6 @@ def append_entries(
 # ---------------------------------------------------------------- parsing
 
 
-def _front_matter_end(lines: list[str]) -> int:
-    """Index of the first line after a leading `---` front-matter block (0 if none)."""
-    if not lines or lines[0].rstrip("\r") != "---":
-        return 0
-    for i in range(1, len(lines)):
-        if lines[i].rstrip("\r") in ("---", "..."):
-            return i + 1
-    return 0
-
-
 def _front_matter_date(text: str) -> date | None:
     import frontmatter
 
@@ -241,19 +223,18 @@ def _parse_meta(meta: str | None) -> dict[str, str]:
 
 def parse_log(text: str, day: date | None = None) -> list[Entry]:
     """Every entry of a daily log, in file order, with exact 1-based line ranges."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
+    text = strip_bom(text)
     if not text:
         return []
     lines = text.split("\n")
     if text.endswith("\n"):
         lines.pop()
-    start = _front_matter_end(lines)
+    start = front_matter_end(lines)
     if start and day is None:
         day = _front_matter_date(text)
     if day is None:
         for line in lines[start:]:
-            m = TITLE_RE.match(line)
+            m = DAY_TITLE_RE.match(line)
             if m:
                 with contextlib.suppress(ValueError):
                     day = date.fromisoformat(m[1])
@@ -263,7 +244,7 @@ def parse_log(text: str, day: date | None = None) -> list[Entry]:
     block: list[int] = []  # indexes of a free-form block's lines
 
     def flush() -> None:
-        if len(block) == 1 and HEADING_RE.match(lines[block[0]]):
+        if len(block) == 1 and is_heading(lines[block[0]]):
             block.clear()  # a bare section heading is structure, not an entry
         if block:
             raw = [lines[k].removesuffix("\r") for k in block]
@@ -276,7 +257,7 @@ def parse_log(text: str, day: date | None = None) -> list[Entry]:
     while i < n:
         raw_line = lines[i]
         line = raw_line.removesuffix("\r")
-        m = _entry_heading(line)
+        m = entry_heading(line)
         if m:
             flush()
             crlf = raw_line.endswith("\r")
@@ -288,7 +269,7 @@ def parse_log(text: str, day: date | None = None) -> list[Entry]:
                 nxt = j + 1 if j < n and lines[j].removesuffix("\r") == "" else j
             else:
                 j = i + 1
-                while j < n and not _entry_heading(lines[j]):
+                while j < n and not entry_heading(lines[j]):
                     j += 1
                 body = lines[i + 1 : j]
                 if body and body[-1].removesuffix("\r") == "":
@@ -316,9 +297,9 @@ def parse_log(text: str, day: date | None = None) -> list[Entry]:
             continue
         if not line.strip():
             flush()
-        elif TITLE_RE.match(line) or (line.startswith("# ") and not entries and not block):
+        elif DAY_TITLE_RE.match(line) or (line.startswith("# ") and not entries and not block):
             flush()  # the day's title is not an entry
-        elif HEADING_RE.match(line) or (BULLET_RE.match(line) and block):
+        elif is_heading(line) or (is_top_bullet(line) and block):
             flush()
             block.append(i)
         else:
@@ -332,7 +313,3 @@ def read_entries(path: Path, day: date | None = None, rel: str | None = None) ->
     from .fsutil import read_text
 
     return parse_log(read_text(path, rel), day)
-
-
-def count_by_day(entries: Iterable[Entry]) -> Counter[date]:
-    return Counter(e.day for e in entries if e.day is not None)

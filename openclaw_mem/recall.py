@@ -1,8 +1,8 @@
 """`mem recall` and `mem get` as library calls.
 
 The pipeline: BM25 over tokens and MinHash containment over shingles score every live chunk;
-the best k x 4 of each list form the candidates; both scores are min-max normalised over
-the candidates and fused `0.7 * vector + 0.3 * text`; dated chunks decay by
+the best k x 4 of each list form the candidates; each score is divided by the candidates'
+best and the two are fused `0.7 * vector + 0.3 * text`; dated chunks decay by
 `exp(-λ · age_days)` (evergreen ones never), deprecated ones count half; MMR (λ 0.6) over
 the chunks' signature similarity picks k without near-duplicates.
 """
@@ -19,6 +19,7 @@ import numpy as np
 
 from .errors import NotFound, UsageError
 from .index import Index, IndexParams, days_since_epoch, open_index
+from .markdown import citation, lines_of, parse_citation, strip_comments
 from .search import bm25, minhash
 from .search.rank import decay_factors, fuse, mmr, normalize, top_k
 from .search.tokenize import shingles, tokenize
@@ -50,8 +51,7 @@ class RecallOptions:
 
     @classmethod
     def from_config(cls, cfg, **overrides) -> RecallOptions:
-        from .errors import ConfigError
-
+        """Options from checked settings (config.py holds their constraints)."""
         values = {
             "k": cfg["recall.k"],
             "vector_weight": cfg["recall.vector_weight"],
@@ -65,20 +65,6 @@ class RecallOptions:
             "access_boost": cfg["recall.access_boost"],
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
-        for name in (
-            "access_boost",
-            "vector_weight",
-            "text_weight",
-            "decay_lambda",
-            "deprecated_weight",
-            "min_score",
-        ):
-            if values[name] < 0:
-                raise ConfigError(f"recall.{name} must not be negative, not {values[name]}")
-        if values["k"] < 1 or values["candidate_multiplier"] < 1:
-            raise ConfigError("recall.k and recall.candidate_multiplier must be at least 1")
-        if not 0 <= values["mmr_lambda"] <= 1:
-            raise ConfigError(f"recall.mmr_lambda must lie in [0, 1], not {values['mmr_lambda']}")
         return cls(**values)
 
 
@@ -96,7 +82,7 @@ class Hit:
 
     @property
     def citation(self) -> str:
-        return f"{self.path}#L{self.start_line}-L{self.end_line}"
+        return citation(self.path, self.start_line, self.end_line)
 
     def to_json(self, explain: bool = False) -> dict:
         out = {
@@ -278,17 +264,14 @@ def _file_lines(ws: Workspace, rel: str, cache: dict[str, list[str]]) -> list[st
             text = (ws.root / rel).read_bytes().decode("utf-8", errors="replace")
         except OSError:
             text = ""
-        cache[rel] = [line.removesuffix("\r") for line in text.removeprefix("\ufeff").split("\n")]
+        cache[rel] = lines_of(text)
     return cache[rel]
-
-
-_COMMENT_RE = re.compile(r"[ \t]*<!--.*?-->")
 
 
 def snippet(lines: list[str], terms: set[str], limit: int = SNIPPET_CHARS) -> str:
     """The lines (metadata comments left out), or the run of them richest in query terms
     that fits `limit` characters."""
-    lines = [_COMMENT_RE.sub("", line) for line in lines]
+    lines = [strip_comments(line) for line in lines]
     text = "\n".join(lines)
     if len(text) <= limit:
         return text
@@ -368,8 +351,6 @@ def recall(
 
 # ----------------------------------------------------------------- get
 
-_CITATION_RE = re.compile(r"^(?P<path>.+?)#L(?P<a>\d+)(?:-L?(?P<b>\d+))?$")
-
 
 @dataclass(frozen=True)
 class Lines:
@@ -378,16 +359,24 @@ class Lines:
     end: int
     text: str
 
+    def to_json(self) -> dict:
+        """OpenClaw's memory_get shape."""
+        return {
+            "path": self.path,
+            "from": self.start,
+            "lines": self.end - self.start + 1,
+            "text": self.text,
+        }
+
 
 def parse_spec(spec: str) -> tuple[str, int, int | None]:
     """PATH, PATH:FROM, PATH:FROM:N or a citation PATH#Lx-Ly -> (path, from, count)."""
-    m = _CITATION_RE.match(spec)
-    if m:
-        a = int(m["a"])
-        b = int(m["b"]) if m["b"] else a
+    cited = parse_citation(spec)
+    if cited:
+        path, a, b = cited
         if b < a:
             raise UsageError(f"{spec}: the range ends before it starts")
-        return m["path"], a, b - a + 1
+        return path, a, b - a + 1
     parts = spec.rsplit(":", 2)
     nums = []
     while len(parts) > 1 and parts[-1].isdigit():
@@ -431,13 +420,8 @@ def get_lines(ws: Workspace, spec: str) -> Lines:
     path = safe_path(ws, rel)
     from .fsutil import read_text
 
-    text = read_text(path, rel).removeprefix("\ufeff")
-    lines = text.split("\n")
-    if text.endswith("\n"):
-        lines.pop()
+    lines = lines_of(read_text(path, rel))
     if start > max(len(lines), 1):
         raise NotFound(f"{rel} has {len(lines)} lines; line {start} does not exist")
     end = len(lines) if count is None else min(len(lines), start + count - 1)
-    return Lines(
-        rel, start, end, "\n".join(line.removesuffix("\r") for line in lines[start - 1 : end])
-    )
+    return Lines(rel, start, end, "\n".join(lines[start - 1 : end]))

@@ -8,16 +8,9 @@ from pathlib import Path
 
 from .config import CONFIG_FILE, default_config_text
 from .fsutil import atomic_write_text, read_text
+from .markdown import COMMIT_INIT
 from .resources import templates_dir
-from .workspace import CORE_FILES, MEMORY_DIR, STATE_DIR
-
-GITIGNORE_LINE = f"{STATE_DIR}/"
-GITATTRIBUTES = """# mem: two machines appending to the same daily log, or to HISTORY.md, merge by
-# keeping both sides. MEMORY.md, USER.md and AGENTS.md merge normally: a conflict stops.
-memory/*.md merge=union
-memory/**/*.md merge=union
-HISTORY.md merge=union
-"""
+from .workspace import CORE_FILES, GITATTRIBUTES, GITIGNORE_LINE, MEMORY_DIR, SKILL_FILE
 
 
 @dataclass
@@ -37,9 +30,6 @@ def _write_new(path: Path, text: str) -> bool:
     return True
 
 
-SKILL = "skills/openclaw-mem/SKILL.md"
-
-
 def init_workspace(root: Path, *, use_git: bool = True, skill: bool = False) -> InitReport:
     report = InitReport(root)
     root.mkdir(parents=True, exist_ok=True)
@@ -50,8 +40,8 @@ def init_workspace(root: Path, *, use_git: bool = True, skill: bool = False) -> 
     if not (root / MEMORY_DIR).is_dir():
         (root / MEMORY_DIR).mkdir()
         report.created.append(MEMORY_DIR + "/")
-    if skill and _write_new(root / SKILL, read_text(templates / "skill" / "SKILL.md")):
-        report.created.append(SKILL)
+    if skill and _write_new(root / SKILL_FILE, read_text(templates / "skill" / "SKILL.md")):
+        report.created.append(SKILL_FILE)
     if _write_new(root / CONFIG_FILE, default_config_text()):
         report.created.append(CONFIG_FILE)
 
@@ -92,7 +82,7 @@ def _init_git(report: InitReport) -> None:
             files = [p for p in report.created + report.updated if not p.endswith("/")]
         if files is None or files:
             info = gitrepo.commit_memory(
-                report.root, "mem init: create memory workspace", paths=files
+                report.root, f"{COMMIT_INIT} create memory workspace", paths=files
             )
             report.commit = info.short if info else None
     except GitError as exc:

@@ -1,4 +1,4 @@
-"""Where the memory lives: resolving the workspace, its layout, and `mem init`."""
+"""Where the memory lives: resolving the workspace, and its layout."""
 
 from __future__ import annotations
 
@@ -15,7 +15,17 @@ from .errors import UsageError, WorkspaceNotFound
 MEMORY_DIR = "memory"
 STATE_DIR = ".mem"  # derived, git-ignored: index cache, access stats, locks
 CORE_FILES = ("AGENTS.md", "USER.md", "MEMORY.md", "HISTORY.md")
-DEFAULT_WORKSPACE = Path("~/.openclaw/workspace")
+CURATED_FILES = ("MEMORY.md", "USER.md", "AGENTS.md")  # what consolidation edits
+HISTORY_FILE = "HISTORY.md"
+ARCHIVE_DIR = "archive"
+SKILL_FILE = "skills/openclaw-mem/SKILL.md"
+GITIGNORE_LINE = f"{STATE_DIR}/"
+GITATTRIBUTES = """# mem: two machines appending to the same daily log, or to HISTORY.md, merge by
+# keeping both sides. MEMORY.md, USER.md and AGENTS.md merge normally: a conflict stops.
+memory/*.md merge=union
+memory/**/*.md merge=union
+HISTORY.md merge=union
+"""
 DEFAULT_INCLUDE = ("*.md", "memory/**/*.md")
 DAY_FILE_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[-_ ].*)?\.md$")
 
@@ -169,7 +179,8 @@ def resolve_workspace(
         return Workspace(root.resolve(), "env MEM_WORKSPACE")
     for candidate in (cwd, *cwd.parents):
         if looks_like_workspace(candidate):
-            return Workspace(candidate.resolve(), "ancestor of the current directory")
+            how = "current directory" if candidate == cwd else "ancestor of the current directory"
+            return Workspace(candidate.resolve(), how)
     default = home / ".openclaw" / "workspace"
     if default.is_dir():
         return Workspace(default.resolve(), "default ~/.openclaw/workspace")

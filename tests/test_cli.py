@@ -43,7 +43,7 @@ def test_at_with_offset_is_local_time(ws):
 
 def test_user_errors_are_one_line_with_exit_codes(ws):
     cases = [
-        (("log", "--role", "boss", "x"), 2, "--role must be one of"),
+        (("log", "--role", "boss", "x"), 2, "role must be one of"),
         (("log", "--role", "user", "--speaker", "A", "x"), 2, "not both"),
         (("log", "--at", "yesterday", "x"), 2, "is not an ISO date or time"),
         (("log", ""), 2, "nothing to log"),

@@ -43,7 +43,7 @@ def test_default_file_round_trips_to_defaults(tmp_path):
     (tmp_path / "mem.toml").write_text(default_config_text(), encoding="utf-8")
     assert read_config_file(tmp_path / "mem.toml") == {}
     uncommented = "\n".join(
-        line[2:] if line.startswith("# ") and " = " in line else line
+        line[2:] if line.startswith("# ") and (" = " in line or line.startswith("# [")) else line
         for line in default_config_text().splitlines()
     )
     (tmp_path / "mem.toml").write_text(uncommented, encoding="utf-8")
@@ -68,3 +68,46 @@ def test_readme_documents_every_key():
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     missing = [k.name for k in KEYS if f"`{k.name}`" not in readme]
     assert not missing, f"README lacks {missing}"
+
+
+def test_a_pasted_section_block_adds_to_the_default_file(tmp_path):
+    """The README says to add an [llm] block: mem init's file must not declare one already."""
+    text = (
+        default_config_text()
+        + '\n[llm]\nmodel = "qwen2.5:7b"\nbase_url = "http://localhost:11434/v1"\n'
+    )
+    (tmp_path / "mem.toml").write_text(text, encoding="utf-8")
+    cfg = load_config(tmp_path, {})
+    assert cfg["llm.model"] == "qwen2.5:7b" and cfg.sources["llm.model"] == "mem.toml"
+
+
+def test_a_section_declared_twice_says_so(tmp_path):
+    (tmp_path / "mem.toml").write_text('[llm]\nmodel = "a"\n[llm]\ntimeout = 5\n', encoding="utf-8")
+    with pytest.raises(ConfigError) as err:
+        load_config(tmp_path, {})
+    assert "declares [llm] twice" in err.value.message
+
+
+@pytest.mark.parametrize(
+    "name, value, fragment",
+    [
+        ("MEM_LLM_TIMEOUT", "-1", "llm.timeout in MEM_LLM_TIMEOUT must be at least 0.1"),
+        ("MEM_RECALL_K", "0", "recall.k in MEM_RECALL_K must be at least 1"),
+        ("MEM_RECALL_MMR_LAMBDA", "1.5", "must be at most 1"),
+        ("MEM_RECALL_DECAY_LAMBDA", "nan", "must be a finite number"),
+        ("MEM_CONSOLIDATE_REDACT_PATTERNS", "(unclosed", "not a regular expression"),
+        ("MEM_LLM_MAX_RETRIES", "99999999999999999999999", "must be at most 20"),
+    ],
+)
+def test_values_are_checked_where_they_are_read(tmp_path, name, value, fragment):
+    with pytest.raises(ConfigError) as err:
+        load_config(tmp_path, {name: value})
+    assert fragment in err.value.message
+
+
+def test_a_bad_flag_value_is_a_usage_error(tmp_path):
+    from openclaw_mem.errors import UsageError
+
+    with pytest.raises(UsageError) as err:
+        load_config(tmp_path, {}, {"recall.k": 0})
+    assert err.value.message == "recall.k on the command line must be at least 1, not 0"

@@ -11,7 +11,8 @@ import pytest
 from conftest import snapshot
 from llm_server import tool_call
 
-from openclaw_mem.consolidate.progress import covered_lines
+from openclaw_mem.logs import read_entries
+from openclaw_mem.markdown import covered_lines
 
 GOOD = {
     "history_entry": "[2026-11-24 09:05] Lin Wei switched his backend work from Python to Go; "
@@ -117,6 +118,10 @@ def test_a_good_tool_call_becomes_one_reviewable_commit(mem, llm):
     head = git.Repo(mem.root).head.commit
     assert head.message.startswith("consolidate: +1 ~0 -0, 1 deprecated")
     assert set(head.stats.files) == {"USER.md", "MEMORY.md", "HISTORY.md"}
+    # The log it read is committed just before, on its own, so the committed marker never
+    # points at uncommitted lines and `mem undo` never reverts the log.
+    assert head.parents[0].message.startswith("mem log: memory/2026-11-24.md")
+    assert mem.json("status")["git"]["clean"]
 
     request = llm.requests[0]
     assert request["tool_choice"] == {"type": "function", "function": {"name": "save_memory"}}
@@ -277,6 +282,7 @@ def test_undo_reverts_with_a_new_commit(mem, llm):
     assert out.startswith("reverted ") and "committed " in out
     assert (mem.root / "USER.md").read_bytes() == before
     assert mem.json("status")["consolidation"]["pending"] == 4
+    assert len(read_entries(mem.root / "memory" / "2026-11-24.md")) == 4  # the log stays
     repo = git.Repo(mem.root)
     assert repo.head.commit.message.startswith('Revert "consolidate:')
     assert mem("undo", ok=False).exit_code == 4  # nothing left to undo
@@ -308,7 +314,7 @@ def test_a_large_backlog_goes_in_batches_one_commit_each(mem, llm, monkeypatch):
     llm.push(*answers)
     out = run(mem, llm).stdout
     n = len(llm.requests)
-    assert n >= 3 and f"{n} batch(es)" in out
+    assert n >= 3 and f"{n} batches" in out
     subjects = [c.message for c in git.Repo(mem.root).iter_commits(max_count=n)]
     assert all(s.startswith("consolidate:") for s in subjects)
     assert mem.json("status")["consolidation"]["pending"] == 0

@@ -35,7 +35,7 @@ def test_two_machines_appending_to_one_day_merge_cleanly(tmp_path):
     out = laptop("sync").stdout
     assert "committed " in out and "pushed 1" in out
     out = desktop("sync").stdout
-    assert "pulled 1 commit(s)" in out and "pushed 1" in out
+    assert "pulled 1 commit," in out and "pushed 1" in out
     laptop("sync")
     for machine in (laptop, desktop):
         texts = [e.text for e in read_entries(machine.root / "memory" / "2026-11-30.md")]

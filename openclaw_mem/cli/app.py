@@ -1,9 +1,10 @@
-"""The `mem` Typer app, its global options and the one error funnel.
+"""The `mem` Typer app, its global options, the terminal environment and the one error funnel.
 
 Every failure leaves through `MemGroup.main`: a user error is one line on stderr,
 `mem: error: …`, and its documented exit code; `--debug` (or MEM_DEBUG=1) shows the
-traceback instead. Command modules register themselves on `app`; keep their top-level
-imports light, since `mem log` and `mem --help` run on every agent turn.
+traceback instead. Command modules register themselves on `app` and call the `Memory`
+facade; keep their top-level imports light, since `mem log` and `mem --help` run on every
+agent turn.
 """
 
 import os
@@ -15,12 +16,17 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from click.exceptions import NoArgsIsHelpError
 from typer.core import TyperGroup
 
 from .. import __version__
-from ..config import Config, load_config
 from ..errors import ExitCode, MemError, UsageError
-from ..workspace import Workspace, resolve_workspace
+from ..memory import Memory
+
+# Commands whose text arguments are taken verbatim: `mem log "- buy milk"` and
+# `mem recall "-1 degrees"` are text, not unknown options.
+VERBATIM = ("log", "recall", "context")
+_GLOBAL_WITH_VALUE = ("-w", "--workspace")
 
 
 def _echo_err(message: str) -> None:
@@ -29,6 +35,42 @@ def _echo_err(message: str) -> None:
 
 def warn(message: str) -> None:
     _echo_err(f"mem: warning: {message}")
+
+
+def _verbatim_text(group: "MemGroup", argv: list[str]) -> list[str]:
+    """Put `--` before the first word of a verbatim command that starts with `-` and is not
+    one of its options, so click leaves it (and what follows) alone. Click would otherwise
+    read `-1 degrees` as a cluster of short options and even find `-r` inside "degrees"."""
+    i = 0
+    while i < len(argv) and argv[i].startswith("-"):
+        i += 2 if argv[i] in _GLOBAL_WITH_VALUE else 1
+    if i >= len(argv) or argv[i] not in VERBATIM:
+        return argv
+    command = group.commands.get(argv[i])
+    if command is None:
+        return argv
+    takes_value, flags = set(), set()
+    for param in command.params:
+        names = [*getattr(param, "opts", []), *getattr(param, "secondary_opts", [])]
+        if getattr(param, "param_type_name", "") != "option":
+            continue
+        (flags if param.is_flag else takes_value).update(names)
+    flags |= {"-h", "--help"}
+    j = i + 1
+    while j < len(argv):
+        arg = argv[j]
+        if arg == "--" or arg == "-":
+            return argv
+        if arg in takes_value:
+            j += 2
+            continue
+        if arg in flags or (arg.startswith("--") and arg.split("=", 1)[0] in takes_value):
+            j += 1
+            continue
+        if arg.startswith("-"):
+            return [*argv[:j], "--", *argv[j:]]
+        j += 1
+    return argv
 
 
 class MemGroup(TyperGroup):
@@ -45,7 +87,7 @@ class MemGroup(TyperGroup):
         code: int = ExitCode.OK
         try:
             rv = super().main(
-                args=argv,
+                args=_verbatim_text(self, argv),
                 prog_name=prog_name or "mem",
                 complete_var=complete_var,
                 standalone_mode=False,
@@ -53,6 +95,8 @@ class MemGroup(TyperGroup):
             )
             if isinstance(rv, int) and not isinstance(rv, bool):
                 code = rv
+        except NoArgsIsHelpError as exc:  # bare `mem`: the help, as `mem --help` shows it
+            typer.echo(exc.ctx.get_help() if exc.ctx else "")
         except MemError as exc:
             if debug:
                 traceback.print_exc()
@@ -104,30 +148,51 @@ app = typer.Typer(
 
 
 @dataclass
+class Environment:
+    """The terminal, read once: whether each stream is a terminal, whether colour is
+    wanted, how wide to draw. Rendering asks this rather than sys or os."""
+
+    stdout_tty: bool = False
+    stderr_tty: bool = False
+    color: bool = False
+    width: int | None = None  # None: draw at the terminal's width
+
+    @classmethod
+    def detect(cls, env: dict[str, str]) -> "Environment":
+        out = sys.stdout.isatty()
+        return cls(
+            stdout_tty=out,
+            stderr_tty=sys.stderr.isatty(),
+            color=out and "NO_COLOR" not in env,
+            # Piped output is for programs and files: never hard-wrapped.
+            width=None if out else 10_000,
+        )
+
+
+@dataclass
 class State:
-    """What every command needs, resolved once: workspace, settings, clock, streams."""
+    """What every command needs, resolved once: the memory, the clock, the terminal."""
 
     workspace_flag: Path | None = None
     debug: bool = False
     env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
     cwd: Path = field(default_factory=Path.cwd)
-    _ws: Workspace | None = None
-    _config: Config | None = None
+    terminal: Environment | None = None
+    _memory: Memory | None = None
 
-    def workspace(self) -> Workspace:
-        if self._ws is None:
-            self._ws = resolve_workspace(self.workspace_flag, self.env, self.cwd, Path.home())
-        return self._ws
+    def memory(self) -> Memory:
+        if self._memory is None:
+            self._memory = Memory.open(self.workspace_flag, env=self.env, cwd=self.cwd)
+        return self._memory
 
-    def config(self) -> Config:
-        if self._config is None:
-            self._config = load_config(self.workspace().root, self.env)
-        return self._config
+    def now(self) -> datetime:
+        return self.memory().now()
 
-    @staticmethod
-    def now() -> datetime:
-        """Local wall-clock time, naive: daily logs are written in local time."""
-        return datetime.now().replace(microsecond=0)
+    @property
+    def term(self) -> Environment:
+        if self.terminal is None:
+            self.terminal = Environment.detect(self.env)
+        return self.terminal
 
 
 def state(ctx: typer.Context) -> State:
@@ -163,6 +228,19 @@ def main(
     ] = False,
 ) -> None:
     ctx.obj = State(workspace_flag=workspace, debug=debug)
+
+
+def read_stdin(what: str = "the text") -> str:
+    data = typer.get_binary_stream("stdin").read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"standard input is not valid UTF-8; {what} was not read") from None
+
+
+def text_argument(words: list[str]) -> str:
+    """Several words joined with spaces; `-` alone reads standard input."""
+    return read_stdin() if words == ["-"] else " ".join(words)
 
 
 def parse_when(value: str | None, now: datetime) -> datetime:

@@ -1,6 +1,5 @@
 """`mem demo`: the whole loop on a copy of workspace.example/, offline, no API key."""
 
-import shutil
 import tempfile
 from datetime import datetime
 from pathlib import Path
@@ -9,6 +8,7 @@ from typing import Annotated
 import typer
 
 from ..errors import UsageError
+from ..memory import Memory, copy_example, init
 from .app import app, state
 
 # The example's logs end on 2026-11-27; the demo lives on the morning after, so its output
@@ -26,12 +26,12 @@ DEMO_TURNS = (
 )
 
 
-def _step(title: str) -> None:
+def _step(term, title: str) -> None:
     from rich.rule import Rule
 
     from .render import console
 
-    console().print(Rule(f"[bold]$ {title}[/bold]", align="left"))
+    console(term).print(Rule(f"[bold]$ {title}[/bold]", align="left"))
 
 
 @app.command("demo")
@@ -46,12 +46,6 @@ def demo_cmd(
 ) -> None:
     """Copy workspace.example/ somewhere, log a few turns, recall, consolidate, and show
     status, history and diff. Offline; no API key."""
-    from ..gitrepo import commit_memory, diff, history
-    from ..logs import NewEntry, append_entries
-    from ..resources import example_workspace
-    from ..scaffold import init_workspace
-    from ..status import workspace_status
-    from ..workspace import Workspace
     from . import render
 
     if directory is None:
@@ -60,49 +54,38 @@ def demo_cmd(
         root = directory.expanduser().resolve()
         if root.exists() and any(root.iterdir()):
             raise UsageError(f"{root} is not empty; give a new directory for the demo")
-    shutil.copytree(
-        example_workspace(), root, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".mem", ".git")
-    )
-    state(ctx)  # resolve nothing: the demo never touches the user's own workspace
-    ws = Workspace(root, "demo")
+    copy_example(root)
+    term = state(ctx).term  # the demo never touches the user's own workspace
 
-    _step(f"mem init {root}")
-    report = init_workspace(root)
+    _step(term, f"mem init {root}")
+    report = init(root)
     typer.echo(f"copied workspace.example/ and committed it as {report.commit}")
+    # No MEM_* variables: the demo's output is the same on every machine.
+    mem = Memory.open(root, env={}, clock=lambda: DEMO_NOW)
 
     for time, role, text in DEMO_TURNS:
-        _step(f'mem log --role {role} "{text[:40]}…"')
+        _step(term, f'mem log --role {role} "{text[:40]}…"')
         when = datetime.combine(DEMO_NOW.date(), datetime.strptime(time, "%H:%M").time())
-        path = ws.day_file(when.date())
-        result = append_entries(path, when.date(), [NewEntry(when, role, text)], rel=ws.rel(path))
-        typer.echo(f"{ws.rel(path)}#L{result.start_line}-L{result.end_line}")
+        typer.echo(mem.log(text, role=role, at=when).citation)
 
-    from ..index import IndexParams
-    from ..recall import RecallOptions, recall
+    _step(term, "mem diff")
+    typer.echo(mem.diff().rstrip("\n") or "no change to memory since HEAD")
 
-    for query in DEMO_QUERIES:
-        _step(f'mem recall --now {DEMO_NOW:%Y-%m-%d} -k 3 "{query}"')
-        found = recall(ws, query, RecallOptions(k=3, now=DEMO_NOW))
-        render.recall_table(found.hits, query, explain=False)
-
-    from ..consolidate.run import Options, consolidate
-    from ..providers import choose
-
-    _step(f"mem consolidate --provider offline --now {DEMO_NOW:%Y-%m-%dT%H:%M}")
-    report = consolidate(ws, choose("offline", {}, {}), Options(now=DEMO_NOW))
-    render.consolidation_view(report)
-
-    _step("mem status")
-    render.status_view(workspace_status(ws, DEMO_NOW.date(), index_params=IndexParams()))
-
-    _step("mem diff")
-    typer.echo(diff(root, color=False).rstrip("\n"))
-
-    _step('mem commit -m "demo: log three turns"')
-    info = commit_memory(root, "demo: log three turns")
+    _step(term, 'mem commit -m "demo: log three turns"')
+    info = mem.commit("demo: log three turns")
     typer.echo(f"committed {info.short} {info.subject}" if info else "nothing to commit")
 
-    _step("mem history")
-    render.history_table(history(root, 5))
+    for query in DEMO_QUERIES:
+        _step(term, f'mem recall --now {DEMO_NOW:%Y-%m-%d} -k 3 "{query}"')
+        render.recall_table(term, mem.recall(query, k=3).hits, query, explain=False)
+
+    _step(term, f"mem consolidate --provider offline --now {DEMO_NOW:%Y-%m-%dT%H:%M}")
+    render.consolidation_view(term, mem.consolidate(provider="offline"))
+
+    _step(term, "mem status")
+    render.status_view(term, mem.status())
+
+    _step(term, "mem history")
+    render.history_table(term, mem.history(5))
 
     typer.echo(f"\nThe demo workspace is {root}; try: mem -w {root} status")

@@ -1,6 +1,5 @@
 """`mem commit`, `mem history`, `mem diff`: reviewing memory with git."""
 
-import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -17,10 +16,7 @@ def commit_cmd(
     message: Annotated[str | None, typer.Option("--message", "-m", help="Commit message.")] = None,
 ) -> None:
     """Commit the changed memory files (and only those)."""
-    from ..gitrepo import commit_memory
-
-    ws = state(ctx).workspace()
-    info = commit_memory(ws.root, message)
+    info = state(ctx).memory().commit(message)
     if info is None:
         typer.echo("nothing to commit: memory files are clean")
     else:
@@ -40,15 +36,14 @@ def history_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """List the commits that touched memory, newest first, with their short stat."""
-    from ..gitrepo import history
-
-    ws = state(ctx).workspace()
+    st = state(ctx)
+    mem = st.memory()
     target = None
     if path is not None:
-        target = path if path.is_absolute() else (ws.root / path)
-        if not target.exists() and (Path.cwd() / path).exists():
-            target = Path.cwd() / path
-    commits = history(ws.root, limit, target)
+        target = path if path.is_absolute() else (mem.root / path)
+        if not target.exists() and (st.cwd / path).exists():
+            target = st.cwd / path
+    commits = mem.history(limit, target)
     from . import render
 
     if as_json:
@@ -56,15 +51,7 @@ def history_cmd(
     elif not commits:
         typer.echo("no commits touch memory yet")
     else:
-        render.history_table(commits)
-
-
-def _use_color(choice: str) -> bool:
-    if choice == "always":
-        return True
-    if choice == "never" or "NO_COLOR" in os.environ:
-        return False
-    return sys.stdout.isatty()
+        render.history_table(st.term, commits)
 
 
 @app.command("diff")
@@ -75,12 +62,11 @@ def diff_cmd(
 ) -> None:
     """Show the change to memory files since REV, new files included; coloured on a
     terminal, plain when piped."""
-    from ..gitrepo import diff
-
     if color not in ("auto", "always", "never"):
         raise UsageError(f"--color must be auto, always or never, not {color!r}")
-    ws = state(ctx).workspace()
-    text = diff(ws.root, rev, color=_use_color(color))
+    st = state(ctx)
+    use_color = color == "always" or (color == "auto" and st.term.color)
+    text = st.memory().diff(rev, color=use_color)
     if text:
         sys.stdout.write(text)
     else:

@@ -1,57 +1,12 @@
-"""`mem context`, `mem watch`, `mem forget`, `mem cleanup`, `mem serve`, `mem sync`."""
+"""`mem watch`, `mem forget`, `mem cleanup`, `mem serve`, `mem sync`."""
 
-import sys
 from datetime import datetime
 from typing import Annotated
 
 import typer
 
-from ..errors import UsageError
-from .app import app, parse_when, state, warn
-
-
-@app.command("context")
-def context_cmd(
-    ctx: typer.Context,
-    query: Annotated[
-        list[str], typer.Argument(help="The question at hand; `-` reads stdin.", show_default=False)
-    ],
-    budget: Annotated[
-        int | None, typer.Option("--budget", help="Token budget (context.budget).")
-    ] = None,
-    now: Annotated[str | None, typer.Option("--now", help="As of this ISO date or time.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-) -> None:
-    """The block to put in front of a model: user profile, recalled memories grouped as
-    preferences / history / goals, and the recent conversation, within a token budget."""
-    from ..context import build_context
-    from ..index import IndexParams
-    from ..recall import RecallOptions
-
-    st = state(ctx)
-    cfg = st.config()
-    text = sys.stdin.read() if query == ["-"] else " ".join(query)
-    if not text.strip():
-        raise UsageError("the query is empty")
-    size = budget if budget is not None else cfg["context.budget"]
-    if size < 50:
-        raise UsageError(f"--budget {size} is too small; give at least 50 tokens")
-    when = parse_when(now, st.now())
-    block = build_context(
-        st.workspace(),
-        text,
-        size,
-        RecallOptions.from_config(cfg),
-        IndexParams.from_config(cfg),
-        when,
-        cfg["context.memories"],
-    )
-    if as_json:
-        from . import render
-
-        render.print_json(block.to_json())
-    else:
-        sys.stdout.write(block.render())
+from ..text import plural
+from .app import app, state, warn
 
 
 @app.command("watch")
@@ -68,56 +23,37 @@ def watch_cmd(
     """Follow edits to memory files and keep the recall index fresh (Ctrl-C stops)."""
     import threading
 
-    from ..index import IndexParams
-    from ..watch import Watcher
-
-    st = state(ctx)
-    ws = st.workspace()
-    cfg = st.config()
+    mem = state(ctx).memory()
 
     def report(refresh) -> None:
         stats = refresh.index.stats or {}
         what = ", ".join(refresh.paths[:3]) + (" …" if len(refresh.paths) > 3 else "")
         mode = stats.get("mode", "fresh")
         typer.echo(
-            f"{datetime.now():%H:%M:%S} {what}: index {mode}, {refresh.index.n_live} chunks "
-            f"({refresh.seconds * 1000:.0f} ms)"
+            f"{datetime.now():%H:%M:%S} {what}: index {mode}, "
+            f"{plural(refresh.index.n_live, 'chunk')} ({refresh.seconds * 1000:.0f} ms)"
         )
         for w in refresh.index.warnings:
             warn(w)
 
-    after = None
-    if consolidate:
-        from ..consolidate.run import consolidate as run_consolidation
-        from ..errors import MemError
-        from ..providers import choose
-        from .consolidate_cmds import consolidation_options, provider_settings
+    def consolidated(result) -> None:
+        for batch in result.batches:
+            c = batch.counts()
+            typer.echo(
+                f"{datetime.now():%H:%M:%S} consolidated {plural(batch.entries, 'entry')}: "
+                f"+{c['added']} ~{c['updated']} -{c['deleted']}, {c['deprecated']} deprecated"
+                + (f", commit {batch.commit}" if batch.commit else "")
+            )
 
-        def after() -> None:
-            try:
-                provider = choose(cfg["consolidate.provider"], provider_settings(st), st.env)
-                result = run_consolidation(ws, provider, consolidation_options(st), auto=True)
-            except MemError as exc:
-                warn(f"consolidation failed: {exc.message}")
-                return
-            for batch in result.batches:
-                c = batch.counts()
-                typer.echo(
-                    f"{datetime.now():%H:%M:%S} consolidated {batch.entries} entries: "
-                    f"+{c['added']} ~{c['updated']} -{c['deleted']}, {c['deprecated']} "
-                    f"deprecated" + (f", commit {batch.commit}" if batch.commit else "")
-                )
-
-    watcher = Watcher(
-        ws,
-        IndexParams.from_config(cfg),
+    watcher = mem.watcher(
         report,
-        after,
-        on_error=lambda exc: warn(f"refresh failed, will retry on the next change: {exc}"),
-        debounce=debounce if debounce is not None else cfg["watch.debounce"],
+        on_error=lambda exc: warn(f"will retry on the next change: {exc}"),
+        debounce=debounce,
+        consolidate=consolidate,
+        on_consolidated=consolidated,
     )
     watcher.start()
-    typer.echo(f"watching {ws.root} (Ctrl-C stops)")
+    typer.echo(f"watching {mem.root} (Ctrl-C stops)")
     stop = threading.Event()
     try:
         while not stop.wait(0.5):
@@ -140,39 +76,25 @@ def forget_cmd(
 ) -> None:
     """Forget a line: deprecate it (default) or delete it (--hard) in MEMORY/USER/AGENTS;
     redact it in place in a log (--hard). Commits."""
-    from ..forgetting import forget
-
-    st = state(ctx)
-    ws = st.workspace()
-    done = forget(ws, target, hard, st.now().date())
+    result = state(ctx).memory().forget(target, hard=hard)
+    done = result.done
     lo, hi = done.lines
-    where = f"{done.path}:{lo}" + (f"-{hi}" if hi != lo else "")
-    typer.echo(f"{done.mode} {where}")
+    typer.echo(f"{done.mode} {done.path}:{lo}" + (f"-{hi}" if hi != lo else ""))
     for line in done.before:
         typer.echo(f"  - {line}")
     for line in done.after:
         typer.echo(f"  + {line}")
-    commit = _commit(st, [done.path], f"forget: {where} ({done.mode})")
+    if result.commit:
+        typer.echo(f"committed {result.commit}")
+    for w in result.warnings:
+        warn(w)
     if done.mode == "redacted":
         typer.echo(
             "the old text remains in git history"
-            + (f" before {commit}" if commit else "")
+            + (f" before {result.commit}" if result.commit else "")
             + "; to purge it everywhere, rewrite history with git filter-repo --replace-text "
             "(or the BFG), then force-push every clone"
         )
-
-
-def _commit(st, paths: list[str], message: str) -> str | None:
-    if st.config()["git.autocommit"] == "never":
-        return None
-    from .. import gitrepo
-
-    if gitrepo.open_repo(st.workspace().root) is None:
-        return None
-    info = gitrepo.commit_memory(st.workspace().root, message, paths)
-    if info:
-        typer.echo(f"committed {info.short} {info.subject}")
-    return info.short if info else None
 
 
 @app.command("cleanup")
@@ -185,39 +107,29 @@ def cleanup_cmd(
 ) -> None:
     """Move stale lines (unimportant and unused, long deprecated, low confidence) from
     MEMORY/USER/AGENTS to archive/, and commit."""
-    from ..forgetting import archive, find_stale
-
-    st = state(ctx)
-    ws = st.workspace()
-    cfg = st.config()
-    now = st.now()
-    stale = find_stale(
-        ws,
-        now,
-        min_importance=cfg["cleanup.min_importance"],
-        unused_days=cfg["cleanup.unused_days"],
-        deprecated_days=cfg["cleanup.deprecated_days"],
-        min_confidence=cfg["cleanup.min_confidence"],
-    )
-    target = None
-    if stale and not dry_run:
-        target = archive(ws, stale, now)
+    result = state(ctx).memory().cleanup(dry_run=dry_run)
     if as_json:
         from . import render
 
         render.print_json(
-            {"dryRun": dry_run, "archive": target, "lines": [s.__dict__ for s in stale]}
+            {
+                "dryRun": dry_run,
+                "archive": result.archive,
+                "commit": result.commit,
+                "lines": [s.__dict__ for s in result.stale],
+            }
         )
     else:
-        if not stale:
+        if not result.stale:
             typer.echo("nothing is stale")
-        for s in stale:
+        for s in result.stale:
             typer.echo(f"{s.path}:{s.line} ({s.reason}) {s.text.strip()[:100]}")
-        if dry_run and stale:
-            typer.echo(f"dry run: {len(stale)} line(s) would move to archive/")
-    if target:
-        paths = sorted({s.path for s in stale} | {target})
-        _commit(st, paths, f"cleanup: archived {len(stale)} stale line(s) to {target}")
+        if dry_run and result.stale:
+            typer.echo(f"dry run: {plural(len(result.stale), 'line')} would move to archive/")
+        if result.commit:
+            typer.echo(f"committed {result.commit}")
+    for w in result.warnings:
+        warn(w)
 
 
 @app.command("serve")
@@ -226,20 +138,7 @@ def serve_cmd(
     read_only: Annotated[bool, typer.Option("--read-only", help="No memory_log tool.")] = False,
 ) -> None:
     """Serve the memory over MCP on stdio: memory_search, memory_get, memory_log."""
-    from ..index import IndexParams
-    from ..mcp_server import build_server
-    from ..recall import RecallOptions
-
-    st = state(ctx)
-    cfg = st.config()
-    server = build_server(
-        st.workspace(),
-        IndexParams.from_config(cfg),
-        RecallOptions.from_config(cfg),
-        read_only=read_only,
-        now=st.now,
-    )
-    server.run("stdio")
+    state(ctx).memory().serve_mcp(read_only=read_only)
 
 
 @app.command("sync")
@@ -251,13 +150,10 @@ def sync_cmd(
 ) -> None:
     """Share memory between machines: commit local memory changes, pull --rebase, push.
     Daily logs and HISTORY.md union-merge; a conflict elsewhere stops with nothing merged."""
-    from ..gitrepo import sync
-
-    st = state(ctx)
-    cfg = st.config()
-    result = sync(st.workspace().root, remote or cfg["sync.remote"], cfg["sync.branch"])
+    result = state(ctx).memory().sync(remote)
     if result.committed:
         typer.echo(f"committed {result.committed.short} {result.committed.subject}")
     typer.echo(
-        f"{result.remote}/{result.branch}: pulled {result.pulled} commit(s), pushed {result.pushed}"
+        f"{result.remote}/{result.branch}: pulled {plural(result.pulled, 'commit')}, "
+        f"pushed {result.pushed}"
     )

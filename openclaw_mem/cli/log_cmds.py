@@ -8,24 +8,8 @@ from typing import Annotated
 import typer
 
 from ..errors import UsageError
-from ..logs import ROLES, NewEntry, append_entries, check_label
-from .app import app, parse_when, state, warn
-
-
-def _read_stdin() -> str:
-    data = typer.get_binary_stream("stdin").read()
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise UsageError("standard input is not valid UTF-8; nothing was logged") from None
-
-
-def _check_utf8(text: str) -> str:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise UsageError("the text is not valid UTF-8; nothing was logged") from None
-    return text
+from ..text import plural
+from .app import app, parse_when, read_stdin, state, text_argument, warn
 
 
 @app.command("log")
@@ -53,38 +37,12 @@ def log_cmd(
 ) -> None:
     """Append one entry to today's daily log, memory/YYYY-MM-DD.md."""
     st = state(ctx)
-    ws = st.workspace()
-    cfg = st.config()
-    if role is not None and speaker is not None:
-        raise UsageError("give --role or --speaker, not both")
-    if role is not None and role not in ROLES:
-        raise UsageError(f"--role must be one of {', '.join(ROLES)}, not {role!r}")
-    label = check_label(speaker) if speaker is not None else (role or cfg["log.default_role"])
-    body = _read_stdin() if text == ["-"] else _check_utf8(" ".join(text))
-    when = parse_when(at, st.now())
-    path = ws.day_file(when.date())
-    result = append_entries(
-        path, when.date(), [NewEntry(when, label, body, session)], rel=ws.rel(path)
-    )
-    typer.echo(f"{ws.rel(path)}#L{result.start_line}-L{result.end_line}")
-    _after_append(st, [ws.rel(path)], f"mem log: {ws.rel(path)}")
-
-
-def _after_append(st, paths: list[str], message: str) -> None:
-    """Honour git.autocommit = log and consolidate.auto_consolidate after an append."""
-    if st.config()["git.autocommit"] == "log":
-        from .. import gitrepo
-
-        if gitrepo.open_repo(st.workspace().root) is None:
-            warn(
-                "git.autocommit is 'log' but the workspace has no git repository; "
-                "`mem init` adds one"
-            )
-        else:
-            gitrepo.commit_memory(st.workspace().root, message, paths=paths)
-    from .consolidate_cmds import maybe_auto_consolidate
-
-    maybe_auto_consolidate(st)
+    mem = st.memory()
+    when = parse_when(at, mem.now()) if at is not None else None
+    logged = mem.log(text_argument(text), role=role, speaker=speaker, session=session, at=when)
+    typer.echo(logged.citation)
+    for w in logged.warnings:
+        warn(w)
 
 
 @app.command("ingest")
@@ -106,13 +64,10 @@ def ingest_cmd(
 ) -> None:
     """Append a transcript (OpenAI-style messages or an OpenClaw session JSONL) to the
     daily logs, each message into its own day; messages already there are skipped."""
-    from ..ingest import ingest
-
-    st = state(ctx)
-    ws = st.workspace()
+    mem = state(ctx).memory()
     if source == "-":
-        lines = _read_stdin().split("\n")
-        default = st.now()
+        lines = read_stdin("the transcript").split("\n")
+        default = None
         name = "<stdin>"
     else:
         path = Path(source).expanduser()
@@ -125,15 +80,16 @@ def ingest_cmd(
         default = datetime.fromtimestamp(path.stat().st_mtime).replace(microsecond=0)
         name = source
     if at is not None:
-        default = parse_when(at, st.now())
-    report = ingest(ws, lines, name, default_time=default, session=session)
+        default = parse_when(at, mem.now())
+    done = mem.ingest(lines, name, session=session, default_time=default)
+    report = done.report
     if as_json:
         typer.echo(json.dumps(report.__dict__, ensure_ascii=False, indent=2))
     else:
         typer.echo(
-            f"ingested {report.added} of {report.read} messages into "
-            f"{len(report.files)} day file(s); {report.already_there} already there, "
-            f"{report.skipped} lines skipped (tools, thinking, empty)"
+            f"ingested {report.added} of {plural(report.read, 'message')} into "
+            f"{plural(len(report.files), 'day file')}; {report.already_there} already there, "
+            f"{plural(report.skipped, 'line')} skipped (tools, thinking, empty)"
         )
-    if report.files:
-        _after_append(st, report.files, f"mem ingest: {name}")
+    for w in done.warnings:
+        warn(w)

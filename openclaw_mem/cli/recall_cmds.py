@@ -1,12 +1,11 @@
-"""`mem recall`, `mem get`, `mem index`. numpy and the index load only inside them."""
+"""`mem recall`, `mem get`, `mem index`, `mem context`. numpy loads only inside them."""
 
 import sys
 from typing import Annotated
 
 import typer
 
-from ..errors import UsageError
-from .app import app, parse_day, parse_when, state, warn
+from .app import app, parse_day, parse_when, state, text_argument, warn
 
 
 @app.command("recall")
@@ -34,25 +33,19 @@ def recall_cmd(
     ] = None,
     explain: Annotated[bool, typer.Option("--explain", help="Show every ranking stage.")] = False,
 ) -> None:
-    """Find the memories that matter: BM25 + MinHash fused 0.7/0.3, time decay, MMR."""
-    from ..index import IndexParams
-    from ..recall import RecallOptions, recall
-
+    """Find the memories that matter: BM25 + pseudo-vectors fused 0.3/0.7, time decay, MMR."""
     st = state(ctx)
-    text = sys.stdin.read() if query == ["-"] else " ".join(query)
-    if not text.strip():
-        raise UsageError("the query is empty")
-    cfg = st.config()
-    opts = RecallOptions.from_config(
-        cfg,
+    mem = st.memory()
+    text = text_argument(query)
+    result = mem.recall(
+        text,
         k=k,
         min_score=min_score,
-        now=parse_when(now, st.now()),
+        now=parse_when(now, mem.now()),
         since=parse_day(since),
         until=parse_day(until),
-        path_glob=path,
+        path=path,
     )
-    result = recall(st.workspace(), text, opts, IndexParams.from_config(cfg))
     for w in result.warnings:
         warn(w)
     from . import render
@@ -62,7 +55,7 @@ def recall_cmd(
     elif not result.hits:
         typer.echo(f"no memories match {text.strip()!r}", err=True)
     else:
-        render.recall_table(result.hits, text, explain)
+        render.recall_table(st.term, result.hits, text, explain)
 
 
 @app.command("get")
@@ -74,20 +67,11 @@ def get_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Print lines of a memory file (OpenClaw's memory_get); only inside the workspace."""
-    from ..recall import get_lines
-
-    got = get_lines(state(ctx).workspace(), spec)
+    got = state(ctx).memory().get(spec)
     if as_json:
         from . import render
 
-        render.print_json(
-            {
-                "path": got.path,
-                "from": got.start,
-                "lines": got.end - got.start + 1,
-                "text": got.text,
-            }
-        )
+        render.print_json(got.to_json())
     else:
         typer.echo(got.text)
 
@@ -99,35 +83,48 @@ def index_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Bring the recall index up to date (recall does this by itself); --rebuild starts over."""
-    import time
-
-    from ..index import IndexParams, open_index
-
-    st = state(ctx)
-    ws = st.workspace()
-    params = IndexParams.from_config(st.config())
-    start = time.perf_counter()
     from . import render
 
-    with render.progress_bar(enabled=not as_json and sys.stderr.isatty()) as progress:
-        index = open_index(ws, params, rebuild=rebuild, progress=progress)
-    seconds = time.perf_counter() - start
-    for w in index.warnings:
+    st = state(ctx)
+    with render.progress_bar(enabled=not as_json and st.term.stderr_tty) as progress:
+        summary = st.memory().index(rebuild=rebuild, progress=progress)
+    for w in summary.warnings:
         warn(w)
-    summary = {
-        "files": sum(1 for rec in index.files.values() if rec["seg"] != "bad"),
-        "chunks": index.n_live,
-        "seconds": round(seconds, 3),
-        **(index.stats or {"mode": "fresh"}),
-    }
+    data = summary.to_json()
     if as_json:
-        render.print_json(summary)
+        render.print_json(data)
+        return
+    mode = data["mode"]
+    detail = ""
+    if mode == "refresh":
+        detail = f", {len(data['changed'])} changed, {len(data['deleted'])} deleted"
+    typer.echo(
+        f"index {mode}: {data['files']} files, {data['chunks']} chunks{detail} in "
+        f"{summary.seconds:.2f} s"
+    )
+
+
+@app.command("context")
+def context_cmd(
+    ctx: typer.Context,
+    query: Annotated[
+        list[str], typer.Argument(help="The question at hand; `-` reads stdin.", show_default=False)
+    ],
+    budget: Annotated[
+        int | None, typer.Option("--budget", help="Token budget (context.budget).")
+    ] = None,
+    now: Annotated[str | None, typer.Option("--now", help="As of this ISO date or time.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """The block to put in front of a model: user profile, recalled memories grouped as
+    preferences / history / goals, and the recent conversation, within a token budget."""
+    mem = state(ctx).memory()
+    block = mem.context(
+        text_argument(query), budget=budget, now=parse_when(now, mem.now()) if now else None
+    )
+    if as_json:
+        from . import render
+
+        render.print_json(block.to_json())
     else:
-        mode = summary["mode"]
-        detail = ""
-        if mode == "refresh":
-            detail = f", {len(summary['changed'])} changed, {len(summary['deleted'])} deleted"
-        typer.echo(
-            f"index {mode}: {summary['files']} files, {summary['chunks']} chunks"
-            f"{detail} in {seconds:.2f} s"
-        )
+        sys.stdout.write(block.render())

@@ -1,4 +1,7 @@
-"""All terminal rendering: rich tables for people, JSON for programs. Imported lazily."""
+"""All terminal rendering: rich tables for people, JSON for programs. Imported lazily.
+
+Every drawing function takes the `Environment` (cli/app.py): whether stdout is a terminal,
+whether colour is wanted and how wide to draw come from there, never from sys or os."""
 
 from __future__ import annotations
 
@@ -7,6 +10,8 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..text import plural
+
 # rich costs ~50 ms to import: only the functions that draw import it, so `--json` output
 # and plain text never pay for it.
 if TYPE_CHECKING:
@@ -14,13 +19,21 @@ if TYPE_CHECKING:
 
     from ..gitrepo import CommitInfo
     from ..status import Status
+    from .app import Environment
 
 
-def console() -> Console:
+def console(term: Environment) -> Console:
     from rich.console import Console
 
     # Read sys.stdout at call time so CliRunner's captured stream is used.
-    return Console(file=sys.stdout, highlight=False, soft_wrap=False)
+    return Console(
+        file=sys.stdout,
+        highlight=False,
+        soft_wrap=False,
+        width=term.width,
+        no_color=not term.color,
+        force_terminal=term.stdout_tty,
+    )
 
 
 def escape(text: str) -> str:
@@ -48,7 +61,7 @@ def human_size(n: int) -> str:
     return f"{n} B"
 
 
-def history_table(commits: list[CommitInfo]) -> None:
+def history_table(term: Environment, commits: list[CommitInfo]) -> None:
     table = Table(title=None, show_edge=False, pad_edge=False)
     table.add_column("commit", style="yellow", no_wrap=True)
     table.add_column("date", no_wrap=True)
@@ -67,11 +80,11 @@ def history_table(commits: list[CommitInfo]) -> None:
             str(c.insertions),
             str(c.deletions),
         )
-    console().print(table)
+    console(term).print(table)
 
 
-def status_view(st: Status) -> None:
-    out = console()
+def status_view(term: Environment, st: Status) -> None:
+    out = console(term)
     out.print(f"[bold]workspace[/bold] {escape(st.root)}  [dim]({st.found_by})[/dim]")
     logs = [f for f in st.files if f.kind == "log"]
     table = Table(show_edge=False, pad_edge=False, box=None)
@@ -80,7 +93,9 @@ def status_view(st: Status) -> None:
     for f in st.files:
         if f.kind != "log":
             table.add_row(escape(f.path), human_size(f.size))
-    table.add_row(f"memory/ ({len(logs)} daily logs)", human_size(sum(f.size for f in logs)))
+    table.add_row(
+        f"memory/ ({plural(len(logs), 'daily log')})", human_size(sum(f.size for f in logs))
+    )
     out.print(table)
     days = "  ".join(f"{d:%m-%d} {n}" for d, n in st.days)
     out.print(f"[bold]entries, last {len(st.days)} days[/bold]  {days}")
@@ -94,13 +109,17 @@ def status_view(st: Status) -> None:
                 if idx["fresh"]
                 else "[yellow]stale[/yellow] (refreshed by the next recall)"
             )
-            out.print(f"[bold]index[/bold] {idx['files']} files, {idx['chunks']} chunks, {fresh}")
+            out.print(
+                f"[bold]index[/bold] {plural(idx['files'], 'file')}, "
+                f"{plural(idx['chunks'], 'chunk')}, {fresh}"
+            )
     con = st.consolidation
     if con is not None:
         last = con["last"] or "never"
         commit = f" ({con['lastCommit']['short']})" if con.get("lastCommit") else ""
         out.print(
-            f"[bold]consolidation[/bold] {con['pending']} entries pending, last {last}{commit}"
+            f"[bold]consolidation[/bold] {plural(con['pending'], 'entry')} pending, "
+            f"last {last}{commit}"
         )
     git = st.git
     if git is None:
@@ -109,7 +128,9 @@ def status_view(st: Status) -> None:
         out.print("[bold]git[/bold] no repository ([italic]mem init[/italic] adds one)")
         return
     state = (
-        "[green]clean[/green]" if git["clean"] else f"[red]dirty[/red] ({len(git['dirty'])} files)"
+        "[green]clean[/green]"
+        if git["clean"]
+        else f"[red]dirty[/red] ({plural(len(git['dirty']), 'file')})"
     )
     last = git["lastCommit"]
     when = (
@@ -120,14 +141,14 @@ def status_view(st: Status) -> None:
     out.print(f"[bold]git[/bold] {git['branch'] or 'detached'} {state}, last commit {when}")
 
 
-def config_table(rows: list[tuple[str, Any, str]]) -> None:
+def config_table(term: Environment, rows: list[tuple[str, Any, str]]) -> None:
     table = Table(show_edge=False, pad_edge=False)
     table.add_column("key")
     table.add_column("value")
     table.add_column("from", style="dim")
     for name, value, source in rows:
         table.add_row(name, escape(json.dumps(value, ensure_ascii=False)), source)
-    console().print(table)
+    console(term).print(table)
 
 
 def _highlight_pattern(query: str) -> str | None:
@@ -151,7 +172,7 @@ def _highlight_pattern(query: str) -> str | None:
     return "(?i)(" + "|".join(parts) + ")"
 
 
-def recall_table(hits, query: str, explain: bool) -> None:
+def recall_table(term: Environment, hits, query: str, explain: bool) -> None:
     from rich.text import Text
 
     pattern = _highlight_pattern(query)
@@ -176,7 +197,7 @@ def recall_table(hits, query: str, explain: bool) -> None:
                 f"rank {e['rank_before_mmr']} -> mmr {e['mmr_position']}",
             ]
         table.add_row(str(i), f"{h.score:.3f}", Text("\n".join(lines)), snippet)
-    console().print(table)
+    console(term).print(table)
 
 
 class _Progress:
@@ -259,19 +280,20 @@ def consolidation_json(report) -> dict:
     }
 
 
-def consolidation_view(report) -> None:
-    out = console()
+def consolidation_view(term: Environment, report) -> None:
+    out = console(term)
     out.print(f"[bold]provider[/bold] {escape(report.provider)}")
     if report.skipped:
         out.print(f"nothing to do: {escape(report.skipped)}")
         return
     out.print(
-        f"{report.pending} log entries were not consolidated; {len(report.batches)} batch(es)"
+        f"{plural(report.pending, 'log entry')} were not consolidated; "
+        f"{plural(len(report.batches), 'batch')}"
     )
     for n, b in enumerate(report.batches, 1):
         c = b.counts()
         out.print(
-            f"[bold]batch {n}[/bold]: {b.entries} entries, {b.sent} sent "
+            f"[bold]batch {n}[/bold]: {plural(b.entries, 'entry')}, {b.sent} sent "
             f"({b.entries - b.sent} noise or repeats): +{c['added']} ~{c['updated']} "
             f"-{c['deleted']}, {c['deprecated']} deprecated, {c['skipped']} skipped"
         )
@@ -300,6 +322,6 @@ def consolidation_view(report) -> None:
                 f"  wrote {', '.join(b.files)} (not committed: git.autocommit or no repository)"
             )
     if report.redacted:
-        out.print(f"redacted {report.redacted} secret(s) before anything was sent")
+        out.print(f"redacted {plural(report.redacted, 'secret')} before anything was sent")
     if report.dry_run:
         out.print("[bold]dry run[/bold]: nothing was written")

@@ -5,6 +5,7 @@ from typing import Annotated
 
 import typer
 
+from ..memory import init
 from .app import app, state, warn
 
 
@@ -26,12 +27,16 @@ def init_cmd(
 ) -> None:
     """Create a memory workspace, or add what is missing to an existing (OpenClaw) one.
     Never overwrites a file."""
-    from ..scaffold import init_workspace
-    from ..workspace import init_target
-
     st = state(ctx)
-    root = init_target(st.workspace_flag, directory, st.env, st.cwd)
-    report = init_workspace(root, use_git=not no_git, skill=skill)
+    report = init(
+        directory,
+        workspace_flag=st.workspace_flag,
+        env=st.env,
+        cwd=st.cwd,
+        use_git=not no_git,
+        skill=skill,
+    )
+    root = report.root
     for w in report.warnings:
         warn(w)
     if not report.created and not report.updated:
@@ -54,12 +59,8 @@ def status_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Workspace path, files and sizes, entries per day for the last 7 days, git state."""
-    from ..index import IndexParams
-    from ..status import workspace_status
-
     st = state(ctx)
-    params = IndexParams.from_config(st.config())
-    status = workspace_status(st.workspace(), st.now().date(), index_params=params)
+    status = st.memory().status()
     for w in status.warnings:
         warn(w)
     from . import render
@@ -67,7 +68,7 @@ def status_cmd(
     if as_json:
         render.print_json(status.to_json())
     else:
-        render.status_view(status)
+        render.status_view(st.term, status)
 
 
 @app.command("config")
@@ -79,12 +80,11 @@ def config_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Show the effective settings and where each came from (default, mem.toml, env)."""
-    from ..config import key as lookup
-
-    cfg = state(ctx).config()
+    st = state(ctx)
+    cfg = st.memory().config
     rows = cfg.rows()
     if key is not None:
-        lookup(key)
+        cfg[key]  # an unknown key is an error with a suggestion
         rows = [r for r in rows if r[0] == key]
     from . import render
 
@@ -95,4 +95,4 @@ def config_cmd(
     elif key is not None:
         typer.echo(rows[0][1])
     else:
-        render.config_table(rows)
+        render.config_table(st.term, rows)

@@ -15,13 +15,13 @@ reader's way in a trailing HTML comment: `<!-- preference i=0.6 c=0.8 2026-11-30
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from ..markdown import LineMeta, bullet_prefix, core, heading, split_doc, strike, struck_text
+from ..proposal import Edit
 from .redact import has_secret
-from .schema import Edit
 
 DEFAULT_SECTION = {
     "identity": "Identity",
@@ -31,9 +31,6 @@ DEFAULT_SECTION = {
     "event": "Events",
     "rule": "Rules",
 }
-BULLET_RE = re.compile(r"^(?P<indent>\s*)(?P<marker>[-*+]|\d{1,3}[.)])\s+")
-_COMMENT_RE = re.compile(r"\s*<!--.*?-->\s*$")
-_HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 
 
 @dataclass(frozen=True)
@@ -48,37 +45,18 @@ class Outcome:
         return self.status == "applied"
 
 
-def core(line: str) -> str:
-    """A line's content: no bullet marker, no trailing metadata comment, spaces collapsed."""
-    text = _COMMENT_RE.sub("", line.rstrip("\r"))
-    text = BULLET_RE.sub("", text, count=1)
-    return " ".join(text.split())
-
-
 def _key(line: str) -> str:
     return core(line).casefold()
 
 
-_STRUCK_RE = re.compile(r"^~~(?P<old>.*?)~~(?:\s*\(deprecated[^)]*\))?$")
-
-
 def _said(line: str) -> str:
     """What a line says, struck through or not: a deprecated fact counts as already there."""
-    k = core(line)
-    m = _STRUCK_RE.match(k)
-    return (m["old"] if m else k).strip().casefold()
-
-
-def _meta(edit: Edit, day: date) -> str:
-    return f"<!-- {edit.type} i={edit.importance:.2g} c={edit.confidence:.2g} {day.isoformat()} -->"
-
-
-def _clean(text: str) -> str:
-    return core(text).strip()
+    return struck_text(line).casefold()
 
 
 def _bullet(edit: Edit, day: date, indent: str = "", marker: str = "-") -> str:
-    return f"{indent}{marker} {_clean(edit.text)} {_meta(edit, day)}"
+    meta = LineMeta(edit.type, edit.importance, edit.confidence, day)
+    return f"{indent}{marker} {core(edit.text)} {meta.comment()}"
 
 
 def _find_target(lines: list[str], target: str) -> int | str:
@@ -90,7 +68,7 @@ def _find_target(lines: list[str], target: str) -> int | str:
         found = [
             i
             for i, line in enumerate(lines)
-            if want and _key(line) == want and not _HEADING_RE.match(line)
+            if want and _key(line) == want and heading(line) is None
         ]
     if not found:
         return "missing-target"
@@ -103,12 +81,11 @@ def _section_bounds(lines: list[str], title: str) -> tuple[int, int] | None:
     """(heading index, index of the next heading or len) of the section called title."""
     want = title.casefold().strip()
     for i, line in enumerate(lines):
-        m = _HEADING_RE.match(line)
-        if m and m[2].casefold() == want and len(m[1]) > 1:
-            level = len(m[1])
+        h = heading(line)
+        if h and h[1].casefold() == want and h[0] > 1:
             for j in range(i + 1, len(lines)):
-                h = _HEADING_RE.match(lines[j])
-                if h and len(h[1]) <= level:
+                h2 = heading(lines[j])
+                if h2 and h2[0] <= h[0]:
                     return i, j
             return i, len(lines)
     return None
@@ -138,15 +115,6 @@ def _add_line(lines: list[str], section: str, bullet: str) -> None:
         lines.insert(pos + 1, "")  # keep a blank line before the next heading
 
 
-def split_lines(text: str) -> tuple[list[str], str]:
-    """Lines without their endings, and the file's newline ("\\r\\n" or "\\n")."""
-    newline = "\r\n" if "\r\n" in text else "\n"
-    body = text.replace("\r\n", "\n")
-    if body.endswith("\n"):
-        body = body[:-1]
-    return (body.split("\n") if body else []), newline
-
-
 def apply_to_text(
     text: str,
     edits: Sequence[Edit],
@@ -155,7 +123,8 @@ def apply_to_text(
     redact_extra: Sequence[str] = (),
 ) -> tuple[str, list[Outcome]]:
     """Apply the edits meant for one file to its text."""
-    lines, newline = split_lines(text)
+    doc = split_doc(text)
+    lines = list(doc.lines)
     checked: list[tuple[Edit, str | None, str]] = []
     for edit in edits:
         if edit.confidence < min_confidence:
@@ -192,9 +161,8 @@ def apply_to_text(
             detail = "no such line" if idx == "missing-target" else "several lines match"
             outcomes.append(Outcome(edit, idx, f"{detail}: {edit.target[:60]!r}"))
             continue
-        old = lines[idx].rstrip("\r")
-        m = BULLET_RE.match(old)
-        indent, marker = (m["indent"], m["marker"]) if m else ("", "-")
+        old = lines[idx]
+        indent, marker = bullet_prefix(old)
         if edit.op in ("update", "deprecate") and _key(old) == _key(edit.text):
             outcomes.append(Outcome(edit, "duplicate", "already says that"))
             continue
@@ -204,17 +172,13 @@ def apply_to_text(
             else:
                 lines[idx] = _bullet(edit, day, indent, marker)
         elif edit.op == "deprecate":
-            comment = _COMMENT_RE.search(old)
-            pointer = f" → {_clean(edit.text)}" if edit.text else ""
-            struck = f"{indent}{marker} ~~{core(old)}~~ (deprecated {day.isoformat()}{pointer})"
-            lines[idx] = struck + (" " + comment[0].strip() if comment else "")
+            lines[idx] = strike(old, day, replacement=core(edit.text) if edit.text else "")
             if edit.text and not any(_said(line) == _key(edit.text) for line in lines):
                 lines.insert(idx + 1, _bullet(edit, day, indent, marker))
         elif edit.op == "delete":
             del lines[idx]
         outcomes.append(Outcome(edit, "applied"))
-    new = newline.join(lines) + (newline if lines else "")
-    return new, outcomes
+    return doc.text(lines), outcomes
 
 
 def apply_edits(
@@ -241,7 +205,3 @@ def apply_edits(
         for (i, _), out in zip(mine, outs, strict=True):
             by_edit[i] = out
     return new, [by_edit[i] for i in range(len(edits))]
-
-
-def is_struck(line: str) -> bool:
-    return core(line).startswith("~~")

@@ -19,12 +19,8 @@ from datetime import datetime
 from ..errors import BadEncoding
 from ..fsutil import read_text
 from ..logs import Entry, read_entries
-from ..workspace import Workspace, day_of
-
-HISTORY_FILE = "HISTORY.md"
-MARKER_RE = re.compile(r"<!--\s*consolidated:(?P<body>.*?)-->", re.S)
-_CITE_RE = re.compile(r"(\S+?\.md)#L(\d+)")
-STAMP_RE = re.compile(r"^\[(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2})\]", re.M)
+from ..markdown import MARKER_RE, citation, covered_lines, stamp_time
+from ..workspace import HISTORY_FILE, Workspace, day_of
 
 
 @dataclass(frozen=True)
@@ -40,21 +36,7 @@ class LogEntry:
 
     @property
     def cite(self) -> str:
-        return f"{self.path}#L{self.entry.start_line}-L{self.entry.end_line}"
-
-
-def covered_lines(history_text: str) -> dict[str, int]:
-    """Per daily log, the last line any consolidation covered."""
-    covered: dict[str, int] = {}
-    for marker in MARKER_RE.finditer(history_text):
-        for path, line in _CITE_RE.findall(marker["body"]):
-            covered[path] = max(covered.get(path, 0), int(line))
-    return covered
-
-
-def marker(last_lines: dict[str, int]) -> str:
-    cites = " ".join(f"{path}#L{line}" for path, line in sorted(last_lines.items()))
-    return f"<!-- consolidated: {cites} -->"
+        return citation(self.path, self.entry.start_line, self.entry.end_line)
 
 
 def read_history(ws: Workspace) -> str:
@@ -67,9 +49,9 @@ def last_consolidation(history_text: str) -> str | None:
     last = None
     for para in re.split(r"\n\s*\n", history_text):
         if MARKER_RE.search(para):
-            m = STAMP_RE.search(para)
-            if m:
-                last = f"{m[1]} {m[2]}"
+            when = next(filter(None, map(stamp_time, para.split("\n"))), None)
+            if when is not None:
+                last = f"{when:%Y-%m-%d %H:%M}"
     return last
 
 

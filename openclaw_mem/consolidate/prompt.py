@@ -4,11 +4,10 @@ how a backlog is cut into batches that fit the model's context."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from datetime import datetime
 
-from ..chunking import estimate_tokens
 from ..errors import ConfigError
+from ..proposal import PromptEntry, Request
+from ..text import estimate_tokens
 
 ANSWER_RESERVE = 2000  # tokens left for the tool call itself
 
@@ -39,25 +38,6 @@ CORRECTIVE = (
     "You answered without calling save_memory. Call the save_memory tool now, exactly once, "
     "with history_entry and edits (an empty list if nothing durable was said)."
 )
-
-
-@dataclass(frozen=True)
-class PromptEntry:
-    cite: str  # memory/2026-11-24.md#L3-L4
-    when: datetime | None
-    role: str
-    text: str
-
-    def line(self) -> str:
-        when = self.when.strftime("%Y-%m-%d %H:%M") if self.when else "(no time)"
-        return f"[{self.cite}] {when} {self.role}: {self.text}"
-
-
-@dataclass(frozen=True)
-class Request:
-    entries: tuple[PromptEntry, ...]
-    documents: dict[str, str]  # MEMORY.md / USER.md / AGENTS.md, as they are now
-    now: datetime
 
 
 def user_message(request: Request) -> str:

@@ -18,15 +18,17 @@ from datetime import datetime
 
 from ..errors import ConflictError, ProviderError
 from ..fsutil import append_locked, atomic_write_text, read_text
+from ..markdown import COMMIT_CONSOLIDATE, COMMIT_LOG, consolidation_marker
 from ..noise import is_noise
-from ..providers.base import Provider
-from ..workspace import Workspace
+from ..proposal import PromptEntry, Provider, Request
+from ..text import plural
+from ..workspace import CURATED_FILES, HISTORY_FILE, Workspace
 from .edits import Outcome, apply_edits
-from .progress import HISTORY_FILE, LogEntry, marker, pending_entries, read_history
-from .prompt import PromptEntry, Request, batches
+from .progress import LogEntry, pending_entries, read_history
+from .prompt import batches
 from .redact import redact
 
-DOCUMENTS = ("MEMORY.md", "USER.md", "AGENTS.md")
+DOCUMENTS = CURATED_FILES
 Progress = Callable[[int, int], None]  # (batches done, batches in all)
 
 
@@ -102,9 +104,10 @@ def _read_docs(ws: Workspace) -> dict[str, str]:
 def commit_message(batch: BatchReport, provider: str) -> str:
     c = batch.counts()
     lines = [
-        f"consolidate: +{c['added']} ~{c['updated']} -{c['deleted']}, {c['deprecated']} deprecated",
+        f"{COMMIT_CONSOLIDATE} +{c['added']} ~{c['updated']} -{c['deleted']}, "
+        f"{c['deprecated']} deprecated",
         "",
-        f"provider: {provider}; {batch.entries} log entries ({batch.sent} sent)",
+        f"provider: {provider}; {plural(batch.entries, 'log entry')} ({batch.sent} sent)",
     ]
     for o in batch.outcomes:
         e = o.edit
@@ -245,12 +248,12 @@ def _run_batch(
     else:
         when = max((i.when for i in covered if i.when), default=opts.now)
         history = (
-            f"[{when:%Y-%m-%d %H:%M}] {len(covered)} log entries held nothing to keep "
+            f"[{when:%Y-%m-%d %H:%M}] {plural(len(covered), 'log entry')} held nothing to keep "
             "(acknowledgements, fillers and repeats)."
         )
         edits = ()
     new_docs, outcomes = apply_edits(docs, edits, day, opts.min_confidence, opts.redact_extra)
-    paragraph = f"{history}\n{marker(last_lines)}\n"
+    paragraph = f"{history}\n{consolidation_marker(last_lines)}\n"
     diff = unified_diff(
         {**docs, HISTORY_FILE: history_before},
         {**new_docs, HISTORY_FILE: _with_paragraph(history_before, paragraph)},
@@ -270,18 +273,23 @@ def _run_batch(
         raise ConflictError(
             "a memory file changed twice while consolidating; nothing was written, run it again"
         )
+    repo = None
+    if opts.commit:
+        from .. import gitrepo
+
+        repo = gitrepo.open_repo(ws.root)
+    if repo is not None:
+        # The logs read go in a commit of their own first: the marker is about to point
+        # into them, and `mem undo` must revert the distilled edits, never the log itself.
+        logs = sorted(last_lines)
+        gitrepo.commit_memory(ws.root, f"{COMMIT_LOG} {', '.join(logs)[:200]}", logs)
     for name in changed:
         atomic_write_text(ws.root / name, new_docs[name])
     append_locked(ws.root / HISTORY_FILE, lambda existing: _append_bytes(existing, paragraph))
     batch.files = [*changed, HISTORY_FILE]
-    if opts.commit:
-        from .. import gitrepo
-
-        if gitrepo.open_repo(ws.root) is not None:
-            info = gitrepo.commit_memory(
-                ws.root, commit_message(batch, provider.label), batch.files
-            )
-            batch.commit = info.short if info else None
+    if repo is not None:
+        info = gitrepo.commit_memory(ws.root, commit_message(batch, provider.label), batch.files)
+        batch.commit = info.short if info else None
     return batch, new_docs, paragraph
 
 

@@ -7,16 +7,15 @@ range, no unknown keys, and the fields each operation needs.
 from __future__ import annotations
 
 import json
-import re
-from dataclasses import dataclass
 from typing import Any
 
 from ..errors import ProviderError
+from ..markdown import STRICT_STAMP_RE
+from ..proposal import Edit, Proposal
 
 FILES = ("MEMORY", "USER", "AGENTS")
 OPS = ("add", "update", "deprecate", "delete")
 TYPES = ("fact", "preference", "event", "identity", "goal", "rule")
-HISTORY_RE = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}\] \S")
 TOOL_NAME = "save_memory"
 
 SCHEMA: dict[str, Any] = {
@@ -74,28 +73,6 @@ TOOL = {
 }
 
 
-@dataclass(frozen=True)
-class Edit:
-    file: str  # MEMORY | USER | AGENTS
-    op: str  # add | update | deprecate | delete
-    type: str
-    importance: float
-    confidence: float
-    section: str = ""
-    text: str = ""
-    target: str = ""
-
-    @property
-    def filename(self) -> str:
-        return f"{self.file}.md"
-
-
-@dataclass(frozen=True)
-class Proposal:
-    history_entry: str
-    edits: tuple[Edit, ...]
-
-
 def _check(value: Any, schema: dict, where: str) -> None:
     """A validator for the JSON Schema subset SCHEMA uses."""
     kind = schema.get("type")
@@ -148,7 +125,7 @@ def parse_arguments(raw: str | dict) -> Proposal:
         data = raw
     _check(data, SCHEMA, "arguments")
     history = data["history_entry"].strip()
-    if not HISTORY_RE.match(history):
+    if not STRICT_STAMP_RE.match(history):
         raise ProviderError(
             "invalid save_memory arguments: history_entry must start with [YYYY-MM-DD HH:MM]"
         )

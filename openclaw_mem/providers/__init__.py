@@ -1,31 +1,57 @@
-"""Consolidation providers, chosen by name: `openai` (any OpenAI-compatible endpoint) and
-`offline` (rules, no network). `auto` picks openai when an endpoint or key is configured."""
+"""Consolidation providers, registered by name. The built-ins, `openai` (any OpenAI-compatible
+endpoint) and `offline` (rules, no network), register through the same `register` a test's
+scripted fake or a third-party provider uses; `auto` picks openai when an endpoint or a key
+is configured, else offline."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ..errors import ConfigError
-from .base import Provider
+from ..proposal import Provider
 
-NAMES = ("auto", "openai", "offline")
+# (settings: llm.* without the prefix, environment) -> a ready provider
+Factory = Callable[[Mapping[str, Any], Mapping[str, str]], Provider]
+_FACTORIES: dict[str, Factory] = {}
 
 
-def choose(name: str, settings: Mapping[str, Any], env: Mapping[str, str]) -> Provider:
+def register(name: str, factory: Factory) -> None:
+    _FACTORIES[name] = factory
+
+
+def names() -> tuple[str, ...]:
+    return ("auto", *_FACTORIES)
+
+
+def create(name: str, settings: Mapping[str, Any], env: Mapping[str, str]) -> Provider:
     """The provider `name` asks for, configured from settings and the environment."""
-    if name not in NAMES:
-        raise ConfigError(f"unknown provider {name!r}; use one of {', '.join(NAMES)}")
-    base_url = settings.get("base_url") or env.get("OPENAI_BASE_URL", "")
-    api_key = env.get("OPENAI_API_KEY", "")
     if name == "auto":
-        name = "openai" if (base_url or api_key) else "offline"
-    if name == "offline":
-        from .offline import OfflineProvider
+        configured = (
+            settings.get("base_url") or env.get("OPENAI_BASE_URL") or env.get("OPENAI_API_KEY")
+        )
+        name = "openai" if configured else "offline"
+    if name not in _FACTORIES:
+        raise ConfigError(f"unknown provider {name!r}; use one of {', '.join(names())}")
+    return _FACTORIES[name](settings, env)
 
-        return OfflineProvider()
+
+def _offline(settings: Mapping[str, Any], env: Mapping[str, str]) -> Provider:
+    from .offline import OfflineProvider
+
+    return OfflineProvider()
+
+
+def _openai(settings: Mapping[str, Any], env: Mapping[str, str]) -> Provider:
     from .openai_compat import OpenAIProvider
 
+    base_url = settings.get("base_url") or env.get("OPENAI_BASE_URL", "")
+    api_key = env.get("OPENAI_API_KEY", "")
+    if not api_key and not base_url:
+        raise ConfigError(
+            "the openai provider needs OPENAI_API_KEY for api.openai.com; for a local server "
+            "that takes no key set llm.base_url (or --base-url), or use --provider offline"
+        )
     return OpenAIProvider(
         model=settings["model"],
         base_url=base_url or None,
@@ -36,4 +62,7 @@ def choose(name: str, settings: Mapping[str, Any], env: Mapping[str, str]) -> Pr
     )
 
 
-__all__ = ["NAMES", "Provider", "choose"]
+register("openai", _openai)
+register("offline", _offline)
+
+__all__ = ["Factory", "Provider", "create", "names", "register"]

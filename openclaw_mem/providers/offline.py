@@ -17,11 +17,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..consolidate.edits import core, is_struck
-from ..consolidate.prompt import PromptEntry, Request
 from ..consolidate.redact import REDACTED
-from ..consolidate.schema import Proposal, parse_arguments
+from ..consolidate.schema import parse_arguments
+from ..markdown import core, is_live_bullet, split_doc
+from ..proposal import PromptEntry, Proposal, Request
 from ..search.tokenize import shingles, tokenize
+from ..text import plural
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+|[。！？；;\n]+")
 _QUESTION_RE = re.compile(
@@ -131,8 +132,8 @@ def _words(text: str) -> frozenset[str]:
 def _existing(documents: dict[str, str]) -> list[_Line]:
     lines = []
     for name, text in documents.items():
-        for line in text.split("\n"):
-            if line.lstrip().startswith(("-", "*", "+")) and not is_struck(line) and core(line):
+        for line in split_doc(text).lines:
+            if is_live_bullet(line):
                 lines.append(_Line(name.removesuffix(".md"), line.strip(), _words(core(line))))
     return lines
 
@@ -223,7 +224,7 @@ class OfflineProvider:
         stamp = f"[{last:%Y-%m-%d %H:%M}]"
         span = f" from {first:%Y-%m-%d %H:%M} to {last:%Y-%m-%d %H:%M}"
         talk = [e for e in entries if e.role not in ("assistant", "system")]
-        head = f"{stamp} {len(entries)} log entries{span}, {len(talk)} from the user."
+        head = f"{stamp} {plural(len(entries), 'log entry')}{span}, {len(talk)} from the user."
         points = used[:4]
         if not points:  # nothing matched a rule: the first sentences of the longest turns
             longest = sorted(talk, key=lambda e: -len(e.text))[:3]

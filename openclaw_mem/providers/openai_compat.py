@@ -9,10 +9,11 @@ a timeout (llm.timeout). Every failure is a ProviderError: nothing is written.
 
 from __future__ import annotations
 
-from ..chunking import estimate_tokens
-from ..consolidate.prompt import CORRECTIVE, Request, messages
-from ..consolidate.schema import TOOL, TOOL_NAME, Proposal, parse_arguments
+from ..consolidate.prompt import CORRECTIVE, messages
+from ..consolidate.schema import TOOL, TOOL_NAME, parse_arguments
 from ..errors import ProviderError
+from ..proposal import Proposal, Request
+from ..text import estimate_tokens
 
 
 def _short(exc: Exception) -> str:
@@ -52,12 +53,21 @@ class OpenAIProvider:
         if self._client is None:
             import openai
 
-            # Local servers (Ollama, llama.cpp) take any key; the client insists on one.
+            http_client = None
+            if not self.api_key:
+                # Local servers (Ollama, llama.cpp) need no key, but the client insists on
+                # one: give it a placeholder and take the header off every request, so no
+                # made-up credential is ever sent anywhere.
+                def no_auth(request) -> None:
+                    request.headers.pop("authorization", None)
+
+                http_client = openai.DefaultHttpxClient(event_hooks={"request": [no_auth]})
             self._client = openai.OpenAI(
-                api_key=self.api_key or "sk-local-no-key",
+                api_key=self.api_key or "unused",
                 base_url=self.base_url,
                 timeout=self.timeout,
                 max_retries=self.max_retries,
+                http_client=http_client,
             )
         return self._client
 

@@ -1,0 +1,563 @@
+"""`Memory`: the library's front door, one per workspace.
+
+Settings are resolved once, when it opens. Every operation a front end performs is a method
+here, and so are the rules about what happens after a write: whether to commit it
+(`git.autocommit`), whether to start a background consolidation
+(`consolidate.auto_consolidate`), and what a failed commit means for a write that already
+landed (a warning, never an error: an agent that retries would log twice). The CLI, the MCP
+server and `mem watch` are thin adapters over these methods, so they cannot drift apart.
+
+    from openclaw_mem import Memory
+
+    mem = Memory.open("~/.openclaw/workspace")
+    mem.log("我最近在用FastAPI做项目", role="user")
+    for hit in mem.recall("FastAPI").hits:
+        print(hit.citation, hit.snippet)
+
+Heavy modules (numpy, gitpython, openai, the MCP SDK) are imported inside the methods that
+need them: `log` runs on every agent turn and stays light.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .config import Config, load_config
+from .errors import GitError, UsageError
+from .logs import ROLES, NewEntry, append_entries, check_label
+from .markdown import (
+    COMMIT_CLEANUP,
+    COMMIT_FORGET,
+    COMMIT_INGEST,
+    COMMIT_LOG,
+    citation,
+)
+from .workspace import Workspace, init_target, resolve_workspace
+
+if TYPE_CHECKING:
+    from .consolidate.run import Report
+    from .context import ContextBlock
+    from .forgetting import Forgotten, Stale
+    from .gitrepo import CommitInfo, SyncResult
+    from .index import IndexParams
+    from .ingest import IngestReport
+    from .proposal import Provider
+    from .recall import Lines, RecallResult
+    from .scaffold import InitReport
+    from .status import Status
+    from .watch import Refresh, Watcher
+
+
+def local_now() -> datetime:
+    """Local wall-clock time, naive, to the second: daily logs are written in local time."""
+    return datetime.now().replace(microsecond=0)
+
+
+@dataclass(frozen=True)
+class Logged:
+    """Where an appended entry landed, and what happened after."""
+
+    path: str
+    start_line: int
+    end_line: int
+    commit: str | None = None  # short sha, when git.autocommit = "log"
+    consolidating: bool = False  # a background consolidation was started
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def citation(self) -> str:
+        return citation(self.path, self.start_line, self.end_line)
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "startLine": self.start_line, "endLine": self.end_line}
+
+
+@dataclass(frozen=True)
+class Ingested:
+    report: IngestReport
+    commit: str | None = None
+    consolidating: bool = False
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ForgetResult:
+    done: Forgotten
+    commit: str | None = None
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CleanupResult:
+    stale: list[Stale]
+    archive: str | None  # where the lines went; None on a dry run or when nothing is stale
+    commit: str | None = None
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass
+class IndexSummary:
+    files: int
+    chunks: int
+    seconds: float
+    stats: dict = field(default_factory=dict)  # what the refresh did: mode, changed, deleted
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        return {
+            "files": self.files,
+            "chunks": self.chunks,
+            "seconds": round(self.seconds, 3),
+            **(self.stats or {"mode": "fresh"}),
+        }
+
+
+def init(
+    directory: Path | None,
+    *,
+    workspace_flag: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+    use_git: bool = True,
+    skill: bool = False,
+) -> InitReport:
+    """Create a workspace, or add what an existing (OpenClaw) one lacks; never overwrites."""
+    from .scaffold import init_workspace
+
+    env = dict(os.environ) if env is None else env
+    root = init_target(workspace_flag, directory, env, cwd or Path.cwd())
+    return init_workspace(root, use_git=use_git, skill=skill)
+
+
+def copy_example(root: Path) -> Path:
+    """workspace.example/ (four weeks of invented mixed Chinese/English memory) at root."""
+    import shutil
+
+    from .resources import example_workspace
+
+    shutil.copytree(
+        example_workspace(), root, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".mem", ".git")
+    )
+    return root
+
+
+class Memory:
+    """One workspace with its settings, resolved once."""
+
+    def __init__(
+        self,
+        ws: Workspace,
+        config: Config,
+        env: Mapping[str, str],
+        clock: Callable[[], datetime] = local_now,
+    ) -> None:
+        self.ws = ws
+        self.config = config
+        self.env = env
+        self.clock = clock
+        self._index_params: IndexParams | None = None
+
+    @classmethod
+    def open(
+        cls,
+        workspace: Path | str | None = None,
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+        home: Path | None = None,
+        clock: Callable[[], datetime] = local_now,
+    ) -> Memory:
+        """The workspace given, else MEM_WORKSPACE, the nearest ancestor of cwd holding
+        MEMORY.md or memory/, else ~/.openclaw/workspace; settings from mem.toml and MEM_*."""
+        env = dict(os.environ) if env is None else env
+        flag = Path(workspace).expanduser() if workspace is not None else None
+        ws = resolve_workspace(flag, env, cwd or Path.cwd(), home or Path.home())
+        return cls(ws, load_config(ws.root, env), env, clock)
+
+    @property
+    def root(self) -> Path:
+        return self.ws.root
+
+    def now(self) -> datetime:
+        return self.clock()
+
+    @property
+    def index_params(self) -> IndexParams:
+        if self._index_params is None:
+            from .index import IndexParams
+
+            self._index_params = IndexParams.from_config(self.config)
+        return self._index_params
+
+    # ------------------------------------------------------------- writing
+
+    def log(
+        self,
+        text: str,
+        *,
+        role: str | None = None,
+        speaker: str | None = None,
+        session: str | None = None,
+        at: datetime | None = None,
+    ) -> Logged:
+        """Append one entry, verbatim, to the day file of `at` (default: now)."""
+        if role is not None and speaker is not None:
+            raise UsageError("give a role or a speaker, not both")
+        if role is not None and role not in ROLES:
+            raise UsageError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise UsageError("the text is not valid UTF-8; nothing was logged") from None
+        label = (
+            check_label(speaker)
+            if speaker is not None
+            else (role or self.config["log.default_role"])
+        )
+        when = at or self.now()
+        path = self.ws.day_file(when.date())
+        rel = self.ws.rel(path)
+        result = append_entries(path, when.date(), [NewEntry(when, label, text, session)], rel=rel)
+        commit, warnings = self._after_append([rel], f"{COMMIT_LOG} {rel}")
+        return Logged(
+            rel,
+            result.start_line,
+            result.end_line,
+            commit,
+            self._maybe_auto_consolidate(),
+            tuple(warnings),
+        )
+
+    def ingest(
+        self,
+        lines: Iterable[str],
+        source: str,
+        *,
+        session: str | None = None,
+        default_time: datetime | None = None,
+    ) -> Ingested:
+        """Append a transcript, each message into its own day; repeats are skipped."""
+        from .ingest import ingest
+
+        report = ingest(
+            self.ws, lines, source, default_time=default_time or self.now(), session=session
+        )
+        commit, warnings = None, []
+        if report.files:
+            commit, warnings = self._after_append(report.files, f"{COMMIT_INGEST} {source}")
+        consolidating = self._maybe_auto_consolidate() if report.files else False
+        return Ingested(report, commit, consolidating, tuple(warnings))
+
+    def consolidate(
+        self,
+        *,
+        provider: str | Provider | None = None,
+        model: str | None = None,
+        base_url: str | None = None,
+        dry_run: bool = False,
+        auto: bool = False,
+        now: datetime | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Report:
+        """Distil what is not yet consolidated into the curated files: one commit a batch."""
+        from .consolidate.run import consolidate
+
+        return consolidate(
+            self.ws,
+            self._provider(provider, model, base_url),
+            self._consolidation_options(now),
+            dry_run=dry_run,
+            auto=auto,
+            progress=progress,
+        )
+
+    def undo(self) -> tuple[CommitInfo, CommitInfo]:
+        """Revert the newest consolidation with a new commit: (the consolidation, the revert)."""
+        from .gitrepo import undo_consolidation
+
+        return undo_consolidation(self.root)
+
+    def forget(self, target: str, *, hard: bool = False) -> ForgetResult:
+        """Deprecate (or, hard, delete) a curated line; redact a log line in place (hard)."""
+        from .forgetting import forget
+
+        done = forget(self.ws, target, hard, self.now().date())
+        lo, hi = done.lines
+        where = f"{done.path}:{lo}" + (f"-{hi}" if hi != lo else "")
+        commit, warnings = self._commit_change(
+            [done.path], f"{COMMIT_FORGET} {where} ({done.mode})"
+        )
+        return ForgetResult(done, commit, tuple(warnings))
+
+    def cleanup(self, *, dry_run: bool = False) -> CleanupResult:
+        """Move stale curated lines to archive/YYYY-MM.md (committed, not indexed)."""
+        from .forgetting import archive, find_stale
+
+        cfg = self.config
+        now = self.now()
+        stale = find_stale(
+            self.ws,
+            now,
+            min_importance=cfg["cleanup.min_importance"],
+            unused_days=cfg["cleanup.unused_days"],
+            deprecated_days=cfg["cleanup.deprecated_days"],
+            min_confidence=cfg["cleanup.min_confidence"],
+        )
+        if not stale or dry_run:
+            return CleanupResult(stale, None)
+        target = archive(self.ws, stale, now)
+        paths = sorted({s.path for s in stale} | {target})
+        message = f"{COMMIT_CLEANUP} archived {len(stale)} stale line(s) to {target}"
+        commit, warnings = self._commit_change(paths, message)
+        return CleanupResult(stale, target, commit, tuple(warnings))
+
+    def sync(self, remote: str | None = None) -> SyncResult:
+        """Commit local memory, pull with rebase, push: one memory on several machines."""
+        from .gitrepo import sync
+
+        return sync(self.root, remote or self.config["sync.remote"], self.config["sync.branch"])
+
+    def commit(self, message: str | None = None) -> CommitInfo | None:
+        from .gitrepo import commit_memory
+
+        return commit_memory(self.root, message)
+
+    def history(self, limit: int = 20, path: Path | None = None) -> list[CommitInfo]:
+        from .gitrepo import history
+
+        return history(self.root, limit, path)
+
+    def diff(self, rev: str = "HEAD", *, color: bool = False) -> str:
+        from .gitrepo import diff
+
+        return diff(self.root, rev, color=color)
+
+    # ------------------------------------------------------------- reading
+
+    def recall(
+        self,
+        query: str,
+        *,
+        k: int | None = None,
+        min_score: float | None = None,
+        now: datetime | None = None,
+        since: date | None = None,
+        until: date | None = None,
+        path: str | None = None,
+        record_access: bool = True,
+    ) -> RecallResult:
+        """The chunks that matter for a query, best first, with citations and snippets."""
+        from .recall import recall
+
+        if not query.strip():
+            raise UsageError("the query is empty")
+        opts = self.recall_options(
+            k=k, min_score=min_score, now=now, since=since, until=until, path=path
+        )
+        return recall(self.ws, query, opts, self.index_params, record_access)
+
+    def recall_options(
+        self, *, k=None, min_score=None, now=None, since=None, until=None, path=None
+    ):
+        from .recall import RecallOptions
+
+        cfg = self.config.override({"recall.k": k, "recall.min_score": min_score})
+        return RecallOptions.from_config(
+            cfg, now=now or self.now(), since=since, until=until, path_glob=path
+        )
+
+    def get(self, spec: str, *, start: int | None = None, lines: int | None = None) -> Lines:
+        """Lines of a memory file: a spec (`PATH`, `PATH:FROM[:N]`, `PATH#Lx-Ly`), or a path
+        with `start` and `lines` as memory_get gives them. Only inside the workspace."""
+        from .recall import get_lines
+
+        if start is not None or lines is not None:
+            spec = f"{spec}:{start or 1}" + (f":{lines}" if lines else "")
+        return get_lines(self.ws, spec)
+
+    def context(
+        self, query: str, *, budget: int | None = None, now: datetime | None = None
+    ) -> ContextBlock:
+        """The block to put in front of a model, within a token budget."""
+        from .context import build_context
+
+        if not query.strip():
+            raise UsageError("the query is empty")
+        cfg = self.config.override({"context.budget": budget})
+        when = now or self.now()
+        return build_context(
+            self.ws,
+            query,
+            cfg["context.budget"],
+            self.recall_options(now=when),
+            self.index_params,
+            when,
+            cfg["context.memories"],
+        )
+
+    def index(self, *, rebuild: bool = False, progress=None) -> IndexSummary:
+        """Bring the recall index up to date (recall does this itself); rebuild starts over."""
+        import time
+
+        from .index import open_index
+
+        start = time.perf_counter()
+        index = open_index(self.ws, self.index_params, rebuild=rebuild, progress=progress)
+        return IndexSummary(
+            sum(1 for rec in index.files.values() if rec["seg"] != "bad"),
+            index.n_live,
+            time.perf_counter() - start,
+            dict(index.stats or {}),
+            list(index.warnings),
+        )
+
+    def status(self, days: int = 7) -> Status:
+        from .status import workspace_status
+
+        return workspace_status(self.ws, self.now().date(), days, index_params=self.index_params)
+
+    # ------------------------------------------------------------- long-running
+
+    def watcher(
+        self,
+        on_refresh: Callable[[Refresh], None],
+        *,
+        on_error: Callable[[Exception], None] | None = None,
+        debounce: float | None = None,
+        consolidate: bool = False,
+        on_consolidated: Callable[[Report], None] | None = None,
+    ) -> Watcher:
+        """A file watcher that keeps the index fresh, and (consolidate) runs a windowed
+        consolidation after each refresh. Call start() and stop() on it."""
+        from .errors import MemError
+        from .watch import Watcher
+
+        after = None
+        if consolidate:
+
+            def after() -> None:
+                try:
+                    report = self.consolidate(auto=True)
+                except MemError as exc:
+                    if on_error is not None:
+                        on_error(exc)
+                    return
+                if on_consolidated is not None:
+                    on_consolidated(report)
+
+        return Watcher(
+            self.ws,
+            self.index_params,
+            on_refresh,
+            after,
+            on_error=on_error,
+            debounce=self.config["watch.debounce"] if debounce is None else debounce,
+        )
+
+    def serve_mcp(self, *, read_only: bool = False) -> None:
+        """Answer MCP requests on stdin/stdout until stdin closes."""
+        from .mcp_server import serve_stdio
+
+        serve_stdio(self, read_only=read_only)
+
+    # ------------------------------------------------------------- write rules
+
+    def _after_append(self, paths: list[str], message: str) -> tuple[str | None, list[str]]:
+        """git.autocommit = "log": commit what was appended."""
+        if self.config["git.autocommit"] != "log":
+            return None, []
+        from . import gitrepo
+
+        if gitrepo.open_repo(self.root) is None:
+            return None, [
+                "git.autocommit is 'log' but the workspace has no git repository; "
+                "`mem init` adds one"
+            ]
+        return self._commit(paths, message)
+
+    def _commit_change(self, paths: list[str], message: str) -> tuple[str | None, list[str]]:
+        """forget and cleanup commit unless git.autocommit = "never" (or there is no repo)."""
+        if self.config["git.autocommit"] == "never":
+            return None, []
+        from . import gitrepo
+
+        if gitrepo.open_repo(self.root) is None:
+            return None, []
+        return self._commit(paths, message)
+
+    def _commit(self, paths: list[str], message: str) -> tuple[str | None, list[str]]:
+        from . import gitrepo
+
+        try:
+            info = gitrepo.commit_memory(self.root, message, paths)
+        except GitError as exc:
+            # The write landed; only the commit did not. Saying "failed" would make an
+            # agent retry and write it twice.
+            return None, [f"written but not committed ({exc.message}); `mem commit` later"]
+        return (info.short if info else None), []
+
+    def _maybe_auto_consolidate(self) -> bool:
+        """consolidate.auto_consolidate: past the window, start `mem consolidate --auto` in
+        the background, so the turn never waits for a model. Output: .mem/consolidate.log."""
+        if not self.config["consolidate.auto_consolidate"]:
+            return False
+        import subprocess
+        import sys
+
+        from .consolidate.progress import count_pending
+
+        if count_pending(self.ws) <= self.config["consolidate.memory_window"]:
+            return False
+        self.ws.state_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            log = (self.ws.state_dir / "consolidate.log").open("ab")
+        except OSError as exc:
+            raise UsageError(f"cannot write {self.ws.state_dir}: {exc.strerror}") from None
+        with log:
+            args = ["-w", str(self.root), "consolidate", "--auto", "--quiet"]
+            subprocess.Popen(
+                [sys.executable, "-m", "openclaw_mem", *args],
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                start_new_session=True,
+                cwd=self.root,
+            )
+        return True
+
+    def _provider(self, chosen: str | Provider | None, model: str | None, base_url: str | None):
+        from . import providers
+
+        if chosen is not None and not isinstance(chosen, str):
+            return chosen
+        if chosen is not None and chosen not in providers.names():
+            raise UsageError(
+                f"unknown provider {chosen!r}; use one of {', '.join(providers.names())}"
+            )
+        cfg = self.config
+        settings: dict[str, Any] = {
+            "model": model or cfg["llm.model"],
+            "base_url": base_url or cfg["llm.base_url"],
+            "timeout": cfg["llm.timeout"],
+            "max_retries": cfg["llm.max_retries"],
+            "context_tokens": cfg["llm.context_tokens"],
+        }
+        return providers.create(chosen or cfg["consolidate.provider"], settings, self.env)
+
+    def _consolidation_options(self, now: datetime | None):
+        from .consolidate.run import Options
+
+        cfg = self.config
+        return Options(
+            now=now or self.now(),
+            min_confidence=cfg["consolidate.min_confidence"],
+            memory_window=cfg["consolidate.memory_window"],
+            keep_recent=cfg["consolidate.keep_recent"],
+            redact_extra=tuple(cfg["consolidate.redact_patterns"]),
+            commit=cfg["git.autocommit"] != "never",
+        )

@@ -1,0 +1,36 @@
+"""Plain-text helpers every layer shares: which characters are CJK, how many LLM tokens a
+text is about, and counted nouns that read right ("1 entry", "2 entries")."""
+
+from __future__ import annotations
+
+import re
+
+# Han (BMP and supplementary), kana, Hangul: scripts written without spaces between words.
+CJK = (
+    "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+    "\uf900-\ufaff\U00020000-\U0003134f"
+)
+CJK_RE = re.compile(f"[{CJK}]")
+
+
+def estimate_tokens(text: str) -> int:
+    """LLM tokens, roughly: a CJK character is about one token, other text about four
+    characters a token. Good enough to size chunks, prompts and budgets."""
+    cjk = len(CJK_RE.findall(text))
+    return cjk + (len(text) - cjk + 3) // 4
+
+
+_IRREGULAR = {"entry": "entries", "batch": "batches", "day file": "day files"}
+
+
+def plural(n: int, noun: str) -> str:
+    """`1 entry`, `3 entries`, `0 lines`."""
+    if n == 1:
+        return f"{n} {noun}"
+    if noun in _IRREGULAR:
+        return f"{n} {_IRREGULAR[noun]}"
+    if noun.endswith(("s", "x", "ch", "sh")):
+        return f"{n} {noun}es"
+    if noun.endswith("y") and noun[-2:-1] not in "aeiou":
+        return f"{n} {noun[:-1]}ies"
+    return f"{n} {noun}s"
