@@ -3,7 +3,10 @@
 The library is the product; the `mem` CLI is a thin layer over it. Public API (imported
 lazily so that `import openclaw_mem` stays cheap on the per-turn path):
 
-    from openclaw_mem import Workspace, resolve_workspace, append_entries, parse_log
+    from openclaw_mem import Memory
+
+    mem = Memory.open("~/.openclaw/workspace")
+    mem.log("我最近在用FastAPI做项目", role="user")
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Any
 __version__ = "0.1.0"
 
 _API = {
+    "Memory": "memory",
     "Workspace": "workspace",
     "resolve_workspace": "workspace",
     "Entry": "logs",

@@ -16,10 +16,12 @@ instead of being dropped in silence.
 
 # No `from __future__ import annotations`: the SDK reads the tools' Annotated signatures at
 # run time, and string annotations would name a Field it cannot resolve.
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from .errors import MemError
-from .memory import Memory
+
+if TYPE_CHECKING:  # the facade calls serve_stdio; at run time this module needs only its type
+    from .memory import Memory
 
 INSTRUCTIONS = (
     "Long-term memory of this agent and its user, kept as Markdown in a git repository. "
@@ -48,7 +50,7 @@ def _say(err: Any) -> str:
     return f"{where}: {msg[:1].lower()}{msg[1:]}"
 
 
-def build_server(memory: Memory, *, read_only: bool = False):
+def build_server(memory: "Memory", *, read_only: bool = False):
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
     from mcp.server.mcpserver.tools import Tool
@@ -113,7 +115,7 @@ def build_server(memory: Memory, *, read_only: bool = False):
     return MCPServer("openclaw-mem", instructions=INSTRUCTIONS, version=__version__, tools=tools)
 
 
-def serve_stdio(memory: Memory, *, read_only: bool = False) -> None:
+def serve_stdio(memory: "Memory", *, read_only: bool = False) -> None:
     """MCPServer.run("stdio"), with lines that are not JSON-RPC answered instead of dropped."""
     import anyio
 

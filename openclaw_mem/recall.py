@@ -103,9 +103,7 @@ class Hit:
 @dataclass
 class RecallResult:
     hits: list[Hit]
-    query_tokens: list[str]
     warnings: list[str]
-    index_stats: dict
 
 
 def _mask(index: Index, opts: RecallOptions) -> np.ndarray:
@@ -346,7 +344,7 @@ def recall(
         used.append((access.chunk_key(rel, lines), rel, lo, hi))
     if record_access:
         access.record(ws, used, opts.now or datetime.now())
-    return RecallResult(hits, sorted(terms), index.warnings, index.stats)
+    return RecallResult(hits, index.warnings)
 
 
 # ----------------------------------------------------------------- get

@@ -40,6 +40,7 @@ class ScriptedLLM:
     def __init__(self) -> None:
         self.script: deque[Step] = deque()
         self.requests: list[dict] = []
+        self.headers: list[dict[str, str]] = []  # one per request, names lower-cased
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -50,6 +51,7 @@ class ScriptedLLM:
                 length = int(self.headers.get("content-length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
                 owner.requests.append(body)
+                owner.headers.append({k.lower(): v for k, v in self.headers.items()})
                 step = (
                     owner.script.popleft()
                     if owner.script
@@ -61,7 +63,11 @@ class ScriptedLLM:
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        # serve_forever polls for shutdown every poll_interval: 0.5 s by default, paid by
+        # every test that uses the server.
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
         self.thread.start()
 
     @property

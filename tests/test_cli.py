@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from datetime import date, timedelta
@@ -125,3 +126,90 @@ def test_python_dash_m_and_the_light_import_path(ws):
         text=True,
     )
     assert result.returncode == 0 and result.stdout.startswith("memory/2026-11-30.md#L")
+
+
+# ------------------------------------------------------------ what a new user trips on
+
+
+def test_text_that_starts_with_a_dash_is_logged_verbatim(ws):
+    texts = ["- buy milk", "-1 degrees outside", "-----BEGIN NOTE-----", "--not-an-option x"]
+    for i, text in enumerate(texts):
+        ws("log", "--at", f"2026-11-30T09:0{i}", text)
+    ws("log", "--at", "2026-11-30T09:09", "hello", "-r", "user")  # options still work after
+    entries = read_entries(ws.root / "memory" / "2026-11-30.md")
+    assert [(e.role, e.text) for e in entries] == [
+        *(("note", t) for t in texts),
+        ("user", "hello"),
+    ]
+    # Options go before text that starts with a dash; after it, everything is text.
+    found = json.loads(ws("recall", "--json", "--now", "2026-11-30", "-1 degrees").stdout)
+    assert found["results"][0]["snippet"].endswith("-1 degrees outside")
+
+
+def test_bare_mem_prints_the_help(runner):
+    result = runner.invoke(app, [])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("Usage: mem") and result.stdout.count("\n") > 10
+    assert "log" in result.stdout and not result.stderr
+
+
+def test_piped_output_is_not_wrapped(ws):
+    long = "Redis " + "连接池 max_connections 调到 50 之后超时消失了 " * 6
+    ws("log", "--at", "2026-11-30T09:00", long)
+    out = ws("recall", "连接池", "--now", "2026-11-30").stdout  # CliRunner: not a terminal
+    assert max(len(line) for line in out.splitlines()) > 120
+    assert long.strip() in out
+
+
+def test_status_is_clean_after_the_readme_sequence(ws):
+    ws("log", "--role", "user", "我最近在用FastAPI做项目，还用了Redis")
+    ws("consolidate")
+    data = ws.json("status")
+    assert data["git"]["clean"], data["git"]
+    last, consolidation = data["git"]["lastCommit"], data["consolidation"]["lastCommit"]
+    assert consolidation["sha"] == last["sha"]
+    assert (consolidation["files"], consolidation["insertions"]) == (
+        last["files"],
+        last["insertions"],
+    )
+    assert consolidation["files"] > 0
+
+
+def test_status_says_how_the_workspace_was_found(ws):
+    def found_by(cwd):
+        out = subprocess.run(
+            [sys.executable, "-m", "openclaw_mem", "status", "--json"],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        return json.loads(out)["foundBy"]
+
+    assert found_by(ws.root) == "current directory"
+    assert found_by(ws.root / "memory") == "ancestor of the current directory"
+
+
+def test_provider_errors_say_what_to_do(ws):
+    ws("log", "something worth keeping: I prefer short answers")
+    bogus = ws("consolidate", "--provider", "bogus", ok=False)
+    assert bogus.exit_code == 2 and "unknown provider 'bogus'" in bogus.stderr
+    no_key = ws("consolidate", "--provider", "openai", ok=False)
+    assert no_key.exit_code == 6 and "OPENAI_API_KEY" in no_key.stderr
+    assert "cannot reach" not in no_key.stderr
+    (ws.root / "mem.toml").write_text('[consolidate]\nprovider = "bogus"\n', encoding="utf-8")
+    from_file = ws("consolidate", ok=False)
+    assert from_file.exit_code == 6 and "consolidate.provider in mem.toml" in from_file.stderr
+
+
+def test_init_skill_commits_the_skill(ws):
+    ws("init", str(ws.root), "--skill")
+    assert (ws.root / "skills" / "openclaw-mem" / "SKILL.md").is_file()
+    assert ws.json("status")["git"]["clean"]
+
+
+def test_counts_read_as_english(ws):
+    ws("log", "--at", "2026-11-30T09:00", "--role", "user", "I prefer tea over coffee")
+    out = ws("consolidate", "--now", "2026-11-30T10:00").stdout
+    assert "1 log entry not yet consolidated; 1 batch\n" in out
+    assert "1 log entries" not in (ws.root / "HISTORY.md").read_text(encoding="utf-8")

@@ -8,7 +8,7 @@ import time
 
 import git
 import pytest
-from conftest import snapshot
+from helpers import snapshot
 from llm_server import tool_call
 
 from openclaw_mem.logs import read_entries
@@ -182,10 +182,13 @@ def test_a_good_tool_call_becomes_one_reviewable_commit(mem, llm):
         ),
         (("status", 500, "upstream exploded"), "HTTP 500"),
         (("status", 401, "bad key"), "refused the API key"),
-        (("hang", 4), "did not answer within 2 s"),
+        (("hang", 1.5), "did not answer within 0.5 s"),
     ],
 )
-def test_every_failure_leaves_the_workspace_byte_identical(mem, llm, step, fragment):
+def test_every_failure_leaves_the_workspace_byte_identical(mem, llm, step, fragment, monkeypatch):
+    if step[0] == "hang":  # a short timeout and no retry: the suite should not wait long
+        monkeypatch.setenv("MEM_LLM_TIMEOUT", "0.5")
+        monkeypatch.setenv("MEM_LLM_MAX_RETRIES", "0")
     before = snapshot(mem.root)
     llm.push(step, step, step)  # enough for the client's retries
     result = run(mem, llm, ok=False)
@@ -360,3 +363,16 @@ def test_auto_consolidate_runs_in_the_background_after_mem_log(mem):
         pytest.fail(log.read_text(encoding="utf-8") if log.exists() else "no background run")
     assert "I plan to run a marathon" not in (mem.root / "USER.md").read_text(encoding="utf-8")
     assert mem.json("status")["consolidation"]["pending"] == 1  # the newest waits its turn
+
+
+def test_a_keyless_local_endpoint_gets_no_authorization_header(mem, llm):
+    llm.push(tool_call(GOOD))
+    run(mem, llm)
+    assert llm.headers and all("authorization" not in h for h in llm.headers)
+
+
+def test_a_key_is_sent_when_there_is_one(mem, llm, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-key-not-real")
+    llm.push(tool_call(GOOD))
+    run(mem, llm)
+    assert llm.headers[-1]["authorization"] == "Bearer sk-test-key-not-real"

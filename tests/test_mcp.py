@@ -70,3 +70,123 @@ def test_read_only_has_no_memory_log(example):
         "should not land" in p.read_text(encoding="utf-8")
         for p in (example.root / "memory").glob("*.md")
     )
+
+
+def _raw(root, *lines: str) -> list[dict]:
+    """Send raw lines to `mem serve` and return every JSON-RPC message it wrote."""
+    import subprocess
+
+    init = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"},
+        },
+    }
+    text = "\n".join(
+        [json.dumps(init), '{"jsonrpc":"2.0","method":"notifications/initialized"}', *lines]
+    )
+    out = subprocess.run(
+        [sys.executable, "-m", "openclaw_mem", "-w", str(root), "serve"],
+        input=text + "\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    ).stdout
+    return [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def test_lines_that_are_not_json_rpc_get_json_rpc_errors(example):
+    answers = _raw(
+        example.root,
+        "this is not json",
+        '{"foo": 1}',
+        '{"jsonrpc": "2.0", "method": 5, "id": 1}',
+        '{"jsonrpc": "2.0", "id": 2, "method": "ping"}',
+    )
+    errors = [a["error"]["code"] for a in answers if "error" in a]
+    assert errors == [-32700, -32600, -32600]
+    assert {"jsonrpc": "2.0", "id": 2, "result": {}} in answers
+
+
+def test_bad_arguments_are_one_line(example):
+    async def main():
+        from mcp import Client
+
+        from openclaw_mem.mcp_server import build_server
+        from openclaw_mem.memory import Memory
+
+        server = build_server(Memory.open(example.root, env={}))
+        async with Client(server) as client:
+            return [
+                await client.call_tool("memory_search", {"query": "x", "maxResults": 500}),
+                await client.call_tool("memory_search", {}),
+                await client.call_tool("memory_get", {"path": "USER.md", "from": 0, "lines": "x"}),
+                await client.call_tool("memory_get", {"path": "../secret.md"}),
+            ]
+
+    texts = [r.content[0].text for r in asyncio.run(main())]
+    assert texts[:3] == [
+        "memory_search: maxResults must be at most 50",
+        "memory_search: query is required",
+        "memory_get: from must be at least 1; lines must be an integer",
+    ]
+    assert texts[3].startswith("../secret.md: `..` is not allowed")
+    assert all("\n" not in t and "http" not in t for t in texts)
+
+
+def test_the_same_scenario_through_the_cli_and_mcp_gives_the_same_memory(tmp_path):
+    """One facade under both front ends: the same writes, files, commits and answers."""
+    from datetime import datetime
+
+    from helpers import Mem
+    from typer.testing import CliRunner
+
+    from openclaw_mem.cli import app
+    from openclaw_mem.mcp_server import build_server
+    from openclaw_mem.memory import Memory
+
+    turns = [
+        ("user", "我最近在用FastAPI做项目，还用了Redis"),
+        ("assistant", "好的，记住了 FastAPI"),
+    ]
+    roots = {}
+    for name in ("cli", "mcp"):
+        roots[name] = tmp_path / name
+        assert CliRunner().invoke(app, ["init", str(roots[name])]).exit_code == 0
+        (roots[name] / "mem.toml").write_text('[git]\nautocommit = "log"\n', encoding="utf-8")
+
+    cli = Mem(roots["cli"])
+    for role, text in turns:
+        cli("log", "--at", "2026-11-30T09:00", "--role", role, text)
+    cli_search = cli.json("recall", "--now", "2026-11-30T09:00", "-k", "2", "FastAPI")
+    cli_get = cli.json("get", "memory/2026-11-30.md:3:2")
+
+    async def via_mcp():
+        from mcp import Client
+
+        memory = Memory.open(roots["mcp"], env={}, clock=lambda: datetime(2026, 11, 30, 9, 0))
+        async with Client(build_server(memory)) as client:
+            for role, text in turns:
+                await client.call_tool("memory_log", {"text": text, "role": role})
+            search = await client.call_tool("memory_search", {"query": "FastAPI", "maxResults": 2})
+            get = await client.call_tool(
+                "memory_get", {"path": "memory/2026-11-30.md", "from": 3, "lines": 2}
+            )
+            return _data(search), _data(get)
+
+    mcp_search, mcp_get = asyncio.run(via_mcp())
+    assert mcp_search == cli_search and mcp_get == cli_get
+    day = "memory/2026-11-30.md"
+    assert (roots["cli"] / day).read_bytes() == (roots["mcp"] / day).read_bytes()
+
+    def subjects(root):
+        import git
+
+        return [c.message.strip() for c in git.Repo(root).iter_commits()]
+
+    assert subjects(roots["cli"]) == subjects(roots["mcp"])
+    assert subjects(roots["mcp"])[0] == f"mem log: {day}"  # MCP memory_log commits too

@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 import frontmatter
-from conftest import REPO, Mem, snapshot
+from helpers import REPO, Mem, snapshot
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "openclaw_workspace"
 

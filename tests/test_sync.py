@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import git
-from conftest import Mem
+from helpers import Mem
 from typer.testing import CliRunner
 
 from openclaw_mem.cli import app

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from click.exceptions import NoArgsIsHelpError
 from typer.core import TyperGroup
 
 from .. import __version__
@@ -95,8 +94,6 @@ class MemGroup(TyperGroup):
             )
             if isinstance(rv, int) and not isinstance(rv, bool):
                 code = rv
-        except NoArgsIsHelpError as exc:  # bare `mem`: the help, as `mem --help` shows it
-            typer.echo(exc.ctx.get_help() if exc.ctx else "")
         except MemError as exc:
             if debug:
                 traceback.print_exc()
@@ -137,7 +134,8 @@ app = typer.Typer(
     cls=MemGroup,
     name="mem",
     help="File-first Markdown memory for AI agents (OpenClaw workspace layout).",
-    no_args_is_help=True,
+    # Bare `mem` prints the help (see main), rather than a usage error in one long line.
+    invoke_without_command=True,
     add_completion=False,
     pretty_exceptions_show_locals=False,
     # Plain click help: a third of the start-up time of rich panels, and fewer tokens
@@ -228,6 +226,9 @@ def main(
     ] = False,
 ) -> None:
     ctx.obj = State(workspace_flag=workspace, debug=debug)
+    if ctx.invoked_subcommand is None:
+        typer.echo(ctx.get_help())
+        raise typer.Exit()
 
 
 def read_stdin(what: str = "the text") -> str:

@@ -287,7 +287,7 @@ def consolidation_view(term: Environment, report) -> None:
         out.print(f"nothing to do: {escape(report.skipped)}")
         return
     out.print(
-        f"{plural(report.pending, 'log entry')} were not consolidated; "
+        f"{plural(report.pending, 'log entry')} not yet consolidated; "
         f"{plural(len(report.batches), 'batch')}"
     )
     for n, b in enumerate(report.batches, 1):

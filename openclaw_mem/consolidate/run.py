@@ -18,7 +18,7 @@ from datetime import datetime
 
 from ..errors import ConflictError, ProviderError
 from ..fsutil import append_locked, atomic_write_text, read_text
-from ..markdown import COMMIT_CONSOLIDATE, COMMIT_LOG, consolidation_marker
+from ..markdown import COMMIT_CONSOLIDATE, COMMIT_LOG, consolidation_marker, history_stamp
 from ..noise import is_noise
 from ..proposal import PromptEntry, Provider, Request
 from ..text import plural
@@ -248,7 +248,7 @@ def _run_batch(
     else:
         when = max((i.when for i in covered if i.when), default=opts.now)
         history = (
-            f"[{when:%Y-%m-%d %H:%M}] {plural(len(covered), 'log entry')} held nothing to keep "
+            f"{history_stamp(when)} {plural(len(covered), 'log entry')} held nothing to keep "
             "(acknowledgements, fillers and repeats)."
         )
         edits = ()

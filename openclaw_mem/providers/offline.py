@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ..consolidate.redact import REDACTED
 from ..consolidate.schema import parse_arguments
-from ..markdown import core, is_live_bullet, split_doc
+from ..markdown import core, history_stamp, is_live_bullet, split_doc
 from ..proposal import PromptEntry, Proposal, Request
 from ..search.tokenize import shingles, tokenize
 from ..text import plural
@@ -221,7 +221,7 @@ class OfflineProvider:
         timed = [e.when for e in entries if e.when]
         last = max(timed) if timed else now
         first = min(timed) if timed else now
-        stamp = f"[{last:%Y-%m-%d %H:%M}]"
+        stamp = history_stamp(last)
         span = f" from {first:%Y-%m-%d %H:%M} to {last:%Y-%m-%d %H:%M}"
         talk = [e for e in entries if e.role not in ("assistant", "system")]
         head = f"{stamp} {plural(len(entries), 'log entry')}{span}, {len(talk)} from the user."

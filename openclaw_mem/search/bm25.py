@@ -197,12 +197,6 @@ def from_analysis(an: Analysis, first_doc: int = 0) -> Postings:
     )
 
 
-def build(doc_tokens: Sequence[Sequence[str]], first_doc: int = 0) -> tuple[Postings, np.ndarray]:
-    """Postings and document lengths for documents numbered from first_doc."""
-    an = analyze(doc_tokens)
-    return from_analysis(an, first_doc), an.lengths
-
-
 def merge(segments: Iterable[Postings], keep: np.ndarray, new_ids: np.ndarray) -> Postings:
     """One segment from several: postings of documents with keep[doc] survive, renumbered
     to new_ids[doc]. No text is read or tokenised again."""
@@ -212,23 +206,6 @@ def merge(segments: Iterable[Postings], keep: np.ndarray, new_ids: np.ndarray) -
     tfs = np.concatenate([p[2] for p in parts]) if parts else np.zeros(0, np.float32)
     alive = keep[docs]
     return _from_triplets(terms[alive], new_ids[docs[alive]], tfs[alive])
-
-
-def average_idf(segments: Sequence[Postings], live: np.ndarray) -> float:
-    """rank-bm25's average IDF over the live vocabulary (it floors negative IDFs with it)."""
-    n = int(live.sum())
-    if n == 0:
-        return 0.0
-    hashes = []
-    for seg in segments:
-        t, d, _ = seg.triplets()
-        hashes.append(t[live[d]])
-    allh = np.concatenate(hashes) if hashes else np.zeros(0, np.uint64)
-    if len(allh) == 0:
-        return 0.0
-    _, df = np.unique(allh, return_counts=True)
-    idf = np.log(n - df + 0.5) - np.log(df + 0.5)
-    return float(idf.sum() / len(idf))
 
 
 def dead_df(post: Postings, dead: np.ndarray) -> np.ndarray:

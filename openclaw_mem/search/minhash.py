@@ -1,10 +1,11 @@
 """MinHash pseudo-vectors, bit-identical to datasketch's MinHash (scheme "affine32"),
 computed in numpy batches.
 
-datasketch is the reference and the source of the permutations: `permutations()` asks it
-once, at index time, and the index stores them, so the query path needs neither the
-~0.6 s `import datasketch` nor its ~110 µs per `MinHash()`. Signatures are uint32 arrays:
-50k x 128 of them memory-map in milliseconds and scan in a few.
+datasketch is the reference: `permutations()` draws its (a, b) pairs with the same
+`RandomState` calls, and `hash32` is its default hash, so signatures are bit-identical (a test
+holds them equal) without the ~0.6 s `import datasketch` or its ~110 µs per `MinHash()`. The
+index stores the permutations it was built with. Signatures are uint32 arrays: 50k x 256 of
+them memory-map in milliseconds and scan in a few.
 
 A short query shares few shingles with a long chunk, so its Jaccard is tiny (~0.08 for 5
 words against 60 tokens) even when every query word is in the chunk; `containment`
@@ -93,21 +94,6 @@ def signatures_from_pairs(
     else:
         run(range(len(a)))
     return sig
-
-
-def signatures(
-    sets: Sequence[set[str]], a: np.ndarray, b: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Signatures and set sizes of shingle sets (the reference path; the index builds
-    from pairs)."""
-    vocab: dict[str, int] = {}
-    doc = np.fromiter((d for d, s in enumerate(sets) for _ in s), np.int64)
-    term = np.fromiter(
-        (vocab.setdefault(x, len(vocab)) for s in sets for x in s), np.int64, len(doc)
-    )
-    hashes = np.fromiter((hash32(x) for x in vocab), np.uint32, len(vocab))
-    sizes = np.fromiter((len(s) for s in sets), np.int32, len(sets))
-    return signatures_from_pairs(len(sets), doc, term, hashes, a, b), sizes
 
 
 def jaccard(sigs: np.ndarray, query: np.ndarray) -> np.ndarray:

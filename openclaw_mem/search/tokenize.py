@@ -11,14 +11,11 @@ from __future__ import annotations
 import re
 import unicodedata
 
-# Han (BMP and supplementary), kana, Hangul: scripts written without spaces between words.
-_CJK = (
-    "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
-    "\uf900-\ufaff\U00020000-\U0003134f"
-)
+from ..text import CJK as _CJK
+from ..text import CJK_RE as _CJK_RE
+
 _WORD_RE = re.compile(f"[^\\W_{_CJK}]+")
 _CJK_RUN_RE = re.compile(f"[{_CJK}]+")
-_CJK_RE = re.compile(f"[{_CJK}]")
 
 # Function words that carry no topic: kept out of shingles (they would make every pair of
 # English sentences look alike), kept in BM25 (its IDF already discounts them).
@@ -29,10 +26,6 @@ STOPWORDS = frozenset(
     will with you your yours just about also can could would should very really oh yeah
     hey hi""".split()
 )
-
-
-def normalize(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).casefold()
 
 
 def _stem(word: str) -> str:

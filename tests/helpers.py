@@ -1,0 +1,46 @@
+"""What several test files share: running `mem` in-process against one workspace, and a
+byte-level snapshot of a workspace for "nothing changed" assertions."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from openclaw_mem.cli import app
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE = REPO / "workspace.example"
+
+
+class Mem:
+    """Runs `mem` in-process through CliRunner against one workspace."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self.runner = CliRunner()
+
+    def __call__(self, *args: str, input: str | bytes | None = None, ok: bool = True):
+        result = self.runner.invoke(app, ["-w", str(self.root), *args], input=input)
+        if ok:
+            assert result.exit_code == 0, (result.stdout, result.stderr)
+        return result
+
+    def json(self, *args: str):
+        return json.loads(self(*args, "--json").stdout)
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file of a workspace (git objects aside) and the HEAD it is at."""
+    import git
+
+    files = {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".git" not in p.parts and ".mem" not in p.parts
+    }
+    with contextlib.suppress(ValueError, git.InvalidGitRepositoryError):
+        files["HEAD"] = git.Repo(root).head.commit.hexsha.encode()
+    return files
