@@ -1,8 +1,14 @@
-"""Recall quality on LoCoMo (or on your own workspace and questions).
+"""Recall quality on LoCoMo and on the cross-lingual set (or on your own workspace).
 
-    python bench/recall_quality.py                       # ../shared/bench/locomo/locomo_dev5.json
+    python bench/recall_quality.py                       # none and, if installed, local
+    python bench/recall_quality.py --embed none,local,local:e5-small
     python bench/recall_quality.py --data PATH.json      # another LoCoMo-format file
     python bench/recall_quality.py --workspace DIR --questions Q.jsonl [--now 2026-12-01]
+
+Generalisation discipline: the LoCoMo dev five are split into a tuning part (conv-26,
+conv-30: 233 questions) and a checking part (conv-41, conv-42, conv-43: 529 questions), and
+the cross-lingual set (tests/fixtures/crosslingual) into its own `tune` and `check` cases.
+Every default was chosen on the tuning parts; the figures are printed for both.
 
 LoCoMo conversations become workspaces: one daily log per session date, one entry per turn
 (`## HH:MM · Speaker`, the text, and an image turn's caption). A question's recall@k is the
@@ -23,7 +29,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -31,10 +37,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from openclaw_mem.index import IndexParams, open_index
 from openclaw_mem.logs import NewEntry, append_entries
-from openclaw_mem.recall import RecallOptions, rank_index
+from openclaw_mem.recall import RecallOptions, _exact_vectors, query_vector, rank_index
 from openclaw_mem.workspace import Workspace
 
 KS = (1, 3, 5, 10)
+TUNE = ("conv-26", "conv-30")
+CHECK = ("conv-41", "conv-42", "conv-43")
+CROSSLINGUAL = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "crosslingual"
 DEFAULT_DATA = (
     Path(__file__).resolve().parents[2] / "shared" / "bench" / "locomo" / "locomo_dev5.json"
 )
@@ -117,11 +126,14 @@ def own_questions(path: Path) -> list[dict]:
     return out
 
 
-def recall_at(index, questions: list[dict], opts: RecallOptions, k: int) -> list[float]:
+def recall_at(
+    index, questions: list[dict], opts: RecallOptions, k: int, qv=None, vectors=None
+) -> list[float]:
     start, end, pid = index.doc("start"), index.doc("end"), index.doc("path_id")
     scores = []
     for q in questions:
-        ranked = rank_index(index, q["question"], replace(opts, k=k))
+        qvec = qv(q["question"]) if qv else None
+        ranked = rank_index(index, q["question"], replace(opts, k=k), None, qvec, vectors)
         got = [(index.paths[int(pid[d])], int(start[d]), int(end[d])) for d, _ in ranked[:k]]
         covered = sum(
             any(p == path and s >= lo and e <= hi for path, lo, hi in got)
@@ -221,10 +233,146 @@ def knowledge_update_rate(
 
 VARIANTS = {
     "bm25 only": dict(mode="bm25", decay=False, use_mmr=False),
-    "lsh only": dict(mode="lsh", decay=False, use_mmr=False),
+    "vectors only": dict(mode="lsh", decay=False, use_mmr=False),
     "hybrid": dict(mode="hybrid", decay=False, use_mmr=False),
-    "hybrid+decay+mmr (defaults)": dict(),
+    "defaults (hybrid+decay+mmr)": dict(),
 }
+
+
+def make_embedder(name: str):
+    """none | local | local:e5-small | openai[:model] -> an embedder (None for none)."""
+    from openclaw_mem import embed
+
+    provider, _, model = name.partition(":")
+    if provider == "none":
+        return None
+    return embed.create(provider, {"model": model}, dict(__import__("os").environ))
+
+
+@dataclass
+class Set:
+    name: str
+    index: object
+    questions: list[dict]
+    now: datetime
+    qv: object = None
+    vectors: object = None
+
+
+def query_embeddings(embedder, state_dir: Path):
+    """query -> QueryVector, memoised (the same question is asked at every k)."""
+    if embedder is None:
+        return None
+    memo: dict[str, object] = {}
+
+    def get(q: str):
+        if q not in memo:
+            memo[q] = query_vector(embedder, q, state_dir, [])
+        return memo[q]
+
+    return get
+
+
+def crosslingual_questions(root: Path) -> list[dict]:
+    cases = json.loads((CROSSLINGUAL / "cases.json").read_text(encoding="utf-8"))
+    out = []
+    for c in cases:
+        lines = (root / c["path"]).read_text(encoding="utf-8").split("\n")
+        line = next(i for i, text in enumerate(lines, 1) if c["contains"] in text)
+        out.append(
+            {
+                "question": c["query"],
+                "evidence": [(c["path"], line, line)],
+                "category": c["kind"],
+                "split": c["split"],
+            }
+        )
+    return out
+
+
+def build(data, names, workdir: Path, params: IndexParams, embedder) -> list[Set]:
+    sets = []
+    for sample in data:
+        if sample["sample_id"] not in names:
+            continue
+        root = workdir / sample["sample_id"]
+        if not (root / "memory").is_dir():
+            where, now = build_locomo_workspace(sample, root)
+            (root / "where.json").write_text(json.dumps([where, now.isoformat()]))
+        where, now = json.loads((root / "where.json").read_text())
+        where = {k: tuple(v) for k, v in where.items()}
+        ws = Workspace(root)
+        index = open_index(ws, params, embedder=embedder)
+        sets.append(
+            Set(
+                sample["sample_id"],
+                index,
+                locomo_questions(sample, where),
+                datetime.fromisoformat(now),
+                query_embeddings(embedder, ws.state_dir),
+                _exact_vectors(ws, index),
+            )
+        )
+    return sets
+
+
+def table(sets: list[Set], opts: RecallOptions, variants: list[str]) -> dict[str, list[float]]:
+    rows = {}
+    for name in variants:
+        o = replace(opts, **VARIANTS[name])
+        row = []
+        for k in KS:
+            allv = []
+            for s in sets:
+                allv += recall_at(s.index, s.questions, replace(o, now=s.now), k, s.qv, s.vectors)
+            row.append(100 * sum(allv) / max(len(allv), 1))
+        rows[name] = row
+    return rows
+
+
+def print_rows(title: str, rows: dict[str, list[float]]) -> None:
+    print(f"{title:<34}" + "".join(f"{'R@' + str(k):>8}" for k in KS))
+    for name, row in rows.items():
+        print(f"  {name:<32}" + "".join(f"{v:>8.1f}" for v in row))
+
+
+def crosslingual(workdir: Path, params: IndexParams, embedder, opts: RecallOptions) -> dict:
+    """Top-1 and top-5 found on the cross-lingual set, per split and per kind."""
+    import shutil
+
+    root = workdir / "crosslingual"
+    if not root.exists():
+        shutil.copytree(CROSSLINGUAL / "workspace", root)
+    ws = Workspace(root)
+    index = open_index(ws, params, embedder=embedder)
+    qv = query_embeddings(embedder, ws.state_dir)
+    vectors = _exact_vectors(ws, index)
+    now = datetime(2026, 11, 21)
+    out: dict = defaultdict(lambda: [0, 0, 0])  # found@1, found@5, cases
+    for q in crosslingual_questions(root):
+        ranked = rank_index(
+            index,
+            q["question"],
+            replace(opts, k=5, now=now),
+            None,
+            qv(q["question"]) if qv else None,
+            vectors,
+        )
+        got = [
+            (
+                index.paths[int(index.doc("path_id")[d])],
+                int(index.doc("start")[d]),
+                int(index.doc("end")[d]),
+            )
+            for d, _ in ranked
+        ]
+        (p, line, _) = q["evidence"][0]
+        hits = [p == gp and lo <= line <= hi for gp, lo, hi in got]
+        for key in (q["split"], f"{q['split']}/{q['category']}"):
+            out[key][0] += bool(hits[:1] and hits[0])
+            out[key][1] += any(hits)
+            out[key][2] += 1
+    return out
 
 
 def main() -> None:
@@ -234,14 +382,27 @@ def main() -> None:
     ap.add_argument("--questions", type=Path, help="JSONL questions for --workspace")
     ap.add_argument("--now", help="ISO date for decay with --workspace (default: today)")
     ap.add_argument(
+        "--embed",
+        default=None,
+        help="comma-separated providers to compare: none, local, local:e5-small, openai:MODEL "
+        "(default: none, plus local when installed)",
+    )
+    ap.add_argument(
+        "--workdir",
+        type=Path,
+        help="keep the built workspaces (and their embedding caches) here between runs",
+    )
+    ap.add_argument("--split", default="tune,check", help="tune, check or both")
+    ap.add_argument(
         "--set",
         action="append",
         default=[],
         metavar="KEY=VALUE",
         help="override a RecallOptions field (e.g. decay_lambda=0.05) or an "
-        "IndexParams field (e.g. stem=false)",
+        "IndexParams field (e.g. borrow=all)",
     )
     ap.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated subset")
+    ap.add_argument("--no-crosslingual", action="store_true")
     ap.add_argument(
         "--decay-sweep",
         help="comma-separated λ values: LoCoMo R@10 and the "
@@ -249,10 +410,13 @@ def main() -> None:
     )
     args = ap.parse_args()
 
-    base_opts, params = RecallOptions(), IndexParams()
+    from openclaw_mem.embed import local_available
+
+    providers = (args.embed or ("none,local" if local_available() else "none")).split(",")
+    base_opts, base_params = RecallOptions(), IndexParams()
     for item in args.set:
         key, _, value = item.partition("=")
-        target = base_opts if hasattr(base_opts, key) else params
+        target = base_opts if hasattr(base_opts, key) else base_params
         current = getattr(target, key)
         cast = (
             (lambda v: v.lower() in ("1", "true", "yes"))
@@ -262,64 +426,69 @@ def main() -> None:
         if target is base_opts:
             base_opts = replace(base_opts, **{key: cast(value)})
         else:
-            params = replace(params, **{key: cast(value)})
+            base_params = replace(base_params, **{key: cast(value)})
 
-    sets: list[tuple[object, list[dict], datetime]] = []
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
-        if args.workspace:
-            ws = Workspace(args.workspace.resolve())
-            now = datetime.fromisoformat(args.now) if args.now else datetime.now()
-            sets.append((open_index(ws, params), own_questions(args.questions), now))
-        else:
+        work = args.workdir or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        variants = args.variants.split(",")
+        print(f"options: {', '.join(args.set) or 'defaults'}")
+        for provider in providers:
+            embedder = make_embedder(provider)
+            params = replace(base_params, embed=embedder.key if embedder else "")
+            print(f"\n== vectors: {provider} ==")
+            if args.workspace:
+                ws = Workspace(args.workspace.resolve())
+                now = datetime.fromisoformat(args.now) if args.now else datetime.now()
+                index = open_index(ws, params, embedder=embedder)
+                s = Set(
+                    "own",
+                    index,
+                    own_questions(args.questions),
+                    now,
+                    query_embeddings(embedder, ws.state_dir),
+                    _exact_vectors(ws, index),
+                )
+                print_rows("your workspace", table([s], base_opts, variants))
+                continue
             data = json.loads(args.data.read_text(encoding="utf-8"))
-            for sample in data:
-                root = Path(tmp) / sample["sample_id"]
-                where, now = build_locomo_workspace(sample, root)
-                sets.append(
-                    (open_index(Workspace(root), params), locomo_questions(sample, where), now)
-                )
-        build_s = time.perf_counter() - t0
-        nq = sum(len(q) for _, q, _ in sets)
-        print(
-            f"{len(sets)} workspace(s), {nq} questions, indexed in {build_s:.1f} s; "
-            f"options: {', '.join(args.set) or 'defaults'}"
-        )
-        print(f"{'variant':<30}" + "".join(f"{'R@' + str(k):>8}" for k in KS))
-        per_cat: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
-        for name in args.variants.split(","):
-            opts = replace(base_opts, **VARIANTS[name])
-            row = []
-            for k in KS:
-                allv = []
-                for index, questions, now in sets:
-                    vals = recall_at(index, questions, replace(opts, now=now), k)
-                    allv += vals
-                    if name == "hybrid+decay+mmr (defaults)":
-                        for q, v in zip(questions, vals, strict=True):
-                            per_cat[q["category"]][k].append(v)
-                row.append(100 * sum(allv) / max(len(allv), 1))
-            print(f"{name:<30}" + "".join(f"{v:>8.1f}" for v in row))
-        if args.decay_sweep and not args.workspace:
-            print("\ndecay trade-off (defaults otherwise):")
-            print(f"  {'λ per day':>10} {'half-life':>10} {'LoCoMo R@10':>12} {'updates won':>12}")
-            for lam in (float(x) for x in args.decay_sweep.split(",")):
-                opts = replace(base_opts, decay_lambda=lam)
-                allv = []
-                for index, questions, now in sets:
-                    allv += recall_at(index, questions, replace(opts, now=now), 10)
-                ku = knowledge_update_rate(data[0], Path(tmp) / f"ku-{lam}", opts, params)
-                half = f"{0.6931 / lam:.0f} d" if lam > 0 else "none"
-                r10 = 100 * sum(allv) / len(allv)
-                print(f"  {lam:>10g} {half:>10} {r10:>12.1f} {100 * ku:>11.0f}%")
-        if per_cat:
-            print("\nper category, defaults:")
-            for cat, ks in sorted(per_cat.items()):
-                n = len(ks[KS[0]])
+            for split in args.split.split(","):
+                names = TUNE if split == "tune" else CHECK
+                sets = build(data, names, work / "locomo", params, embedder)
+                nq = sum(len(s.questions) for s in sets)
+                rows = table(sets, base_opts, variants)
+                print_rows(f"LoCoMo {split} ({nq} questions)", rows)
+            if not args.no_crosslingual:
+                found = crosslingual(work, params, embedder, base_opts)
+                for split in ("tune", "check"):
+                    a1, a5, n = found[split]
+                    kinds = ", ".join(
+                        f"{kind} {found[f'{split}/{kind}'][1]}/{found[f'{split}/{kind}'][2]}"
+                        for kind in ("en->zh", "zh->en", "mixed", "paraphrase")
+                    )
+                    print(
+                        f"cross-lingual {split}: top-1 {a1}/{n}, top-5 {a5}/{n} "
+                        f"({100 * a5 / n:.0f} %); top-5 by kind: {kinds}"
+                    )
+            if args.decay_sweep:
+                data = json.loads(args.data.read_text(encoding="utf-8"))
+                sets = build(data, TUNE + CHECK, work / "locomo", params, embedder)
+                print("\ndecay trade-off (defaults otherwise):")
                 print(
-                    f"  {cat + f' ({n})':<28}"
-                    + "".join(f"{100 * sum(ks[k]) / n:>8.1f}" for k in KS)
+                    f"  {'λ per day':>10} {'half-life':>10} {'LoCoMo R@10':>12} {'updates won':>12}"
                 )
+                for lam in (float(x) for x in args.decay_sweep.split(",")):
+                    opts = replace(base_opts, decay_lambda=lam)
+                    allv = []
+                    for s in sets:
+                        allv += recall_at(
+                            s.index, s.questions, replace(opts, now=s.now), 10, s.qv, s.vectors
+                        )
+                    ku = knowledge_update_rate(data[0], work / f"ku-{lam}-{provider}", opts, params)
+                    half = f"{0.6931 / lam:.0f} d" if lam > 0 else "none"
+                    r10 = 100 * sum(allv) / len(allv)
+                    print(f"  {lam:>10g} {half:>10} {r10:>12.1f} {100 * ku:>11.0f}%")
     print(f"total {time.perf_counter() - t0:.1f} s")
 
 

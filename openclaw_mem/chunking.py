@@ -16,13 +16,15 @@ a deprecated fact) is chunked on its own and marked, so ranking can weigh it hal
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
+from functools import lru_cache
 from pathlib import PurePosixPath
 
-from .logs import parse_log
+from .logs import Entry, parse_log
 from .markdown import (
     FENCE_RE,
     HISTORY_STAMP_RE,
+    core,
     front_matter_end,
     is_heading,
     is_struck,
@@ -45,6 +47,31 @@ class Chunk:
     when: datetime | None  # None: evergreen, never decayed
     deprecated: bool = False
     context: str = ""  # indexed with the text, not cited: section heading, overlap
+    boilerplate: bool = False  # headings, or `mem init`'s own template text, and nothing else
+
+
+@lru_cache(maxsize=1)
+def _template_lines() -> frozenset[str]:
+    """The lines `mem init` writes (templates/), as `core` sees them: the tool's instructions,
+    which must never answer a query about the user's memory."""
+    from .fsutil import read_text
+    from .resources import templates_dir
+
+    out: set[str] = set()
+    folder = templates_dir()
+    for path in folder.glob("*.md"):
+        out |= {core(line) for line in lines_of(read_text(path)) if line.strip()}
+    return frozenset(line for line in out if line and not is_heading(line))
+
+
+def is_boilerplate(text: str) -> bool:
+    """Nothing but headings, blank lines and unedited template lines. A template paragraph
+    is matched by its lines' words, so the first edit a person makes turns it into memory."""
+    lines = [line for line in text.split("\n") if line.strip() and not is_heading(line)]
+    if not lines:
+        return True
+    shipped = _template_lines()
+    return all(core(line) in shipped for line in lines)
 
 
 def _trim(lines: list[str], lo: int, hi: int) -> tuple[int, int]:
@@ -87,13 +114,13 @@ def _tail(text: str, tokens: int) -> str:
 def _chunks_from_ranges(
     rel: str,
     lines: list[str],
-    ranges: list[tuple[int, int, datetime | None, str]],
+    ranges: list[tuple[int, int, datetime | None, str, int]],
     max_tokens: int,
-    overlap: int,
 ) -> list[Chunk]:
-    """Ranges (0-based [lo, hi), date, context) -> chunks, splitting long ones on lines."""
+    """Ranges (0-based [lo, hi), date, context, overlap tokens) -> chunks, splitting long
+    ones on lines; a piece of a split range borrows the tail of the piece before it."""
     out: list[Chunk] = []
-    for lo, hi, when, context in ranges:
+    for lo, hi, when, context, overlap in ranges:
         lo, hi = _trim(lines, lo, hi)
         if lo >= hi:
             continue
@@ -106,13 +133,42 @@ def _chunks_from_ranges(
             body = strip_comments("\n".join(lines[a:b]))
             extra = "\n".join(x for x in (context, _tail(prev, overlap)) if x)
             struck = is_struck(body.split("\n", 1)[0])
-            out.append(Chunk(rel, a + 1, b, body, when, struck, extra))
+            boiler = when is None and is_boilerplate(body)
+            out.append(Chunk(rel, a + 1, b, body, when, struck, extra, boiler))
             prev = body
     return out
 
 
+BORROW_RULES = ("all", "reply", "session", "reply-session")
+SESSION_GAP = timedelta(minutes=30)
+
+
+def borrows(prev: Entry | None, entry: Entry, rule: str) -> bool:
+    """Whether an entry is indexed with the tail of the one before it. A reply (another
+    speaker answering) and a turn in the same sitting (within 30 minutes) continue what came
+    before; two notes logged one after the other are unrelated, and a filler ("ok", "好的")
+    would only be recalled for what it acknowledged."""
+    if prev is None or is_noise(entry.text):
+        return False
+    reply = prev.role != entry.role
+    near = prev.when is None or entry.when is None or entry.when - prev.when <= SESSION_GAP
+    return {
+        "all": True,
+        "reply": reply,
+        "session": near,
+        "reply-session": reply and near,
+    }[rule]
+
+
 def _log_chunks(
-    rel: str, text: str, lines: list[str], day: date | None, mt: int, ov: int, ctx: int
+    rel: str,
+    text: str,
+    lines: list[str],
+    day: date | None,
+    mt: int,
+    ov: int,
+    ctx: int,
+    borrow: str,
 ) -> list[Chunk]:
     entries = parse_log(text, day)
     if not entries:
@@ -122,16 +178,18 @@ def _log_chunks(
     ranges = []
     # The day's title and front matter are indexed with the first entry (its context), so
     # that entry is still cited by its own lines, as `mem log` reported them.
-    prev = "\n".join(line for line in lines[: starts[0]] if line.strip() and line.strip() != "---")
-    for i, (e, lo, hi) in enumerate(zip(entries, starts, bounds, strict=True)):
+    title = "\n".join(line for line in lines[: starts[0]] if line.strip() and line.strip() != "---")
+    prev: Entry | None = None
+    for e, lo, hi in zip(entries, starts, bounds, strict=True):
         # A turn answers the one before it: the tail of the previous entry is indexed with
-        # it (LoCoMo evidence recall@10 +12 points), while its citation stays its own lines.
-        # A filler ("ok", "好的") borrows nothing, or it would be recalled for what it acked.
-        borrowed = "" if is_noise(e.text) else _tail(prev, ctx)
-        context = prev if i == 0 else borrowed
-        ranges.append((lo, hi, e.when, context))
-        prev = e.text
-    return _chunks_from_ranges(rel, lines, ranges, mt, ov)
+        # it, while its citation stays its own lines. What it borrows can only add to what
+        # its own words score (bm25.capped), never match on its own.
+        context = _tail(prev.text, ctx) if prev is not None and borrows(prev, e, borrow) else ""
+        if prev is None:
+            context = title
+        ranges.append((lo, hi, e.when, context, ov))
+        prev = e
+    return _chunks_from_ranges(rel, lines, ranges, mt)
 
 
 def _blocks(lines: list[str]) -> list[tuple[int, int, str]]:
@@ -172,52 +230,53 @@ def _blocks(lines: list[str]) -> list[tuple[int, int, str]]:
 
 
 def _doc_chunks(rel: str, lines: list[str], max_tokens: int, overlap: int) -> list[Chunk]:
-    """Evergreen files: pack blocks up to max_tokens, a heading starts a new chunk, a
-    struck-through block stands alone; each chunk knows its section heading."""
-    groups: list[tuple[int, int, str]] = []  # [lo, hi), heading context
+    """Evergreen files: a top-level bullet is a chunk of its own (in MEMORY.md and USER.md a
+    bullet is one fact: recalled, cited and embedded alone, not averaged with its
+    neighbours); paragraphs pack up to max_tokens; a heading starts a new chunk. Each chunk
+    knows its section heading; only prose chunks borrow the tail of the one before."""
+    groups: list[tuple[int, int, str, bool]] = []  # [lo, hi), heading context, prose
     heading = ""
     cur_lo, cur_hi, size = -1, -1, 0
+    heading_ctx = ""
+    prose = True
 
     def close() -> None:
         nonlocal cur_lo, cur_hi, size
         if cur_lo >= 0:
-            groups.append((cur_lo, cur_hi, heading_ctx))
+            groups.append((cur_lo, cur_hi, heading_ctx, prose))
         cur_lo, cur_hi, size = -1, -1, 0
 
-    heading_ctx = ""
     for lo, hi, kind in _blocks(lines):
-        block_text = "\n".join(lines[lo:hi])
-        t = estimate_tokens(block_text)
+        t = estimate_tokens("\n".join(lines[lo:hi]))
         if kind == "heading":
             close()
             heading = lines[lo].lstrip("#").strip()
             heading_ctx = ""  # the heading is inside this chunk's own text
-            cur_lo, cur_hi, size = lo, hi, t
+            cur_lo, cur_hi, size, prose = lo, hi, t, True
             continue
-        struck = kind == "bullet" and is_struck(lines[lo])
-        if struck or (cur_lo >= 0 and size + t > max_tokens):
+        alone = kind == "bullet"
+        if alone or (cur_lo >= 0 and size + t > max_tokens) or not prose:
             close()
             heading_ctx = heading
         if cur_lo < 0:
-            cur_lo, size = lo, 0
+            cur_lo, size, prose = lo, 0, not alone
         cur_hi, size = hi, size + t
-        if struck:
+        if alone:
             close()
-            heading_ctx = heading
     close()
 
     # Extend ranges over the gaps between groups so every non-blank line is covered.
     ranges = []
-    for idx, (lo, hi, ctx) in enumerate(groups):
+    for idx, (lo, hi, ctx, is_prose) in enumerate(groups):
         start = 0 if idx == 0 else lo
         end = groups[idx + 1][0] if idx + 1 < len(groups) else len(lines)
-        ranges.append((start, max(hi, end), None, ctx))
-    return _chunks_from_ranges(rel, lines, ranges, max_tokens, overlap)
+        ranges.append((start, max(hi, end), None, ctx, overlap if is_prose else 0))
+    return _chunks_from_ranges(rel, lines, ranges, max_tokens)
 
 
 def _history_chunks(rel: str, lines: list[str], max_tokens: int, overlap: int) -> list[Chunk]:
     """HISTORY.md: each stamped paragraph (with its marker lines) dated by its stamp."""
-    ranges: list[tuple[int, int, datetime | None, str]] = []
+    ranges: list[tuple[int, int, datetime | None, str, int]] = []
     i, n = 0, len(lines)
     undated_lo = 0
     while i < n:
@@ -225,26 +284,31 @@ def _history_chunks(rel: str, lines: list[str], max_tokens: int, overlap: int) -
             i += 1
             continue
         if undated_lo < i:
-            ranges.append((undated_lo, i, None, ""))
+            ranges.append((undated_lo, i, None, "", overlap))
         j = i + 1
         while j < n and lines[j].strip() and not HISTORY_STAMP_RE.match(lines[j]):
             j += 1
-        ranges.append((i, j, stamp_time(lines[i]), ""))
+        ranges.append((i, j, stamp_time(lines[i]), "", overlap))
         undated_lo = i = j
     if undated_lo < n:
-        ranges.append((undated_lo, n, None, ""))
-    return _chunks_from_ranges(rel, lines, ranges, max_tokens, overlap)
+        ranges.append((undated_lo, n, None, "", overlap))
+    return _chunks_from_ranges(rel, lines, ranges, max_tokens)
 
 
 def chunk_file(
-    rel: str, text: str, max_tokens: int = 400, overlap: int = 80, log_context: int = 40
+    rel: str,
+    text: str,
+    max_tokens: int = 400,
+    overlap: int = 80,
+    log_context: int = 40,
+    borrow: str = "reply-session",
 ) -> list[Chunk]:
     """All chunks of one file, in line order."""
     lines = lines_of(text)
     name = PurePosixPath(rel)
     day = day_of(name) if rel.startswith("memory/") else None
     if day is not None:
-        return _log_chunks(rel, text, lines, day, max_tokens, overlap, log_context)
+        return _log_chunks(rel, text, lines, day, max_tokens, overlap, log_context, borrow)
     if name.name == "HISTORY.md" and len(name.parts) == 1:
         return _history_chunks(rel, lines, max_tokens, overlap)
     return _doc_chunks(rel, lines, max_tokens, overlap)

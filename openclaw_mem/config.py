@@ -151,6 +151,37 @@ KEYS: tuple[Key, ...] = (
         max=10,
     ),
     Key(
+        "recall.context_cap",
+        0.5,
+        "How much a log entry's borrowed context (the tail of the entry it answers) may add "
+        "to its own BM25 score, as a share of it: context helps a chunk that matches, and "
+        "never makes one match.",
+        min=0,
+        max=10,
+    ),
+    Key(
+        "embed.provider",
+        "auto",
+        "Where embeddings come from: none (MinHash pseudo-vectors, nothing downloaded or "
+        "sent), local (a multilingual model inside the `local` extra), openai (an "
+        "OpenAI-compatible /v1/embeddings endpoint), or auto (local when installed, else none).",
+        ("auto", "none", "local", "openai"),
+    ),
+    Key(
+        "embed.model",
+        "",
+        "The model: for local, use (multilingual USE v3, default) or e5-small; for openai, "
+        "the endpoint's model name (default text-embedding-3-small).",
+    ),
+    Key(
+        "embed.base_url",
+        "",
+        "OpenAI-compatible endpoint for embeddings (else OPENAI_BASE_URL, else OpenAI's).",
+    ),
+    Key("embed.timeout", 30.0, "Seconds one embeddings request may take.", min=0.1, max=3600),
+    Key("embed.max_retries", 2, "Retries, with backoff, after HTTP 429 and 5xx.", min=0, max=20),
+    Key("embed.batch", 64, "Texts per embeddings request.", min=1, max=2048),
+    Key(
         "consolidate.provider",
         "auto",
         "Who distils the logs: openai (any OpenAI-compatible endpoint), offline (rules, no "

@@ -8,6 +8,12 @@ the base, and the delta is rebuilt from the files it owns. When the delta outgro
 share of the base, or too much of the base is dead, the two are merged from their arrays,
 without reading or tokenising any text again.
 
+Each document carries two pseudo-vectors: a MinHash signature of its own words (always),
+and, when an embedding provider is configured, the SimHash bits of its embedding (32 bytes
+at 256 bits). Embeddings come through the content-hash cache in .mem/embed/, so a rebuild
+re-embeds nothing that was embedded before; a chunk the provider could not embed is marked
+and retried on a later refresh, and recall meanwhile scores it by its lexical halves.
+
 A schema or parameter change forces a full rebuild; so does anything unreadable. The
 index never repairs Markdown and recall never fails because of it: if .mem/ cannot be
 written, the index is built in memory for this one call.
@@ -25,21 +31,40 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .errors import BadEncoding
 from .fsutil import atomic_write_text, decode
-from .search import bm25, minhash
+from .search import bm25, minhash, simhash
 from .search.tokenize import is_shingle, stem_word, tokenize
 from .workspace import DEFAULT_INCLUDE, Workspace
 
-SCHEMA = 2
+if TYPE_CHECKING:
+    from .embed.base import Embedder
+
+SCHEMA = 3
 PARALLEL_BYTES = 1_000_000  # below this a rebuild is quicker in one process
+EMBED_BATCH = 128
 INDEX_DIR = "index"
 _EPOCH = datetime(1970, 1, 1)
-_DOC_FIELDS = ("path_id", "start", "end", "when", "deprecated", "length", "sizes")
-_POST_FIELDS = ("terms", "ptr", "docs", "tfs")
+_DOC_FIELDS = (
+    "path_id",
+    "start",
+    "end",
+    "when",
+    "deprecated",
+    "length",
+    "sizes",
+    "vec",
+    "ekey",
+    "boiler",
+)
+# A document's embedding: not made yet (the provider failed or was absent), made, or not
+# wanted (a chunk of headings alone).
+VEC_MISSING, VEC_MADE, VEC_NONE = 0, 1, 2
+_POST_FIELDS = ("terms", "ptr", "docs", "tfs", "ctfs")
 
 Progress = Callable[[int, int, str], None]  # (done, total, what)
 
@@ -51,22 +76,30 @@ class IndexParams:
     chunk_tokens: int = 400
     chunk_overlap: int = 80
     log_context: int = 40
-    context_weight: float = 0.5  # borrowed context counts half in BM25 (R@1 +3 on LoCoMo)
+    borrow: str = "reply-session"  # which log entries borrow the previous one's tail
+    context_weight: float = 0.5  # borrowed context counts half towards BM25 frequency
     cjk_unigrams: bool = True
     stem: bool = True
     num_perm: int = minhash.NUM_PERM
     seed: int = minhash.SEED
+    sign_context: bool = (
+        True  # MinHash signs borrowed context too (it only reaches chunks the own-word gate admits)
+    )
+    embed: str = ""  # the vector space (Embedder.key); "" is MinHash only
+    embed_context: bool = False  # embed a chunk with its borrowed context (tuned: off)
+    sim_bits: int = simhash.BITS
     include: tuple[str, ...] = DEFAULT_INCLUDE
     exclude: tuple[str, ...] = ()
 
     @classmethod
-    def from_config(cls, cfg) -> IndexParams:
+    def from_config(cls, cfg, embed: str = "") -> IndexParams:
         return cls(
             chunk_tokens=cfg["index.chunk_tokens"],
             chunk_overlap=cfg["index.chunk_overlap"],
             log_context=cfg["index.log_context"],
             include=tuple(cfg["index.include"]),
             exclude=tuple(cfg["index.exclude"]),
+            embed=embed,
         )
 
     def stamp(self) -> dict:
@@ -88,7 +121,8 @@ class Segment:
 
     post: bm25.Postings
     docs: dict[str, np.ndarray]  # _DOC_FIELDS, each of length n
-    sig: np.ndarray  # n x num_perm uint32
+    sig: np.ndarray  # n x num_perm uint32: MinHash of the document's own words
+    sim: np.ndarray  # n x sim_bits / 8 uint8: SimHash of its embedding (zeros if none)
 
     @property
     def n(self) -> int:
@@ -105,9 +139,8 @@ class Index:
     delta: Segment
     live: np.ndarray  # bool, base + delta
     perm: tuple[np.ndarray, np.ndarray]
-    avg_idf: float
     files: dict[str, dict]
-    base_df: np.ndarray  # live document frequency of each base term
+    dim: int = 0  # embedding dimension (0: no vectors yet)
     warnings: list[str] = field(default_factory=list)
     stats: dict = field(default_factory=dict)  # what the last refresh did
 
@@ -122,11 +155,15 @@ class Index:
     def n_live(self) -> int:
         return int(self.live.sum())
 
-    def update_avg_idf(self) -> None:
-        delta_df = np.diff(self.delta.post.ptr)
-        self.avg_idf = bm25.average_idf_from_df(
-            self.n_live, self.base.post.terms, self.base_df, self.delta.post.terms, delta_df
-        )
+    @property
+    def missing_vectors(self) -> int:
+        """Live documents that should have an embedding and do not (yet)."""
+        if not self.params.embed:
+            return 0
+        return int((self.live & (self.doc("vec") == VEC_MISSING)).sum())
+
+    def planes(self) -> np.ndarray:
+        return simhash.hyperplanes(self.dim, self.params.sim_bits)
 
 
 # ----------------------------------------------------------------- building
@@ -141,7 +178,19 @@ def _empty_docs() -> dict[str, np.ndarray]:
         "deprecated": np.zeros(0, bool),
         "length": np.zeros(0, np.float32),
         "sizes": np.zeros(0, np.int32),
+        "vec": np.zeros(0, np.int8),
+        "ekey": np.zeros(0, np.uint64),
+        "boiler": np.zeros(0, bool),
     }
+
+
+def _empty_segment(params: IndexParams) -> Segment:
+    return Segment(
+        bm25.Postings.empty(),
+        _empty_docs(),
+        np.zeros((0, params.num_perm), np.uint32),
+        np.zeros((0, params.sim_bits // 8), np.uint8),
+    )
 
 
 @dataclass
@@ -153,6 +202,7 @@ class _Part:
     meta: dict[str, np.ndarray]  # start, end, when, deprecated per chunk
     an: bm25.Analysis
     warnings: list[str]
+    embed_texts: list[str]  # what each chunk's embedding is made of ([] without a provider)
 
 
 def _analyze_files(root: Path, items: Sequence[tuple[str, int, int]], params: IndexParams) -> _Part:
@@ -175,7 +225,9 @@ def _analyze_files(root: Path, items: Sequence[tuple[str, int, int]], params: In
             warnings.append(BadEncoding(path, rel).message)
             files[rel] = {**record, "seg": "bad", "docs": [0, 0]}
             continue
-        got = chunk_file(rel, text, params.chunk_tokens, params.chunk_overlap, params.log_context)
+        got = chunk_file(
+            rel, text, params.chunk_tokens, params.chunk_overlap, params.log_context, params.borrow
+        )
         files[rel] = {**record, "seg": "base", "docs": [len(chunks), len(chunks) + len(got)]}
         chunks.extend(got)
 
@@ -190,11 +242,109 @@ def _analyze_files(root: Path, items: Sequence[tuple[str, int, int]], params: In
         "end": np.fromiter((c.end_line for c in chunks), np.int32, n),
         "when": np.fromiter((days_since_epoch(c.when) for c in chunks), np.float64, n),
         "deprecated": np.fromiter((c.deprecated for c in chunks), bool, n),
+        "boiler": np.fromiter((c.boilerplate for c in chunks), bool, n),
     }
     an = bm25.analyze(
         tokens, stem_word if params.stem else None, [len(c) for c in context], params.context_weight
     )
-    return _Part(files, [c.path for c in chunks], meta, an, warnings)
+    texts = []
+    if params.embed:
+        texts = [_embed_text(c, params) for c in chunks]
+    return _Part(files, [c.path for c in chunks], meta, an, warnings, texts)
+
+
+def _embed_text(chunk, params: IndexParams) -> str:
+    """What a chunk's embedding is made of: its lines (with its borrowed context), or ""
+    for boilerplate (headings alone, the tool's template text), which recall never returns."""
+    if chunk.boilerplate:
+        return ""
+    if params.embed_context and chunk.context:
+        return f"{chunk.context}\n{chunk.text}"
+    return chunk.text
+
+
+@dataclass
+class _Vectors:
+    """What the embedding step produced for a part: SimHash rows and which chunks have one."""
+
+    sim: np.ndarray
+    state: np.ndarray  # VEC_MISSING, VEC_MADE or VEC_NONE per chunk
+    dim: int
+    keys: np.ndarray  # the cache key of each chunk's embedded text (0 without one)
+
+
+def _embed_part(
+    part: _Part,
+    params: IndexParams,
+    embedder: Embedder | None,
+    state_dir: Path,
+    dim: int,
+    warnings: list[str],
+    progress: Progress | None,
+) -> _Vectors:
+    """SimHash bits of every chunk's embedding, from the cache where it can, from the
+    provider for the rest. A provider that fails leaves those chunks without vectors (and
+    says so once); it is left alone for a few minutes before the next attempt."""
+    n = len(part.chunk_paths)
+    nbytes = params.sim_bits // 8
+    out = _Vectors(
+        np.zeros((n, nbytes), np.uint8),
+        np.full(n, VEC_NONE, np.int8),
+        dim,
+        np.zeros(n, np.uint64),
+    )
+    if not params.embed or n == 0:
+        return out
+    wanted = np.fromiter((bool(t) for t in part.embed_texts), bool, n)
+    out.state[wanted] = VEC_MISSING
+    from .embed.base import EmbedError
+    from .embed.cache import VectorCache, folder_for, text_key
+
+    cache = VectorCache(folder_for(state_dir, params.embed))
+    keys = np.fromiter((text_key(t) for t in part.embed_texts), np.uint64, n)
+    out.keys = np.where(wanted, keys, np.uint64(0))
+    found, vecs = cache.get(keys, dim or None)
+    found &= wanted
+    if found.any():
+        out.dim = vecs.shape[1]
+        planes = simhash.hyperplanes(out.dim, params.sim_bits)
+        out.sim[found] = simhash.sign_bits(vecs[found], planes)
+        out.state[found] = VEC_MADE
+    todo = np.flatnonzero(~found & wanted)
+    if len(todo) == 0:
+        return out
+    if embedder is None or embedder.key != params.embed:
+        warnings.append(
+            f"{len(todo)} chunks have no embedding ({params.embed} is not available); "
+            "recall scores them by their words until the next `mem index`"
+        )
+        return out
+    down = cache.unavailable()
+    if down:
+        warnings.append(f"embeddings skipped: {down} (retried after a few minutes)")
+        return out
+    done = 0
+    try:
+        for lo in range(0, len(todo), EMBED_BATCH):
+            batch = todo[lo : lo + EMBED_BATCH]
+            got = embedder.embed([part.embed_texts[i] for i in batch])
+            if out.dim and got.shape[1] != out.dim:
+                raise EmbedError(f"vectors of {got.shape[1]} dimensions, the index has {out.dim}")
+            out.dim = got.shape[1]
+            cache.put(keys[batch], got)
+            out.sim[batch] = simhash.sign_bits(got, simhash.hyperplanes(out.dim, params.sim_bits))
+            out.state[batch] = VEC_MADE
+            done += len(batch)
+            if progress:
+                progress(done, len(todo), "embedding")
+    except EmbedError as exc:
+        cache.mark_unavailable(str(exc))
+        warnings.append(
+            f"{exc}; {len(todo) - done} chunks left without vectors (recall uses their words)"
+        )
+    else:
+        cache.mark_available()
+    return out
 
 
 def _segment_from(
@@ -203,22 +353,26 @@ def _segment_from(
     first: int,
     params: IndexParams,
     perm: tuple[np.ndarray, np.ndarray],
+    vectors: _Vectors,
 ) -> Segment:
     an = part.an
     n = len(an.lengths)
     post = bm25.from_analysis(an, first)
-    # MinHash signs each document's distinct content tokens: the same pairs, filtered.
+    # MinHash signs each document's own distinct content tokens: borrowed context is for
+    # BM25 only, capped by what the own words score, so it must not make a signature match.
     keep = np.fromiter((is_shingle(t) for t in an.terms), bool, len(an.terms))
     term_h32 = np.fromiter((minhash.hash32(t) for t in an.terms), np.uint32, len(an.terms))
-    mask = keep[an.term]
+    mask = keep[an.term] & ((an.tf > 0) | params.sign_context)
     sig = minhash.signatures_from_pairs(n, an.doc[mask], an.term[mask], term_h32, *perm)
     docs = {
         "path_id": np.fromiter((path_ids[p] for p in part.chunk_paths), np.int32, n),
         **part.meta,
         "length": an.lengths,
         "sizes": np.bincount(an.doc[mask], minlength=n).astype(np.int32),
+        "vec": vectors.state,
+        "ekey": vectors.keys,
     }
-    return Segment(post, docs, sig)
+    return Segment(post, docs, sig, vectors.sim)
 
 
 def _analyze_all(
@@ -273,6 +427,7 @@ def _join_parts(parts: Sequence[_Part]) -> _Part:
     files: dict[str, dict] = {}
     chunk_paths: list[str] = []
     warnings: list[str] = []
+    texts: list[str] = []
     offset = 0
     for part in parts:
         for rel, rec in part.files.items():
@@ -283,12 +438,13 @@ def _join_parts(parts: Sequence[_Part]) -> _Part:
             }
         chunk_paths += part.chunk_paths
         warnings += part.warnings
+        texts += part.embed_texts
         offset += len(part.chunk_paths)
     meta = {
         name: np.concatenate([p.meta[name] for p in parts]) if parts else _empty_docs()[name]
-        for name in ("start", "end", "when", "deprecated")
+        for name in ("start", "end", "when", "deprecated", "boiler")
     }
-    return _Part(files, chunk_paths, meta, bm25.concat([p.an for p in parts]), warnings)
+    return _Part(files, chunk_paths, meta, bm25.concat([p.an for p in parts]), warnings, texts)
 
 
 def _sha256(data: bytes) -> str:
@@ -334,22 +490,24 @@ def _save_segment(seg: Segment, folder: Path) -> None:
     for name in _DOC_FIELDS:
         np.save(folder / f"{name}.npy", seg.docs[name])
     np.save(folder / "sig.npy", seg.sig)
+    np.save(folder / "sim.npy", seg.sim)
 
 
-def _load_segment(folder: Path, first: int, num_perm: int) -> Segment:
+def _load_segment(folder: Path, first: int, params: IndexParams) -> Segment:
     def arr(name: str) -> np.ndarray:
         return np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False)
 
     post = bm25.Postings(*(arr(n) for n in _POST_FIELDS))
     docs = {n: np.asarray(arr(n)) for n in _DOC_FIELDS}
-    sig = arr("sig")
+    sig, sim = arr("sig"), arr("sim")
     n = len(docs["start"])
     ok = (
         len(post.ptr) == len(post.terms) + 1
         and int(post.ptr[0]) == 0
-        and int(post.ptr[-1]) == len(post.docs) == len(post.tfs)
+        and int(post.ptr[-1]) == len(post.docs) == len(post.tfs) == len(post.ctfs)
         and all(len(v) == n for v in docs.values())
-        and sig.shape == (n, num_perm)
+        and sig.shape == (n, params.num_perm)
+        and sim.shape == (n, params.sim_bits // 8)
         and (
             len(post.docs) == 0
             or (int(post.docs.min()) >= first and int(post.docs.max()) < first + n)
@@ -357,7 +515,7 @@ def _load_segment(folder: Path, first: int, num_perm: int) -> Segment:
     )
     if not ok:
         raise ValueError(f"inconsistent arrays in {folder}")
-    return Segment(post, docs, sig)
+    return Segment(post, docs, sig, sim)
 
 
 class _Store:
@@ -379,28 +537,20 @@ class _Store:
         if meta.get("stamp") != params.stamp():
             return None
         p = params.num_perm
-        base = _load_segment(self.root / meta["base"], 0, p)
-        delta = _load_segment(self.root / meta["delta"], base.n, p)
+        base = _load_segment(self.root / meta["base"], 0, params)
+        delta = _load_segment(self.root / meta["delta"], base.n, params)
         live = np.load(self.root / meta["delta"] / "live.npy", allow_pickle=False)
         perm = (
             np.load(self.root / meta["base"] / "perm_a.npy", allow_pickle=False),
             np.load(self.root / meta["base"] / "perm_b.npy", allow_pickle=False),
         )
-        base_df = np.load(self.root / meta["delta"] / "base_df.npy", allow_pickle=False)
-        if (
-            len(live) != base.n + delta.n
-            or len(perm[0]) != p
-            or len(perm[1]) != p
-            or len(base_df) != len(base.post.terms)
-        ):
-            raise ValueError("inconsistent live mask, permutations or frequencies")
+        if len(live) != base.n + delta.n or len(perm[0]) != p or len(perm[1]) != p:
+            raise ValueError("inconsistent live mask or permutations")
         paths = list(meta["paths"])
         pid = np.concatenate([base.docs["path_id"], delta.docs["path_id"]])
         if len(pid) and (pid.min() < 0 or pid.max() >= len(paths)):
             raise ValueError("path table does not cover the documents")
-        return Index(
-            params, paths, base, delta, live, perm, float(meta["avg_idf"]), meta["files"], base_df
-        )
+        return Index(params, paths, base, delta, live, perm, meta["files"], int(meta["dim"]))
 
     def save(self, index: Index, base_changed: bool, base_name: str | None) -> str:
         """Write the delta (and the base if it changed), then switch meta.json to them."""
@@ -414,14 +564,14 @@ class _Store:
         delta_name = f"delta-{gen:08x}"
         _save_segment(index.delta, self.root / delta_name)
         np.save(self.root / delta_name / "live.npy", index.live)
-        np.save(self.root / delta_name / "base_df.npy", index.base_df)
         meta = {
             "stamp": index.params.stamp(),
             "base": base_name,
             "delta": delta_name,
             "paths": index.paths,
-            "avg_idf": index.avg_idf,
             "files": index.files,
+            "dim": index.dim,
+            "missing_vectors": index.missing_vectors,
             "written": datetime.now().isoformat(timespec="seconds"),
         }
         atomic_write_text(self.meta_path, json.dumps(meta, ensure_ascii=False))
@@ -454,34 +604,42 @@ def _locked(state_dir: Path) -> Iterator[bool]:
 # ----------------------------------------------------------------- refresh
 
 
+@dataclass
+class _Build:
+    """What building needs besides the Markdown: the provider and where its cache lives."""
+
+    embedder: Embedder | None
+    state_dir: Path
+    progress: Progress | None = None
+
+
 def _new_index(params: IndexParams, perm: tuple[np.ndarray, np.ndarray]) -> Index:
-    empty = Segment(bm25.Postings.empty(), _empty_docs(), np.zeros((0, params.num_perm), np.uint32))
     return Index(
         params,
         [],
-        empty,
-        Segment(empty.post, _empty_docs(), empty.sig),
+        _empty_segment(params),
+        _empty_segment(params),
         np.zeros(0, bool),
         perm,
-        0.0,
         {},
-        np.zeros(0, np.int64),
     )
 
 
-def _rebuild(ws: Workspace, params: IndexParams, scan: _Scan, progress: Progress | None) -> Index:
+def _rebuild(ws: Workspace, params: IndexParams, scan: _Scan, build: _Build) -> Index:
     perm = minhash.permutations(params.num_perm, params.seed)
     index = _new_index(params, perm)
     items = [(rel, *scan.stats[rel]) for rel in sorted(scan.paths)]
-    part = _analyze_all(ws.root, items, params, progress)
+    part = _analyze_all(ws.root, items, params, build.progress)
     index.warnings += part.warnings
     index.paths = sorted(set(part.chunk_paths))
     path_ids = {p: i for i, p in enumerate(index.paths)}
-    index.base = _segment_from(part, path_ids, 0, params, perm)
+    vectors = _embed_part(
+        part, params, build.embedder, build.state_dir, 0, index.warnings, build.progress
+    )
+    index.dim = vectors.dim
+    index.base = _segment_from(part, path_ids, 0, params, perm, vectors)
     index.live = np.ones(index.base.n, bool)
     index.files = part.files
-    index.base_df = np.diff(index.base.post.ptr)
-    index.update_avg_idf()
     index.stats = {"mode": "rebuild", "files": len(items), "chunks": index.base.n}
     return index
 
@@ -494,23 +652,35 @@ def _merge(index: Index) -> Index:
     post = bm25.merge(index.segments, keep, new_ids.astype(np.int32))
     docs = {name: index.doc(name)[keep] for name in _DOC_FIELDS}
     sig = np.concatenate([np.asarray(index.base.sig), np.asarray(index.delta.sig)])[keep]
+    sim = np.concatenate([np.asarray(index.base.sim), np.asarray(index.delta.sim)])[keep]
     for rec in index.files.values():
         lo, hi = rec["docs"]
         if rec["seg"] in ("base", "delta") and hi > lo:
             new_lo = int(new_ids[lo]) if keep[lo] else int(keep[:lo].sum())
             rec["docs"] = [new_lo, new_lo + (hi - lo)]
             rec["seg"] = "base"
-    index.base = Segment(post, docs, sig)
-    index.delta = Segment(
-        bm25.Postings.empty(), _empty_docs(), np.zeros((0, index.params.num_perm), np.uint32)
-    )
+    index.base = Segment(post, docs, sig, sim)
+    index.delta = _empty_segment(index.params)
     index.live = np.ones(int(keep.sum()), bool)
-    index.base_df = np.diff(post.ptr)
     index.stats["merged"] = n - int(keep.sum())
     return index
 
 
-def _refresh(ws: Workspace, index: Index, scan: _Scan) -> tuple[Index, bool, bool]:
+def _lacking_vectors(index: Index) -> set[str]:
+    """Files whose live chunks lack an embedding: re-analysed (through the cache) when the
+    provider can be asked again."""
+    if not index.params.embed:
+        return set()
+    missing = index.doc("vec") == VEC_MISSING
+    out = set()
+    for rel, rec in index.files.items():
+        lo, hi = rec["docs"]
+        if rec["seg"] in ("base", "delta") and hi > lo and missing[lo:hi].any():
+            out.add(rel)
+    return out
+
+
+def _refresh(ws: Workspace, index: Index, scan: _Scan, build: _Build) -> tuple[Index, bool, bool]:
     """Bring a loaded index up to date. Returns (index, changed, base_changed)."""
     params = index.params
     changed: set[str] = set()
@@ -541,6 +711,13 @@ def _refresh(ws: Workspace, index: Index, scan: _Scan) -> tuple[Index, bool, boo
             }
         else:
             changed.add(rel)
+    retry = set()
+    if build.embedder is not None and index.missing_vectors:
+        from .embed.cache import VectorCache, folder_for
+
+        if not VectorCache(folder_for(build.state_dir, params.embed)).unavailable():
+            retry = _lacking_vectors(index) & set(scan.stats) - changed - set(bad)
+    changed |= retry
     deleted = [rel for rel in index.files if rel not in scan.stats]
     gone = set(deleted) | set(changed) | set(bad)
     if not gone:
@@ -553,9 +730,6 @@ def _refresh(ws: Workspace, index: Index, scan: _Scan) -> tuple[Index, bool, boo
         if rec and rec["seg"] == "base":
             lo, hi = rec["docs"]
             live[lo:hi] = False
-    newly_dead = index.live[:nb] & ~live
-    if newly_dead.any():
-        index.base_df = index.base_df - bm25.dead_df(index.base.post, newly_dead)
     # The delta is rebuilt from every file it owns now: the ones it held before and are
     # unchanged, plus everything that changed.
     owned = {rel for rel, rec in index.files.items() if rec["seg"] == "delta" and rel not in gone}
@@ -581,22 +755,27 @@ def _refresh(ws: Workspace, index: Index, scan: _Scan) -> tuple[Index, bool, boo
             path_ids[p] = len(paths)
             paths.append(p)
     index.paths = paths
-    index.delta = _segment_from(part, path_ids, nb, params, index.perm)
+    vectors = _embed_part(
+        part, params, build.embedder, build.state_dir, index.dim, index.warnings, build.progress
+    )
+    index.dim = index.dim or vectors.dim
+    index.delta = _segment_from(part, path_ids, nb, params, index.perm, vectors)
     index.live = np.concatenate([live, np.ones(index.delta.n, bool)])
     index.files = files
     index.stats = {
         "mode": "refresh",
-        "changed": sorted(changed),
+        "changed": sorted(changed - retry),
         "deleted": sorted(deleted),
         "delta_files": len(items),
         "delta_chunks": index.delta.n,
     }
+    if retry:
+        index.stats["embedded_again"] = sorted(retry)
     dead = nb - int(live.sum())
     base_changed = False
     if index.delta.n > max(2000, 0.05 * nb) or dead > 0.25 * max(nb, 1):
         index = _merge(index)
         base_changed = True
-    index.update_avg_idf()
     return index, True, base_changed
 
 
@@ -604,12 +783,15 @@ def open_index(
     ws: Workspace,
     params: IndexParams,
     *,
+    embedder: Embedder | None = None,
     rebuild: bool = False,
     progress: Progress | None = None,
 ) -> Index:
-    """The index, brought up to date with the Markdown first (cheap when nothing changed)."""
+    """The index, brought up to date with the Markdown first (cheap when nothing changed).
+    `embedder` embeds chunks whose vectors are not cached yet (params.embed names its space)."""
     store = _Store(ws.state_dir / INDEX_DIR)
     scan = _scan(ws, params)
+    build = _Build(embedder, ws.state_dir, progress)
     with _locked(ws.state_dir) as writable:
         index: Index | None = None
         note = None
@@ -624,12 +806,12 @@ def open_index(
                 index = None
         base_name = None
         if index is None:
-            index = _rebuild(ws, params, scan, progress)
+            index = _rebuild(ws, params, scan, build)
             changed, base_changed = True, True
         else:
             with contextlib.suppress(Exception):
                 base_name = json.loads(store.meta_path.read_text(encoding="utf-8"))["base"]
-            index, changed, base_changed = _refresh(ws, index, scan)
+            index, changed, base_changed = _refresh(ws, index, scan, build)
         if note:
             index.warnings.insert(0, note)
         if changed and writable:
@@ -643,13 +825,14 @@ def open_index(
 
 
 def index_state(ws: Workspace, params: IndexParams) -> dict:
-    """For `mem status`: files and chunks indexed, and whether the cache is fresh. Reads
-    only meta.json and stats files; never rebuilds."""
+    """For `mem status`: files and chunks indexed, whether the cache is fresh, and which
+    vector source it holds. Reads only meta.json and stats files; never rebuilds."""
     store = _Store(ws.state_dir / INDEX_DIR)
+    vectors = params.embed or "MinHash (no embedding model)"
     try:
         meta = json.loads(store.meta_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {"exists": False, "fresh": False, "files": 0, "chunks": 0}
+        return {"exists": False, "fresh": False, "files": 0, "chunks": 0, "vectors": vectors}
     scan = _scan(ws, params)
     files = meta.get("files", {})
     stale = (
@@ -664,10 +847,13 @@ def index_state(ws: Workspace, params: IndexParams) -> dict:
     chunks = sum(
         rec["docs"][1] - rec["docs"][0] for rec in files.values() if rec.get("seg") != "bad"
     )
+    built_with = (meta.get("stamp") or {}).get("embed", "")
     return {
         "exists": True,
         "fresh": not stale,
         "files": len(files),
         "chunks": chunks,
+        "vectors": built_with or "MinHash (no embedding model)",
+        "missingVectors": int(meta.get("missing_vectors", 0)) if built_with else 0,
         "written": meta.get("written"),
     }

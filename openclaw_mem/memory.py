@@ -42,6 +42,7 @@ from .workspace import Workspace, init_target, resolve_workspace
 if TYPE_CHECKING:
     from .consolidate.run import Report
     from .context import ContextBlock
+    from .embed import Embedder
     from .forgetting import Forgotten, Stale
     from .gitrepo import CommitInfo, SyncResult
     from .index import IndexParams
@@ -107,12 +108,16 @@ class IndexSummary:
     seconds: float
     stats: dict = field(default_factory=dict)  # what the refresh did: mode, changed, deleted
     warnings: list[str] = field(default_factory=list)
+    vectors: str = "minhash"  # the vector space the index holds
+    missing_vectors: int = 0  # chunks that still lack an embedding
 
     def to_json(self) -> dict:
         return {
             "files": self.files,
             "chunks": self.chunks,
             "seconds": round(self.seconds, 3),
+            "vectors": self.vectors,
+            "missingVectors": self.missing_vectors,
             **(self.stats or {"mode": "fresh"}),
         }
 
@@ -161,6 +166,7 @@ class Memory:
         self.env = env
         self.clock = clock
         self._index_params: IndexParams | None = None
+        self._embedder: Embedder | bool | None = False  # False: not created yet
 
     @classmethod
     def open(
@@ -186,12 +192,30 @@ class Memory:
     def now(self) -> datetime:
         return self.clock()
 
+    def with_settings(self, flags: Mapping[str, Any]) -> Memory:
+        """The same memory with some settings given on the command line (None: not given)."""
+        if all(v is None for v in flags.values()):
+            return self
+        return Memory(self.ws, self.config.override(flags), self.env, self.clock)
+
+    @property
+    def embedder(self) -> Embedder | None:
+        """The embedding provider embed.provider names (None: MinHash only)."""
+        if self._embedder is False:
+            from . import embed
+
+            cfg = self.config
+            settings = {name: cfg[f"embed.{name}"] for name in embed.SETTINGS}
+            self._embedder = embed.create(cfg["embed.provider"], settings, self.env)
+        return self._embedder  # type: ignore[return-value]
+
     @property
     def index_params(self) -> IndexParams:
         if self._index_params is None:
             from .index import IndexParams
 
-            self._index_params = IndexParams.from_config(self.config)
+            space = self.embedder.key if self.embedder is not None else ""
+            self._index_params = IndexParams.from_config(self.config, embed=space)
         return self._index_params
 
     # ------------------------------------------------------------- writing
@@ -359,7 +383,7 @@ class Memory:
         opts = self.recall_options(
             k=k, min_score=min_score, now=now, since=since, until=until, path=path
         )
-        return recall(self.ws, query, opts, self.index_params, record_access)
+        return recall(self.ws, query, opts, self.index_params, record_access, self.embedder)
 
     def recall_options(
         self, *, k=None, min_score=None, now=None, since=None, until=None, path=None
@@ -398,6 +422,7 @@ class Memory:
             self.index_params,
             when,
             cfg["context.memories"],
+            self.embedder,
         )
 
     def index(self, *, rebuild: bool = False, progress=None) -> IndexSummary:
@@ -407,13 +432,17 @@ class Memory:
         from .index import open_index
 
         start = time.perf_counter()
-        index = open_index(self.ws, self.index_params, rebuild=rebuild, progress=progress)
+        index = open_index(
+            self.ws, self.index_params, embedder=self.embedder, rebuild=rebuild, progress=progress
+        )
         return IndexSummary(
             sum(1 for rec in index.files.values() if rec["seg"] != "bad"),
             index.n_live,
             time.perf_counter() - start,
             dict(index.stats or {}),
             list(index.warnings),
+            self.index_params.embed or "minhash",
+            index.missing_vectors,
         )
 
     def status(self, days: int = 7) -> Status:

@@ -14,16 +14,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .errors import NotFound, UsageError
-from .index import Index, IndexParams, days_since_epoch, open_index
+from .index import VEC_MADE, Index, IndexParams, days_since_epoch, open_index
 from .markdown import citation, lines_of, parse_citation, strip_comments
-from .search import bm25, minhash
+from .search import bm25, minhash, simhash
 from .search.rank import decay_factors, fuse, mmr, normalize, top_k
-from .search.tokenize import shingles, tokenize
+from .search.tokenize import is_shingle, shingles, tokenize
 from .workspace import Workspace, glob_match
+
+if TYPE_CHECKING:
+    from .embed.base import Embedder
 
 SNIPPET_CHARS = 700
 
@@ -42,6 +46,10 @@ class RecallOptions:
     normalization: str = "max"  # or "minmax"
     mode: str = "hybrid"  # hybrid | bm25 | lsh (the benchmark compares them)
     access_boost: float = 0.0  # score * (1 + w * log(1 + access_count)); 0 turns it off
+    context_cap: float = 0.5  # borrowed context adds at most this share of the own score
+    vector_z: float = 2.0  # a chunk matches by meaning this many spreads above unrelated text
+    context_alone: float = 0.0  # a match by borrowed words alone scores this share of them
+    vector_mix: float = 0.5  # the vector half with embeddings: this share embedding, rest MinHash
     decay: bool = True
     use_mmr: bool = True
     now: datetime | None = None
@@ -63,6 +71,7 @@ class RecallOptions:
             "min_score": cfg["recall.min_score"],
             "similarity": cfg["recall.similarity"],
             "access_boost": cfg["recall.access_boost"],
+            "context_cap": cfg["recall.context_cap"],
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
@@ -107,7 +116,7 @@ class RecallResult:
 
 
 def _mask(index: Index, opts: RecallOptions) -> np.ndarray:
-    mask = index.live.copy()
+    mask = index.live & ~index.doc("boiler")
     if opts.path_glob:
         ok = np.array([glob_match(p, opts.path_glob) for p in index.paths] or [False])
         mask &= ok[index.doc("path_id")]
@@ -127,54 +136,106 @@ def _mask(index: Index, opts: RecallOptions) -> np.ndarray:
     return mask
 
 
+@dataclass(frozen=True)
+class QueryVector:
+    """A query's embedding, and how close unrelated text comes to it: its cosines to the
+    reference sentences of embed/null.py (their mean and spread)."""
+
+    vector: np.ndarray
+    null_mean: float
+    null_std: float
+
+    def z(self, cosines: np.ndarray) -> np.ndarray:
+        """How many spreads above unrelated text each cosine lies."""
+        return (cosines - self.null_mean) / max(self.null_std, 1e-3)
+
+
+Vectors = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]  # docs -> (found, rows)
+
+
 def rank_index(
     index: Index,
     query: str,
     opts: RecallOptions,
     access_counts: Callable[[np.ndarray], np.ndarray] | None = None,
+    query_vector: QueryVector | None = None,
+    vectors: Vectors | None = None,
 ) -> list[tuple[int, dict]]:
     """Document ids of the best hits, best first, each with its stage-by-stage scores.
-    access_counts(doc ids) -> how often each was used, for the optional access boost."""
+    access_counts(doc ids) -> how often each was used, for the optional access boost.
+    query_vector: the query's embedding, when the index holds embeddings of the same space;
+    vectors(doc ids) -> their exact embeddings, read for the candidates only.
+
+    A chunk takes part only with a signal of its own: a content word of the query in its own
+    text, or (with embeddings) a meaning clearly closer to the query than unrelated text
+    comes (opts.vector_z). Borrowed context and a signature's false positive can raise a
+    matching chunk, never make one match."""
     params = index.params
     q_tokens = params.tokens(query)
-    q_shingles = shingles(q_tokens)
     mask = _mask(index, opts)
-    if not q_tokens or not mask.any():
+    if not mask.any():
         return []
     doc_len = index.doc("length")
-    text = bm25.scores(index.segments, index.live, doc_len, q_tokens, index.avg_idf) * mask
-    if opts.similarity == "membership":
-        qs = sorted(q_shingles)
-        mem = np.concatenate(
+    split = bm25.scores(
+        index.segments,
+        index.live,
+        doc_len,
+        q_tokens,
+        context_weight=params.context_weight,
+        content=is_shingle,
+    )
+    lexical = split.matched | (split.borrowed & (opts.context_alone > 0))
+    text = bm25.capped(split, opts.context_cap, opts.context_alone) * (lexical & mask)
+    by_embedding = query_vector is not None and index.dim > 0 and opts.mode != "bm25"
+    words = _membership(index, q_tokens, opts) * (lexical & mask)
+    if by_embedding:
+        q_bits = simhash.sign_bits(query_vector.vector, index.planes())[0]
+        estimate = np.concatenate(
             [
-                minhash.members(np.asarray(s), qs, *index.perm)
-                for s in (index.base.sig, index.delta.sig)
+                simhash.cosine(np.asarray(s.sim), q_bits, params.sim_bits)
+                for s in (index.base, index.delta)
             ]
         )
-        w = _idf_weights(index, qs)
-        vec = (mem @ w) / w.sum() if len(qs) else np.zeros(len(mask))
-    else:
-        q_sig = minhash.signature(sorted(q_shingles), *index.perm)
-        jac = np.concatenate(
-            [minhash.jaccard(np.asarray(s), q_sig) for s in (index.base.sig, index.delta.sig)]
-        )
-        if opts.similarity == "jaccard":
-            vec = jac
-        else:
-            vec = minhash.containment(jac, len(q_shingles), index.doc("sizes"))
-    vec = vec * mask
+        has = index.doc("vec") == VEC_MADE
+        meaning = np.where(has & mask, np.clip(estimate, 0.0, 1.0), 0.0)
 
     pool = max(opts.k, 1) * max(opts.candidate_multiplier, 1)
-    if opts.mode == "bm25":
-        cand = top_k(text, pool)
-    elif opts.mode == "lsh":
-        cand = top_k(vec, pool)
-    else:
-        cand = np.union1d(top_k(text, pool), top_k(vec, pool))
+    lists = []
+    if opts.mode != "lsh":
+        lists.append(top_k(text, pool))
+    if opts.mode != "bm25":
+        lists.append(top_k(words, pool))
+        if by_embedding:
+            lists.append(top_k(meaning, pool))
+    cand = np.unique(np.concatenate(lists)) if lists else np.zeros(0, np.int64)
     if len(cand) == 0:
         return []
+    signal = lexical[cand].copy()
+    words_c = words[cand]
+    meaning_c = np.zeros(len(cand))
+    if by_embedding:
+        meaning_c = meaning[cand]
+        if vectors is not None:  # the exact cosine, where the cache has the vector
+            found, rows = vectors(cand)
+            if rows.shape[1] == len(query_vector.vector):
+                exact = np.clip(rows @ query_vector.vector, 0.0, 1.0)
+                meaning_c = np.where(found, exact, meaning_c)
+        meant = has[cand] & (query_vector.z(meaning_c) >= opts.vector_z)
+        signal |= meant
+        meaning_c = meaning_c * meant
+    keep_c = signal & (text[cand] + words_c + meaning_c > 0)
+    cand, words_c, meaning_c = cand[keep_c], words_c[keep_c], meaning_c[keep_c]
+    if len(cand) == 0:
+        return []
+    if by_embedding:
+        mix = opts.vector_mix
+        vec_c = mix * normalize(meaning_c, opts.normalization) + (1 - mix) * normalize(
+            words_c, opts.normalization
+        )
+    else:
+        vec_c = words_c
     t_norm = normalize(text[cand], opts.normalization)
-    v_norm = normalize(vec[cand], opts.normalization)
+    v_norm = normalize(vec_c, opts.normalization)
     if opts.mode == "bm25":
         fused = t_norm
     elif opts.mode == "lsh":
@@ -202,17 +263,9 @@ def rank_index(
     if not order:
         return []
 
-    sigs = {int(cand[i]): _sig_row(index, int(cand[i])) for i in order}
     if opts.use_mmr:
-        picked = mmr(
-            [float(final[i]) for i in order],
-            lambda a, b: (
-                float(np.count_nonzero(sigs[int(cand[order[a]])] == sigs[int(cand[order[b]])]))
-                / len(index.perm[0])
-            ),
-            opts.k,
-            opts.mmr_lambda,
-        )
+        similarity = _similarity(index, [int(cand[i]) for i in order], by_embedding)
+        picked = mmr([float(final[i]) for i in order], similarity, opts.k, opts.mmr_lambda)
         chosen = [order[p] for p in picked]
     else:
         chosen = order[: opts.k]
@@ -224,7 +277,10 @@ def rank_index(
                 doc,
                 {
                     "bm25": round(float(text[doc]), 4),
-                    "lsh": round(float(vec[doc]), 4),
+                    "own": round(float(split.own[doc]), 4),
+                    "lsh": round(float(words_c[i]), 4),
+                    "meaning": round(float(meaning_c[i]), 4),
+                    "vectors": "embedding" if by_embedding else "minhash",
                     "text": round(float(t_norm[i]), 4),
                     "vector": round(float(v_norm[i]), 4),
                     "fused": round(float(fused[i]), 4),
@@ -239,21 +295,52 @@ def rank_index(
     return out
 
 
-def _idf_weights(index: Index, qs: list[str]) -> np.ndarray:
-    """How much each query shingle counts in the containment: its IDF in the live corpus,
-    so a rare word outweighs a common one (the unweighted estimate ranks worse)."""
+def _membership(index: Index, q_tokens: list[str], opts: RecallOptions) -> np.ndarray:
+    """The MinHash half: the IDF-weighted share of query words a chunk's own words may
+    contain. A word that occurs nowhere weighs nothing, so it cannot match by accident."""
     n = max(index.n_live, 1)
-    out = []
-    for t in qs:
+    qs, weights = [], []
+    for t in sorted(shingles(q_tokens)):
         h = bm25.term_hash(t)
         df = sum(int(index.live[seg.lookup(h)[0]].sum()) for seg in index.segments)
-        out.append(max(np.log((n - df + 0.5) / (df + 0.5) + 1.0), 0.05))
-    return np.asarray(out)
+        if df:
+            qs.append(t)
+            weights.append(float(bm25.idf(n, df)))
+    if not qs:
+        return np.zeros(len(index.live))
+    w = np.asarray(weights)
+    if opts.similarity == "membership":
+        mem = np.concatenate(
+            [
+                minhash.members(np.asarray(s), qs, *index.perm)
+                for s in (index.base.sig, index.delta.sig)
+            ]
+        )
+        return (mem @ w) / w.sum()
+    q_sig = minhash.signature(qs, *index.perm)
+    jac = np.concatenate(
+        [minhash.jaccard(np.asarray(s), q_sig) for s in (index.base.sig, index.delta.sig)]
+    )
+    if opts.similarity == "jaccard":
+        return jac
+    return minhash.containment(jac, len(qs), index.doc("sizes"))
 
 
-def _sig_row(index: Index, doc: int) -> np.ndarray:
+def _similarity(index: Index, docs: list[int], by_embedding: bool) -> Callable[[int, int], float]:
+    """How alike two candidates are, for MMR: their embeddings' estimated cosine, or the
+    share of equal MinHash values."""
     nb = index.base.n
-    return np.asarray(index.base.sig[doc] if doc < nb else index.delta.sig[doc - nb])
+
+    def row(seg_base, seg_delta, doc):
+        return np.asarray(seg_base[doc] if doc < nb else seg_delta[doc - nb])
+
+    if by_embedding:
+        rows = [row(index.base.sim, index.delta.sim, d) for d in docs]
+        bits = index.params.sim_bits
+        return lambda a, b: max(0.0, float(simhash.cosine(rows[a][None, :], rows[b], bits)[0]))
+    rows = [row(index.base.sig, index.delta.sig, d) for d in docs]
+    p = len(index.perm[0])
+    return lambda a, b: float(np.count_nonzero(rows[a] == rows[b])) / p
 
 
 def _file_lines(ws: Workspace, rel: str, cache: dict[str, list[str]]) -> list[str]:
@@ -291,17 +378,67 @@ def snippet(lines: list[str], terms: set[str], limit: int = SNIPPET_CHARS) -> st
     return ("…" if lo > 0 else "") + body + ("…" if hi < len(lines) else "")
 
 
+def _exact_vectors(ws: Workspace, index: Index) -> Vectors | None:
+    """Reads the exact embeddings of some documents from the vector cache."""
+    if not index.dim:
+        return None
+    from .embed.cache import VectorCache, folder_for
+
+    cache = VectorCache(folder_for(ws.state_dir, index.params.embed))
+    keys = index.doc("ekey")
+
+    def read(docs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return cache.get(keys[docs], index.dim)
+
+    return read
+
+
+def query_vector(
+    embedder: Embedder, query: str, state_dir: Path, warnings: list[str]
+) -> QueryVector | None:
+    """The query's embedding and its floor; None (with one warning) when the provider cannot
+    answer, so recall goes on with its lexical halves."""
+    from .embed.base import EmbedError
+    from .embed.cache import VectorCache, folder_for, text_key
+    from .embed.null import NULL_TEXTS
+
+    cache = VectorCache(folder_for(state_dir, embedder.key))
+    down = cache.unavailable()
+    if down:
+        warnings.append(f"embeddings unavailable ({down}); recalled by words only")
+        return None
+    keys = np.fromiter((text_key(t) for t in NULL_TEXTS), np.uint64, len(NULL_TEXTS))
+    try:
+        vec = embedder.embed([query], query=True)[0]
+        found, nulls = cache.get(keys, len(vec))
+        if not found.all():  # once per vector space, then from the cache
+            nulls = embedder.embed(list(NULL_TEXTS))
+            cache.put(keys, nulls)
+    except EmbedError as exc:
+        cache.mark_unavailable(str(exc))
+        warnings.append(f"{exc}; recalled by words only")
+        return None
+    near = nulls @ vec
+    return QueryVector(vec, float(near.mean()), float(near.std()))
+
+
 def recall(
     ws: Workspace,
     query: str,
     opts: RecallOptions,
     params: IndexParams | None = None,
     record_access: bool = True,
+    embedder: Embedder | None = None,
 ) -> RecallResult:
     """Rank, read the snippets, and (unless told not to) count the hits as used."""
     from . import access
 
-    index = open_index(ws, params or IndexParams())
+    params = params or IndexParams()
+    index = open_index(ws, params, embedder=embedder)
+    warnings = list(index.warnings)
+    qv = None
+    if embedder is not None and index.dim:
+        qv = query_vector(embedder, query, ws.state_dir, warnings)
     cache: dict[str, list[str]] = {}
     start, end, path_id = index.doc("start"), index.doc("end"), index.doc("path_id")
 
@@ -320,7 +457,7 @@ def recall(
 
     if opts.access_boost > 0:
         records = access.load(ws)
-    ranked = rank_index(index, query, opts, access_counts)
+    ranked = rank_index(index, query, opts, access_counts, qv, _exact_vectors(ws, index))
     terms = set(index.params.tokens(query))
     hits = []
     used = []
@@ -344,7 +481,7 @@ def recall(
         used.append((access.chunk_key(rel, lines), rel, lo, hi))
     if record_access:
         access.record(ws, used, opts.now or datetime.now())
-    return RecallResult(hits, index.warnings)
+    return RecallResult(hits, warnings)
 
 
 # ----------------------------------------------------------------- get

@@ -20,6 +20,9 @@ def isolated_env(tmp_path_factory, monkeypatch):
     for name in list(os.environ):
         if name.startswith("MEM_") or name.startswith("OPENAI_"):
             monkeypatch.delenv(name)
+    # The same results whether or not the `local` extra is installed; embedding tests
+    # choose their provider themselves.
+    monkeypatch.setenv("MEM_EMBED_PROVIDER", "none")
     return home
 
 

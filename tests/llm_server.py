@@ -36,8 +36,23 @@ def completion(message: dict) -> dict:
     }
 
 
+def bag_of_words(text: str, dim: int = 64) -> list[float]:
+    """A deterministic embedding for tests: hashed word counts, so texts sharing words are
+    close and unrelated ones are not."""
+    import hashlib
+    import math
+
+    vec = [0.0] * dim
+    for word in text.lower().split():
+        vec[int(hashlib.md5(word.encode()).hexdigest(), 16) % dim] += 1.0
+    norm = math.sqrt(sum(v * v for v in vec)) or 1.0
+    return [v / norm for v in vec]
+
+
 class ScriptedLLM:
     def __init__(self) -> None:
+        self.embed_requests: list[dict] = []
+        self.embed_status: int | None = None  # answer /embeddings with this HTTP error
         self.script: deque[Step] = deque()
         self.requests: list[dict] = []
         self.headers: list[dict[str, str]] = []  # one per request, names lower-cased
@@ -50,6 +65,9 @@ class ScriptedLLM:
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
+                if self.path.endswith("/embeddings"):
+                    owner.embed_requests.append(body)
+                    return owner._embeddings(self, body)
                 owner.requests.append(body)
                 owner.headers.append({k.lower(): v for k, v in self.headers.items()})
                 step = (
@@ -76,6 +94,19 @@ class ScriptedLLM:
 
     def push(self, *steps: Step) -> None:
         self.script.extend(steps)
+
+    def _embeddings(self, handler: BaseHTTPRequestHandler, body: dict) -> None:
+        if self.embed_status is not None:
+            err = {"error": {"message": "embedding backend down", "type": "test"}}
+            return self._send(handler, self.embed_status, err)
+        texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        data = [
+            {"object": "embedding", "index": i, "embedding": bag_of_words(t)}
+            for i, t in enumerate(texts)
+        ]
+        usage = {"prompt_tokens": len(texts), "total_tokens": len(texts)}
+        payload = {"object": "list", "data": data, "model": body.get("model"), "usage": usage}
+        return self._send(handler, 200, payload)
 
     def _answer(self, handler: BaseHTTPRequestHandler, step: tuple) -> None:
         kind = step[0]

@@ -44,8 +44,9 @@ def test_memories_are_grouped_as_preferences_history_goals(example):
     )
     data = example.json("context", "--now", "2026-11-28T09:00", "tea coffee drink")
     groups = data["memories"]
-    assert [m["cite"] for m in groups["preferences"]] == ["MEMORY.md#L3-L5"]
-    assert [m["cite"] for m in groups["goals"]] == ["MEMORY.md#L7-L9"]
+    # A bullet is a chunk of its own: the citation is the fact's own line.
+    assert [m["cite"] for m in groups["preferences"]] == ["MEMORY.md#L5-L5"]
+    assert [m["cite"] for m in groups["goals"]] == ["MEMORY.md#L9-L9"]
     assert set(groups) == {"preferences", "history", "goals"}
 
 

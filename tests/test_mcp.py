@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 
 from mcp import ClientSession, StdioServerParameters, stdio_client
@@ -119,7 +120,7 @@ def test_bad_arguments_are_one_line(example):
         from openclaw_mem.mcp_server import build_server
         from openclaw_mem.memory import Memory
 
-        server = build_server(Memory.open(example.root, env={}))
+        server = build_server(Memory.open(example.root, env=dict(os.environ)))
         async with Client(server) as client:
             return [
                 await client.call_tool("memory_search", {"query": "x", "maxResults": 500}),
@@ -168,7 +169,8 @@ def test_the_same_scenario_through_the_cli_and_mcp_gives_the_same_memory(tmp_pat
     async def via_mcp():
         from mcp import Client
 
-        memory = Memory.open(roots["mcp"], env={}, clock=lambda: datetime(2026, 11, 30, 9, 0))
+        clock = lambda: datetime(2026, 11, 30, 9, 0)  # noqa: E731
+        memory = Memory.open(roots["mcp"], env=dict(os.environ), clock=clock)
         async with Client(build_server(memory)) as client:
             for role, text in turns:
                 await client.call_tool("memory_log", {"text": text, "role": role})

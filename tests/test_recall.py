@@ -82,7 +82,7 @@ def test_deprecated_lines_count_half(ws):
         encoding="utf-8",
     )
     hits = ws.json("recall", "--explain", "mainly uses backend work")["results"]
-    assert hits[0]["startLine"] == 7 and not hits[0]["deprecated"]  # "## Stack" and its line
+    assert hits[0]["startLine"] == 9 and not hits[0]["deprecated"]  # the live bullet, alone
     struck = [h for h in hits if h["deprecated"]]
     assert struck and struck[0]["explain"]["decay"] == 0.5
 
@@ -138,6 +138,8 @@ def test_index_command_and_status(ws):
         "fresh": True,
         "files": 5,
         "chunks": ws.json("index")["chunks"],
+        "vectors": "MinHash (no embedding model)",
+        "missingVectors": 0,
         "written": None,
     }
     _log(ws, "2026-11-30T10:00", "more")

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
-import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -19,17 +20,6 @@ def build_postings(doc_tokens, first_doc: int = 0):
     """Postings and document lengths for documents numbered from first_doc."""
     an = bm25.analyze(doc_tokens)
     return bm25.from_analysis(an, first_doc), an.lengths
-
-
-def average_idf(segments, live) -> float:
-    """rank-bm25's average IDF over the live vocabulary, by a full pass over the postings."""
-    n = int(live.sum())
-    hashes = [seg.triplets()[0][live[seg.triplets()[1]]] for seg in segments]
-    allh = np.concatenate(hashes) if hashes else np.zeros(0, np.uint64)
-    if n == 0 or len(allh) == 0:
-        return 0.0
-    _, df = np.unique(allh, return_counts=True)
-    return float((np.log(n - df + 0.5) - np.log(df + 0.5)).sum() / len(df))
 
 
 def signatures(sets, a, b):
@@ -66,6 +56,10 @@ corpora = st.lists(st.lists(words, min_size=0, max_size=12), min_size=1, max_siz
 @settings(max_examples=120, deadline=None)
 @given(corpus=corpora, query=st.lists(words, min_size=1, max_size=5), data=st.data())
 def test_bm25_equals_rank_bm25_on_random_corpora(corpus, query, data):
+    """rank-bm25's BM25Okapi with one documented difference: the IDF table is Lucene's
+    log(1 + (N - df + 0.5) / (df + 0.5)), positive for every term that occurs."""
+    from collections import Counter
+
     from rank_bm25 import BM25Okapi
 
     tokens = [tokenize(" ".join(doc)) for doc in corpus]
@@ -78,18 +72,36 @@ def test_bm25_equals_rank_bm25_on_random_corpora(corpus, query, data):
     base, len_a = build_postings(tokens[:cut], 0)
     delta, len_b = build_postings(tokens[cut:], cut)
     doc_len = np.concatenate([len_a, len_b])
-    avg = average_idf([base, delta], live)
-    got = bm25.scores([base, delta], live, doc_len, q, avg)
+    got = bm25.scores([base, delta], live, doc_len, q)
     alive = [t for t, ok in zip(tokens, live, strict=True) if ok]
     assume(any(alive))  # rank-bm25 divides by zero on a corpus with no tokens at all
-    want = BM25Okapi(alive).get_scores(q)
-    np.testing.assert_allclose(got[live], want, rtol=1e-9, atol=1e-9)
-    assert (got[~live] == 0).all()
-    # The incremental average IDF (what a refresh keeps) equals the full recount.
-    base_df = np.diff(base.ptr) - bm25.dead_df(base, ~live)
-    delta_df = np.diff(delta.ptr) - bm25.dead_df(delta, ~live)
-    fast = bm25.average_idf_from_df(int(live.sum()), base.terms, base_df, delta.terms, delta_df)
-    assert fast == pytest.approx(avg, abs=1e-12)
+    ref = BM25Okapi(alive)
+    df = Counter(w for doc in ref.doc_freqs for w in doc)
+    n = ref.corpus_size
+    ref.idf = {w: math.log1p((n - c + 0.5) / (c + 0.5)) for w, c in df.items()}
+    np.testing.assert_allclose(got.own[live], ref.get_scores(q), rtol=1e-9, atol=1e-9)
+    assert (got.context == 0).all() and (got.own[~live] == 0).all()
+    assert (got.own >= 0).all()  # never negative, whatever the corpus
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    own=st.lists(st.lists(words, max_size=8), min_size=1, max_size=20),
+    borrowed=st.data(),
+    query=st.lists(words, min_size=1, max_size=4),
+    cap=st.floats(0, 2),
+)
+def test_borrowed_context_only_adds_to_what_own_words_score(own, borrowed, query, cap):
+    ctx = [borrowed.draw(st.lists(words, max_size=6)) for _ in own]
+    toks = [tokenize(" ".join(c)) + tokenize(" ".join(o)) for c, o in zip(ctx, own, strict=True)]
+    an = bm25.analyze(toks, None, [len(tokenize(" ".join(c))) for c in ctx], 0.5)
+    post = bm25.from_analysis(an)
+    live = np.ones(len(own), bool)
+    split = bm25.scores([post], live, an.lengths, tokenize(" ".join(query)))
+    final = bm25.capped(split, cap)
+    assert (final[split.own == 0] == 0).all()  # context alone never matches
+    assert (final <= split.own * (1 + cap) + 1e-9).all()
+    assert (final >= split.own - 1e-9).all()
 
 
 def test_postings_merge_keeps_live_documents():
@@ -97,7 +109,7 @@ def test_postings_merge_keeps_live_documents():
     seg, _ = build_postings(tokens)
     keep = np.array([True, False, True])
     merged = bm25.merge([seg], keep, np.cumsum(keep) - 1)
-    docs, tfs = merged.lookup(bm25.term_hash("c"))
+    docs, tfs, _ = merged.lookup(bm25.term_hash("c"))
     assert docs.tolist() == [1] and tfs.tolist() == [2.0]
     assert merged.lookup(bm25.term_hash("b"))[0].tolist() == [0]
 

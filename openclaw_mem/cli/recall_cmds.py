@@ -32,10 +32,13 @@ def recall_cmd(
         float | None, typer.Option("--min-score", help="Drop results scoring below this.")
     ] = None,
     explain: Annotated[bool, typer.Option("--explain", help="Show every ranking stage.")] = False,
+    embed: Annotated[
+        str | None, typer.Option("--embed", help="none | local | openai (embed.provider).")
+    ] = None,
 ) -> None:
     """Find the memories that matter: BM25 + pseudo-vectors fused 0.3/0.7, time decay, MMR."""
     st = state(ctx)
-    mem = st.memory()
+    mem = st.memory().with_settings({"embed.provider": embed})
     text = text_argument(query)
     result = mem.recall(
         text,
@@ -80,14 +83,19 @@ def get_cmd(
 def index_cmd(
     ctx: typer.Context,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Throw the cache away first.")] = False,
+    embed: Annotated[
+        str | None, typer.Option("--embed", help="none | local | openai (embed.provider).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Bring the recall index up to date (recall does this by itself); --rebuild starts over."""
+    """Bring the recall index up to date (recall does this by itself); --rebuild starts over.
+    Embeddings come from .mem/embed/ when the same text was embedded before."""
     from . import render
 
     st = state(ctx)
+    mem = st.memory().with_settings({"embed.provider": embed})
     with render.progress_bar(enabled=not as_json and st.term.stderr_tty) as progress:
-        summary = st.memory().index(rebuild=rebuild, progress=progress)
+        summary = mem.index(rebuild=rebuild, progress=progress)
     for w in summary.warnings:
         warn(w)
     data = summary.to_json()
@@ -98,9 +106,10 @@ def index_cmd(
     detail = ""
     if mode == "refresh":
         detail = f", {len(data['changed'])} changed, {len(data['deleted'])} deleted"
+    missing = f", {summary.missing_vectors} without one yet" if summary.missing_vectors else ""
     typer.echo(
-        f"index {mode}: {data['files']} files, {data['chunks']} chunks{detail} in "
-        f"{summary.seconds:.2f} s"
+        f"index {mode}: {data['files']} files, {data['chunks']} chunks{detail}; vectors "
+        f"{summary.vectors}{missing}; {summary.seconds:.2f} s"
     )
 
 

@@ -109,9 +109,11 @@ def status_view(term: Environment, st: Status) -> None:
                 if idx["fresh"]
                 else "[yellow]stale[/yellow] (refreshed by the next recall)"
             )
+            missing = idx.get("missingVectors") or 0
             out.print(
                 f"[bold]index[/bold] {plural(idx['files'], 'file')}, "
-                f"{plural(idx['chunks'], 'chunk')}, {fresh}"
+                f"{plural(idx['chunks'], 'chunk')}, {fresh}; vectors {escape(idx['vectors'])}"
+                + (f", {missing} chunks still without one" if missing else "")
             )
     con = st.consolidation
     if con is not None:
@@ -191,7 +193,8 @@ def recall_table(term: Environment, hits, query: str, explain: bool) -> None:
         if explain:
             e = h.explain
             lines += [
-                f"bm25 {e['bm25']:.2f}  lsh {e['lsh']:.2f}",
+                f"bm25 {e['bm25']:.2f} (own {e['own']:.2f})  minhash {e['lsh']:.2f}",
+                *([f"meaning {e['meaning']:.2f}"] if e.get("vectors") == "embedding" else []),
                 f"text {e['text']:.2f}  vector {e['vector']:.2f}",
                 f"fused {e['fused']:.2f} x decay {e['decay']:.2f}",
                 f"rank {e['rank_before_mmr']} -> mmr {e['mmr_position']}",
@@ -217,12 +220,27 @@ class _Progress:
             return
         if self.bar is None:
             from rich.console import Console
-            from rich.progress import Progress
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
 
-            self.bar = Progress(console=Console(file=sys.stderr), transient=True)
+            self.bar = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=Console(file=sys.stderr),
+                transient=True,
+            )
             self.bar.start()
             self.task = self.bar.add_task(self.label(0, total, ""), total=total)
-        self.bar.update(self.task, completed=done, description=self.label(done, total, what))
+        self.bar.update(
+            self.task, completed=done, total=total, description=self.label(done, total, what)
+        )
 
     def __exit__(self, *exc) -> None:
         if self.bar is not None:
@@ -230,8 +248,13 @@ class _Progress:
 
 
 def progress_bar(enabled: bool) -> _Progress:
-    # Small workspaces finish before a bar would be readable.
-    return _Progress(enabled, 200, lambda done, total, what: f"indexing {what[:40]}")
+    # Small workspaces finish before a bar would be readable. Embedding reports its own
+    # (done, total), so the bar and its ETA follow whichever step is running.
+    return _Progress(
+        enabled,
+        200,
+        lambda done, total, what: "embedding" if what == "embedding" else f"indexing {what[:40]}",
+    )
 
 
 def batch_progress(enabled: bool) -> _Progress:

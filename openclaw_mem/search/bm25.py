@@ -1,21 +1,28 @@
-"""BM25 (Okapi, as rank-bm25's BM25Okapi scores it) over inverted postings in numpy.
+"""BM25 (Okapi) over inverted postings in numpy, with borrowed context kept apart.
 
-rank-bm25 is the reference: same IDF (`log(N - df + 0.5) - log(df + 0.5)`, negative values
-replaced by `epsilon * average_idf`), same term-frequency saturation, query terms counted
-as often as they appear. It scans every document per query term (~70 ms at 50k chunks) and
-pickles to ~255 ms of load time; these postings are a few arrays that memory-map in
-milliseconds and score only the documents a term occurs in.
+The scoring is rank-bm25's BM25Okapi (k1 1.5, b 0.75, query terms counted as often as they
+appear) with one documented difference: the IDF is `log(1 + (N - df + 0.5) / (df + 0.5))`
+(Lucene's), which is positive for every term that occurs. rank-bm25's `log((N - df + 0.5) /
+(df + 0.5))` goes negative for a term in more than half the documents and is then floored
+at `0.25 * average IDF`, which in a small workspace made a matching chunk score below one
+that matches nothing. A test holds these scores to rank-bm25's with its IDF table replaced
+by this one.
 
-Terms are stored as 64-bit hashes, so the vocabulary needs no string table at query time.
-An index may hold several segments (a large base and a small delta) over one document id
-space, with a `live` mask for documents whose file has since changed.
+A chunk's tokens are its own text plus borrowed context (the tail of the log entry before
+it, a section heading): each posting keeps the two frequencies apart (`tfs`, `ctfs`), so
+the context can be weighed less and capped by what the chunk's own words score (see
+`scores`).
+
+It scans only the documents a term occurs in; terms are 64-bit hashes, so the vocabulary
+needs no string table at query time. An index may hold several segments (a large base and a
+small delta) over one document id space, with a `live` mask for documents whose file has
+since changed.
 """
 
 from __future__ import annotations
 
 import hashlib
 import itertools
-import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -23,21 +30,27 @@ import numpy as np
 
 K1 = 1.5
 B = 0.75
-EPSILON = 0.25
 
 
 def term_hash(term: str) -> int:
     return int.from_bytes(hashlib.blake2b(term.encode("utf-8"), digest_size=8).digest(), "little")
 
 
+def idf(n: int, df: int | np.ndarray) -> float | np.ndarray:
+    """Lucene's BM25 IDF: positive for any term that occurs, largest for the rarest."""
+    return np.log1p((n - df + 0.5) / (df + 0.5))
+
+
 @dataclass(frozen=True)
 class Postings:
-    """Term-major CSR: postings of terms[i] are docs[ptr[i]:ptr[i+1]] with tfs alike."""
+    """Term-major CSR: postings of terms[i] are docs[ptr[i]:ptr[i+1]], with the term's
+    frequency in the document's own text (tfs) and in its borrowed context (ctfs)."""
 
     terms: np.ndarray  # uint64, sorted, unique
     ptr: np.ndarray  # int64, len(terms) + 1
     docs: np.ndarray  # int32 global document ids
-    tfs: np.ndarray  # float32 term frequencies
+    tfs: np.ndarray  # float32, own text
+    ctfs: np.ndarray  # float32, borrowed context
 
     @staticmethod
     def empty() -> Postings:
@@ -46,41 +59,52 @@ class Postings:
             np.zeros(1, np.int64),
             np.zeros(0, np.int32),
             np.zeros(0, np.float32),
+            np.zeros(0, np.float32),
         )
 
-    def lookup(self, h: int) -> tuple[np.ndarray, np.ndarray]:
+    def lookup(self, h: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         i = int(np.searchsorted(self.terms, np.uint64(h)))
         if i < len(self.terms) and int(self.terms[i]) == h:
             lo, hi = int(self.ptr[i]), int(self.ptr[i + 1])
-            return self.docs[lo:hi], self.tfs[lo:hi]
-        return self.docs[:0], self.tfs[:0]
+            return self.docs[lo:hi], self.tfs[lo:hi], self.ctfs[lo:hi]
+        return self.docs[:0], self.tfs[:0], self.ctfs[:0]
 
-    def triplets(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(term hash, doc, tf) for every posting."""
+    def triplets(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(term hash, doc, own tf, context tf) for every posting."""
         counts = np.diff(self.ptr)
-        return np.repeat(self.terms, counts), self.docs, self.tfs
+        return np.repeat(self.terms, counts), self.docs, self.tfs, self.ctfs
 
 
-def _from_triplets(terms: np.ndarray, docs: np.ndarray, tfs: np.ndarray) -> Postings:
+def _from_triplets(
+    terms: np.ndarray, docs: np.ndarray, tfs: np.ndarray, ctfs: np.ndarray
+) -> Postings:
     if len(terms) == 0:
         return Postings.empty()
     order = np.lexsort((docs, terms))
-    terms, docs, tfs = terms[order], docs[order], tfs[order]
+    terms, docs, tfs, ctfs = terms[order], docs[order], tfs[order], ctfs[order]
     starts = np.flatnonzero(np.r_[True, terms[1:] != terms[:-1]])
     ptr = np.r_[starts, len(terms)].astype(np.int64)
-    return Postings(terms[starts].copy(), ptr, docs.astype(np.int32), tfs.astype(np.float32))
+    return Postings(
+        terms[starts].copy(),
+        ptr,
+        docs.astype(np.int32),
+        tfs.astype(np.float32),
+        ctfs.astype(np.float32),
+    )
 
 
 @dataclass(frozen=True)
 class Analysis:
-    """Documents as (document, term, frequency) pairs over a local vocabulary: what both
-    BM25 and MinHash are built from, computed once with numpy rather than per document."""
+    """Documents as (document, term, own frequency, context frequency) over a local
+    vocabulary: what both BM25 and MinHash are built from, computed once with numpy rather
+    than per document."""
 
     terms: list[str]  # vocabulary in id order
     doc: np.ndarray  # int64, sorted
     term: np.ndarray  # int64 term id, sorted within a document
-    tf: np.ndarray  # float32 term frequency (borrowed context counts less)
-    lengths: np.ndarray  # float32 tokens per document, weighed alike
+    tf: np.ndarray  # float32 frequency in the document's own text
+    ctf: np.ndarray  # float32 frequency in its borrowed context
+    lengths: np.ndarray  # float32 own tokens + context_weight * context tokens
 
 
 def analyze(
@@ -91,7 +115,7 @@ def analyze(
 ) -> Analysis:
     """Pairs from token lists; `term_map` (a stemmer) is applied once per distinct token
     rather than once per occurrence. The first context_counts[d] tokens of document d are
-    borrowed context: each counts context_weight towards term frequency and length."""
+    borrowed context: counted apart, and context_weight each towards the length."""
     # dict.fromkeys and map run in C: no Python bytecode per token.
     flat = list(itertools.chain.from_iterable(doc_tokens))
     raw = {t: i for i, t in enumerate(dict.fromkeys(flat))}
@@ -109,31 +133,33 @@ def analyze(
     owner = np.repeat(np.arange(n, dtype=np.int64), lengths)
     v = max(len(vocab), 1)
     # Key = (document, term, is-context): one sort groups a document's pairs and keeps
-    # text and context occurrences apart so they can be weighed differently.
+    # text and context occurrences apart.
     keys = (owner * v + ids) * 2
     ctx = np.zeros(n, np.int64) if context_counts is None else np.asarray(context_counts, np.int64)
-    weighted = context_counts is not None and context_weight != 1.0 and len(keys)
-    if weighted:
+    if len(keys) and ctx.any():
         first = np.repeat(np.cumsum(lengths) - lengths, lengths)
         keys += (np.arange(len(keys)) - first) < np.repeat(ctx, lengths)
     if n * v * 2 < 2**32:
         keys = keys.astype(np.uint32)  # sorts ~2x faster than int64
     keys.sort()  # np.unique with counts, without its extra argsort
     starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]) if len(keys) else keys[:0]
-    counts = np.diff(np.r_[starts, len(keys)]).astype(np.float64)
+    counts = np.diff(np.r_[starts, len(keys)]).astype(np.float32)
     keys = keys[starts].astype(np.int64)
-    if weighted:
-        counts *= np.where(keys & 1, context_weight, 1.0)
+    is_ctx = (keys & 1).astype(bool)
     pair = keys >> 1
-    if weighted and len(pair):  # a term in both text and context: add the two parts
-        first_of = np.flatnonzero(np.r_[True, pair[1:] != pair[:-1]])
-        counts = np.add.reduceat(counts, first_of)
-        pair = pair[first_of]
-        doc_len = lengths - ctx * (1.0 - context_weight)
-    else:
-        doc_len = lengths.astype(np.float64)
+    # A term in both the text and the context has two keys, text first: fold them.
+    first_of = np.flatnonzero(np.r_[True, pair[1:] != pair[:-1]]) if len(pair) else pair[:0]
+    own = np.add.reduceat(np.where(is_ctx, 0, counts), first_of) if len(pair) else counts
+    borrowed = np.add.reduceat(np.where(is_ctx, counts, 0), first_of) if len(pair) else counts
+    pair = pair[first_of]
+    doc_len = lengths - ctx * (1.0 - context_weight)
     return Analysis(
-        list(vocab), pair // v, pair % v, counts.astype(np.float32), doc_len.astype(np.float32)
+        list(vocab),
+        pair // v,
+        pair % v,
+        own.astype(np.float32),
+        borrowed.astype(np.float32),
+        doc_len.astype(np.float32),
     )
 
 
@@ -150,7 +176,7 @@ def _stable_order(keys: np.ndarray, n_keys: int) -> np.ndarray:
 def concat(parts: Sequence[Analysis]) -> Analysis:
     """One analysis from several over consecutive documents (a parallel build's pieces)."""
     vocab: dict[str, int] = {}
-    docs, terms, tfs, lengths = [], [], [], []
+    docs, terms, tfs, ctfs, lengths = [], [], [], [], []
     offset = 0
     for part in parts:
         remap = np.fromiter(
@@ -159,6 +185,7 @@ def concat(parts: Sequence[Analysis]) -> Analysis:
         docs.append(part.doc + offset)
         terms.append(remap[part.term] if len(part.term) else part.term)
         tfs.append(part.tf)
+        ctfs.append(part.ctf)
         lengths.append(part.lengths)
         offset += len(part.lengths)
 
@@ -170,6 +197,7 @@ def concat(parts: Sequence[Analysis]) -> Analysis:
         cat(docs, np.int64),
         cat(terms, np.int64),
         cat(tfs, np.float32),
+        cat(ctfs, np.float32),
         cat(lengths, np.float32),
     )
 
@@ -194,6 +222,7 @@ def from_analysis(an: Analysis, first_doc: int = 0) -> Postings:
         ptr,
         (an.doc[order] + first_doc).astype(np.int32),
         an.tf[order].astype(np.float32),
+        an.ctf[order].astype(np.float32),
     )
 
 
@@ -201,42 +230,19 @@ def merge(segments: Iterable[Postings], keep: np.ndarray, new_ids: np.ndarray) -
     """One segment from several: postings of documents with keep[doc] survive, renumbered
     to new_ids[doc]. No text is read or tokenised again."""
     parts = [seg.triplets() for seg in segments]
-    terms = np.concatenate([p[0] for p in parts]) if parts else np.zeros(0, np.uint64)
-    docs = np.concatenate([p[1] for p in parts]) if parts else np.zeros(0, np.int32)
-    tfs = np.concatenate([p[2] for p in parts]) if parts else np.zeros(0, np.float32)
+    if not parts:
+        return Postings.empty()
+    terms, docs, tfs, ctfs = (np.concatenate([p[i] for p in parts]) for i in range(4))
     alive = keep[docs]
-    return _from_triplets(terms[alive], new_ids[docs[alive]], tfs[alive])
+    return _from_triplets(terms[alive], new_ids[docs[alive]], tfs[alive], ctfs[alive])
 
 
-def dead_df(post: Postings, dead: np.ndarray) -> np.ndarray:
-    """Per term of a segment: how many of its postings belong to documents now dead."""
-    hit = np.flatnonzero(dead[post.docs])
-    term_idx = np.searchsorted(post.ptr, hit, side="right") - 1
-    return np.bincount(term_idx, minlength=len(post.terms)).astype(np.int64)
-
-
-def average_idf_from_df(
-    n: int,
-    base_terms: np.ndarray,
-    base_df: np.ndarray,
-    delta_terms: np.ndarray,
-    delta_df: np.ndarray,
-) -> float:
-    """average_idf from per-segment live document frequencies (no pass over postings):
-    a refresh keeps the base's counts up to date instead of recounting millions."""
-    if n == 0:
-        return 0.0
-    total = base_df.astype(np.int64).copy()
-    extra = delta_df.astype(np.int64)
-    if len(base_terms) and len(delta_terms):
-        pos = np.minimum(np.searchsorted(base_terms, delta_terms), len(base_terms) - 1)
-        found = base_terms[pos] == delta_terms
-        total[pos[found]] += extra[found]
-        extra = extra[~found]
-    dfs = np.concatenate([total[total > 0], extra[extra > 0]]).astype(np.float64)
-    if len(dfs) == 0:
-        return 0.0
-    return float((np.log(n - dfs + 0.5) - np.log(dfs + 0.5)).sum() / len(dfs))
+@dataclass(frozen=True)
+class TextScores:
+    own: np.ndarray  # BM25 of the document's own text
+    context: np.ndarray  # what its borrowed context adds (weighed by context_weight)
+    matched: np.ndarray  # bool: the document's own text holds a content word of the query
+    borrowed: np.ndarray  # bool: its borrowed context holds one
 
 
 def scores(
@@ -244,36 +250,61 @@ def scores(
     live: np.ndarray,
     doc_len: np.ndarray,
     query: Sequence[str],
-    avg_idf: float,
     k1: float = K1,
     b: float = B,
-    epsilon: float = EPSILON,
-) -> np.ndarray:
-    """BM25 score of every document (dead ones score 0)."""
+    context_weight: float = 0.5,
+    content: Callable[[str], bool] | None = None,
+) -> TextScores:
+    """BM25 of every document (dead ones score 0), split into what its own text scores and
+    what its borrowed context adds on top (term frequency own + context_weight * context).
+    `matched` marks documents whose own text holds a query term that `content` accepts (a
+    word that carries meaning, not "I" or "the"); every query term when none does."""
+    own = np.zeros(len(live), np.float64)
     total = np.zeros(len(live), np.float64)
+    matched = np.zeros(len(live), bool)
+    borrowed = np.zeros(len(live), bool)
     n = int(live.sum())
     if n == 0 or not query:
-        return total
+        return TextScores(own, total, matched, borrowed)
+    meaningful = {t for t in query if content is None or content(t)} or set(query)
     avgdl = float(doc_len[live].sum()) / n
     norm = k1 * (1 - b + b * doc_len.astype(np.float64) / (avgdl or 1.0))
-    cache: dict[str, tuple[np.ndarray, np.ndarray] | None] = {}
+    cache: dict[str, tuple | None] = {}
     for term in query:
         if term not in cache:
             h = term_hash(term)
             found = [seg.lookup(h) for seg in segments]
             docs = np.concatenate([f[0] for f in found])
-            tfs = np.concatenate([f[1] for f in found]).astype(np.float64)
+            tf = np.concatenate([f[1] for f in found]).astype(np.float64)
+            ctf = np.concatenate([f[2] for f in found]).astype(np.float64)
             alive = live[docs]
-            docs, tfs = docs[alive], tfs[alive]
+            docs, tf, ctf = docs[alive], tf[alive], ctf[alive]
+            df = int(np.count_nonzero(tf))  # documents whose own text holds the term
             if len(docs) == 0:
                 cache[term] = None
             else:
-                df = len(docs)
-                idf = math.log(n - df + 0.5) - math.log(df + 0.5)
-                if idf < 0:
-                    idf = epsilon * avg_idf
-                cache[term] = (docs, idf * (tfs * (k1 + 1) / (tfs + norm[docs])))
+                w = float(idf(n, df or len(docs)))
+                full = tf + context_weight * ctf
+                cache[term] = (
+                    docs,
+                    w * tf * (k1 + 1) / (tf + norm[docs]),
+                    w * full * (k1 + 1) / (full + norm[docs]),
+                    ctf > 0,
+                )
         hit = cache[term]
         if hit is not None:
-            total[hit[0]] += hit[1]
-    return total
+            own[hit[0]] += hit[1]
+            total[hit[0]] += hit[2]
+            if term in meaningful:
+                matched[hit[0][hit[1] > 0]] = True
+                borrowed[hit[0][hit[3]]] = True
+    return TextScores(own, total - own, matched, borrowed)
+
+
+def capped(text: TextScores, cap: float, alone: float = 0.0) -> np.ndarray:
+    """Own score plus the context's share, which may add at most `cap` times the own score.
+    A chunk that matches by borrowed words alone scores `alone` times what they add (0: it
+    does not match at all)."""
+    return np.where(
+        text.own > 0, text.own + np.minimum(text.context, cap * text.own), alone * text.context
+    )
