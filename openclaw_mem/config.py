@@ -25,12 +25,50 @@ CONFIG_FILE = "mem.toml"
 FLAG = "on the command line"
 
 
+_PROBE = """
+import json, re, sys
+for p in json.loads(sys.argv[1]):
+    rx = re.compile(p)
+    chars = {c for c in p if c.isalnum() or c in " _-.@:/"} | {"a", "0", " "}
+    for c in sorted(chars):
+        for s in (c * 26 + "\\x00!", (c + "a") * 13 + "!", c * 26):
+            rx.search(s)
+    print(json.dumps(p), flush=True)
+"""
+
+
 def _regexes(value: list[str]) -> str | None:
+    """Each pattern compiles, and runs in linear-looking time on strings made of its own
+    characters (the shape that makes `(a+)+$` take forever). Python's re cannot be
+    interrupted, so the trial runs in a child process with a time limit."""
     for pattern in value:
         try:
             re.compile(pattern)
         except re.error as exc:
             return f"holds {pattern!r}, which is not a regular expression ({exc})"
+    if not value:
+        return None
+    import json
+    import subprocess
+    import sys
+
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _PROBE, json.dumps(value)],
+            capture_output=True,
+            text=True,
+            timeout=2.0,
+        ).stdout.splitlines()
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        done = out.splitlines()
+    finished = {json.loads(line) for line in done if line.strip()}
+    slow = next((p for p in value if p not in finished), None)
+    if slow is not None:
+        return (
+            f"holds {slow!r}, which takes too long on a string like 'aaaa…!' "
+            "(nested repetition backtracks without end); rewrite it without `(x+)+`"
+        )
     return None
 
 

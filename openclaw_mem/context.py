@@ -15,7 +15,15 @@ from .errors import BadEncoding
 from .fsutil import read_text
 from .index import IndexParams
 from .logs import read_entries
-from .markdown import core, entry_heading, heading, is_bullet, is_live_bullet, lines_of
+from .markdown import (
+    core,
+    entry_heading,
+    heading,
+    is_bullet,
+    is_live_bullet,
+    lines_of,
+    without_conflicts,
+)
 from .recall import RecallOptions, recall
 from .text import estimate_tokens
 from .workspace import Workspace, day_of
@@ -75,7 +83,7 @@ def _profile_lines(ws: Workspace) -> list[tuple[str | None, str]]:
         return []
     out: list[tuple[str | None, str]] = []
     section = None
-    for line in lines_of(read_text(path, "USER.md")):
+    for line in without_conflicts(lines_of(read_text(path, "USER.md"))):
         h = heading(line)
         if h:
             section = h[1] if h[0] > 1 else None

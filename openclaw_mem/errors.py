@@ -21,7 +21,8 @@ class ExitCode(IntEnum):
     GIT = 5  # no git repository, or git refused
     CONFIG = 6  # mem.toml or a MEM_* variable holds a bad value
     PROVIDER = 7  # the LLM provider failed; nothing was written
-    CONFLICT = 8  # a file changed under us or a merge conflicts; nothing was written
+    CONFLICT = 8  # a file changed under us, a merge conflicts or is in progress; nothing written
+    UNWRITABLE = 9  # the workspace cannot be written (permissions, read-only, disk full)
     INTERRUPTED = 130  # Ctrl-C
 
 
@@ -63,6 +64,24 @@ class ProviderError(MemError):
 
 class ConflictError(MemError):
     exit_code = ExitCode.CONFLICT
+
+
+class WriteError(MemError):
+    """The workspace (or .mem/) cannot be written: nothing was changed."""
+
+    exit_code = ExitCode.UNWRITABLE
+
+    def __init__(self, path: Path, exc: OSError) -> None:
+        import errno
+
+        reason = {
+            errno.EACCES: "permission denied",
+            errno.EPERM: "not permitted",
+            errno.EROFS: "read-only file system",
+            errno.ENOSPC: "no space left on the device",
+        }
+        why = reason.get(exc.errno or 0, exc.strerror or str(exc))
+        super().__init__(f"cannot write {path}: {why}; nothing was changed")
 
 
 class BadEncoding(MemError):

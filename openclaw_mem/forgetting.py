@@ -204,7 +204,7 @@ def find_stale(
 def archive(ws: Workspace, stale: Sequence[Stale], now: datetime) -> str:
     """Move stale lines out of their files into archive/YYYY-MM.md; returns its path."""
     rel = f"{ARCHIVE_DIR}/{now:%Y-%m}.md"
-    target = ws.root / rel
+    target = ws.inside(rel)
     existing = read_text(target, rel) if target.exists() else f"# Archive {now:%Y-%m}\n"
     blocks = [existing.rstrip("\n"), "", f"## Cleanup {now:%Y-%m-%d %H:%M}", ""]
     for name in DOCUMENTS:

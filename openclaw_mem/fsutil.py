@@ -1,15 +1,58 @@
-"""File primitives every writer goes through: strict UTF-8 reads, atomic whole-file
-writes, and appends that many processes can make at once without losing or mixing bytes."""
+"""File primitives every reader and writer goes through: strict UTF-8 reads, atomic
+whole-file writes, and appends that many processes can make at once without losing or
+mixing bytes.
+
+None of them follows a symlink: a memory file that is a link (to /etc/passwd, to another
+workspace, or one that arrived through `mem sync`) is refused with one clear error, never
+read, appended to or replaced. Directories on the way are checked by Workspace.inside."""
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from .errors import BadEncoding
+from .errors import BadEncoding, UsageError, WriteError
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+class SymlinkRefused(UsageError):
+    """A memory path that is a symlink: mem reads and writes only real files."""
+
+    def __init__(self, path: Path, rel: str | None = None) -> None:
+        self.path = path
+        super().__init__(
+            f"{rel or path} is a symlink; mem reads and writes only real files inside the "
+            "workspace (replace the link with the file itself)"
+        )
+
+
+def _refuse_link(path: Path, rel: str | None = None) -> None:
+    if path.is_symlink():
+        raise SymlinkRefused(path, rel)
+
+
+def _open(path: Path, flags: int, mode: int = 0o666, rel: str | None = None) -> int:
+    try:
+        return os.open(path, flags | _NOFOLLOW, mode)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or path.is_symlink():
+            raise SymlinkRefused(path, rel) from None
+        if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            raise WriteError(path, exc) from None
+        raise
+
+
+def read_bytes(path: Path, rel: str | None = None) -> bytes:
+    """A file's bytes, refusing a symlink."""
+    fd = _open(path, os.O_RDONLY, rel=rel)
+    with os.fdopen(fd, "rb") as f:
+        return f.read()
+
 
 try:  # POSIX
     import fcntl
@@ -46,22 +89,44 @@ def decode(data: bytes, path: Path, rel: str | None = None) -> str:
 
 
 def read_text(path: Path, rel: str | None = None) -> str:
-    """Read a file as UTF-8 with its line endings untouched; raise BadEncoding otherwise."""
-    return decode(path.read_bytes(), path, rel)
+    """Read a file as UTF-8 with its line endings untouched; raise BadEncoding otherwise.
+    A symlink is refused."""
+    return decode(read_bytes(path, rel), path, rel)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """Replace a file's content so a crash leaves either the old or the new file, whole."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    """Replace a file's content so a crash leaves either the old or the new file, whole.
+    A new file gets the usual permissions (0666 less the umask), an existing one keeps its
+    own; a symlink is refused, not replaced."""
+    _refuse_link(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise WriteError(path, exc) from None
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(text.encode("utf-8"))
             f.flush()
             os.fsync(f.fileno())
-        with contextlib.suppress(FileNotFoundError):
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
+        try:
+            mode = path.stat().st_mode & 0o7777
+        except FileNotFoundError:
+            mode = 0o666 & ~_umask()
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC):
+            raise WriteError(path, exc) from None
+        raise
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -71,8 +136,11 @@ def atomic_write_text(path: Path, text: str) -> None:
 @contextlib.contextmanager
 def locked_append_fd(path: Path) -> Iterator[int]:
     """An O_APPEND descriptor on `path` (created if missing) holding an exclusive lock."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WriteError(path, exc) from None
+    fd = _open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
     try:
         _lock(fd)
         try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
@@ -150,37 +151,95 @@ def changed_memory_files(repo: git.Repo, root: Path) -> list[str]:
     return sorted(set(files))
 
 
+_IN_PROGRESS = (
+    ("MERGE_HEAD", "a merge"),
+    ("rebase-merge", "a rebase"),
+    ("rebase-apply", "a rebase"),
+    ("CHERRY_PICK_HEAD", "a cherry-pick"),
+    ("REVERT_HEAD", "a revert"),
+)
+RETRY_SECONDS = 8.0  # how long a commit waits for another git process's index.lock
+
+
+def operation_in_progress(root: Path) -> str | None:
+    """ "a merge", "a rebase", "a cherry-pick" or "a revert" when one is unfinished."""
+    repo = open_repo(root)
+    if repo is None:
+        return None
+    git_dir = Path(repo.git_dir)
+    return next((what for name, what in _IN_PROGRESS if (git_dir / name).exists()), None)
+
+
+@contextmanager
+def _git_lock(root: Path) -> Iterator[None]:
+    """One mem process at a time commits in a workspace (.mem/git.lock): eight agents
+    logging with git.autocommit = "log" queue up instead of racing for git's index.lock.
+    A workspace whose .mem/ cannot be written still commits, unserialised."""
+    from .fsutil import _lock, _unlock
+
+    try:
+        (root / ".mem").mkdir(exist_ok=True)
+        fd = os.open(root / ".mem" / "git.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError:
+        yield
+        return
+    try:
+        _lock(fd)
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            _unlock(fd)
+        os.close(fd)
+
+
+def _with_retry(action, what: str):
+    """Run a git command, retrying with backoff while another git process (an editor, a
+    hand `git commit`) holds index.lock."""
+    delay, waited = 0.05, 0.0
+    while True:
+        try:
+            return action()
+        except git.GitCommandError as exc:
+            if "index.lock" not in _git_message(exc) or waited >= RETRY_SECONDS:
+                raise GitError(f"{what} failed: {_git_message(exc)}") from None
+        time.sleep(delay)
+        waited += delay
+        delay = min(delay * 2, 1.0)
+
+
 def commit_memory(
     root: Path, message: str | None = None, paths: Sequence[str] | None = None
 ) -> CommitInfo | None:
     """Commit memory files (all changed ones, or just `paths`); None when nothing changed."""
     repo = require_repo(root)
-    changed = changed_memory_files(repo, root)
-    if paths is not None:
-        wanted = set(paths)
-        changed = [p for p in changed if p in wanted]
-    if not changed:
-        return None
-    pre = _prefix(repo, root)
-    specs = [pre + p for p in changed]
-    if message is None:
-        shown = ", ".join(changed[:3]) + (
-            f" and {len(changed) - 3} more" if len(changed) > 3 else ""
-        )
-        message = f"mem: update {shown}"
-    try:
+    with _git_lock(root):
+        changed = changed_memory_files(repo, root)
+        if paths is not None:
+            wanted = set(paths)
+            changed = [p for p in changed if p in wanted]
+        if not changed:
+            return None
+        pre = _prefix(repo, root)
+        specs = [pre + p for p in changed]
+        if message is None:
+            shown = ", ".join(changed[:3]) + (
+                f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+            )
+            message = f"mem: update {shown}"
         with _identity(repo):
-            repo.git.add("-A", "--", *specs)
-            repo.git.commit("-q", "-m", message, "--", *specs)
-    except git.GitCommandError as exc:
-        raise GitError(f"git commit failed: {_git_message(exc)}") from None
-    return last_commit(repo, root)
+            _with_retry(lambda: repo.git.add("-A", "--", *specs), "git add")
+            _with_retry(lambda: repo.git.commit("-q", "-m", message, "--", *specs), "git commit")
+        return last_commit(repo, root)
 
 
 def _git_message(exc: git.GitCommandError) -> str:
+    """What git said, in one short line: its advice ("hint: …") left out."""
     text = (exc.stderr or exc.stdout or str(exc)).strip()
     text = text.removeprefix("stderr:").strip().strip("'").strip()
-    return " ".join(text.split()) or str(exc)
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    kept = [line for line in lines if not line.lower().startswith("hint:")] or lines
+    said = " ".join(" ".join(kept).split()) or str(exc)
+    return said if len(said) <= 200 else said[:199] + "…"
 
 
 def _parse_log(out: str) -> list[CommitInfo]:
@@ -305,12 +364,12 @@ def undo_consolidation(root: Path) -> tuple[CommitInfo, CommitInfo]:
     try:
         with _identity(repo):
             repo.git.revert("--no-edit", target.sha)
-    except git.GitCommandError as exc:
+    except git.GitCommandError:
         with contextlib.suppress(git.GitCommandError):
             repo.git.revert("--abort")
         raise ConflictError(
-            f"cannot undo {target.short} cleanly ({_git_message(exc)}); later edits touch the "
-            "same lines: revert it by hand with `git revert`"
+            f"cannot undo {target.short} cleanly: later edits (a forget, a hand edit) touch "
+            f"the same lines; nothing was changed. Revert it by hand: git revert {target.short}"
         ) from None
     revert = last_commit(repo, root)
     assert revert is not None
@@ -324,6 +383,7 @@ class SyncResult:
     committed: CommitInfo | None  # local memory changes committed first
     pulled: int  # commits taken from the remote
     pushed: int  # commits sent
+    warnings: tuple[str, ...] = ()
 
 
 def sync(root: Path, remote: str = "origin", branch: str = "") -> SyncResult:

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .errors import BadEncoding
-from .fsutil import atomic_write_text, decode
+from .fsutil import SymlinkRefused, atomic_write_text, decode, read_bytes
 from .search import bm25, minhash, simhash
 from .search.tokenize import is_shingle, stem_word, tokenize
 from .workspace import DEFAULT_INCLUDE, Workspace
@@ -215,8 +215,8 @@ def _analyze_files(root: Path, items: Sequence[tuple[str, int, int]], params: In
     for rel, size, mtime in items:
         path = root / rel
         try:
-            data = path.read_bytes()
-        except FileNotFoundError:  # vanished since the scan: the next refresh notices
+            data = read_bytes(path, rel)
+        except (FileNotFoundError, SymlinkRefused):  # changed since the scan: next refresh
             continue
         record = {"size": size, "mtime_ns": mtime, "sha256": _sha256(data)}
         try:
@@ -451,6 +451,14 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _file_hash(path: Path) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    with path.open("rb") as f:
+        while chunk := f.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
+
+
 @dataclass
 class _Scan:
     """Current memory files with stat, and the content of those that must be read."""
@@ -461,6 +469,8 @@ class _Scan:
 
 def _scan(ws: Workspace, params: IndexParams) -> _Scan:
     found = ws.scan(params.include, params.exclude)
+    if ws.memory_dir.is_symlink():
+        found = {rel: st for rel, st in found.items() if not rel.startswith("memory/")}
     return _Scan(
         {rel: (st.st_size, st.st_mtime_ns) for rel, st in found.items()},
         {rel: ws.root / rel for rel in found},
@@ -470,8 +480,8 @@ def _scan(ws: Workspace, params: IndexParams) -> _Scan:
 def _read(ws: Workspace, rel: str, path: Path) -> tuple[str | None, str, str | None]:
     """(text or None if not UTF-8, sha256, warning)."""
     try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+        data = read_bytes(path, rel)
+    except (FileNotFoundError, SymlinkRefused):
         return None, "", None
     sha = _sha256(data)
     try:
@@ -501,8 +511,12 @@ def _load_segment(folder: Path, first: int, params: IndexParams) -> Segment:
     docs = {n: np.asarray(arr(n)) for n in _DOC_FIELDS}
     sig, sim = arr("sig"), arr("sim")
     n = len(docs["start"])
+    start, end = docs["start"], docs["end"]
     ok = (
-        len(post.ptr) == len(post.terms) + 1
+        (n == 0 or (int(start.min()) >= 1 and bool(np.all(end >= start))))
+        and bool(np.all(np.isin(docs["vec"], (VEC_MISSING, VEC_MADE, VEC_NONE))))
+        and bool(np.all(np.diff(np.asarray(post.ptr)) >= 0))
+        and len(post.ptr) == len(post.terms) + 1
         and int(post.ptr[0]) == 0
         and int(post.ptr[-1]) == len(post.docs) == len(post.tfs) == len(post.ctfs)
         and all(len(v) == n for v in docs.values())
@@ -529,6 +543,29 @@ class _Store:
     def meta_path(self) -> Path:
         return self.root / "meta.json"
 
+    def _verify(self, meta: dict) -> None:
+        """Every array file against the checksum written with it. Hashing is paid only when
+        a file's (size, mtime, inode) differs from the last verification: a same-size
+        overwrite, a zeroed or swapped array, is caught on the next open."""
+        sums = meta.get("checksums")
+        if not isinstance(sums, dict) or not sums:
+            raise ValueError("no checksums")
+        stats = {}
+        for name in sums:
+            st = (self.root / name).stat()
+            stats[name] = [st.st_size, st.st_mtime_ns, st.st_ino]
+        seen = self.root / "verified.json"
+        try:
+            if json.loads(seen.read_text(encoding="utf-8")) == stats:
+                return
+        except (OSError, ValueError):
+            pass
+        for name, want in sums.items():
+            if _file_hash(self.root / name) != want:
+                raise ValueError(f"{name} does not match its checksum")
+        with contextlib.suppress(OSError):
+            atomic_write_text(seen, json.dumps(stats))
+
     def load(self, params: IndexParams) -> Index | None:
         try:
             meta = json.loads(self.meta_path.read_text(encoding="utf-8"))
@@ -536,6 +573,7 @@ class _Store:
             return None
         if meta.get("stamp") != params.stamp():
             return None
+        self._verify(meta)
         p = params.num_perm
         base = _load_segment(self.root / meta["base"], 0, params)
         delta = _load_segment(self.root / meta["delta"], base.n, params)
@@ -564,8 +602,14 @@ class _Store:
         delta_name = f"delta-{gen:08x}"
         _save_segment(index.delta, self.root / delta_name)
         np.save(self.root / delta_name / "live.npy", index.live)
+        checksums = {
+            f"{folder}/{f.name}": _file_hash(f)
+            for folder in (base_name, delta_name)
+            for f in sorted((self.root / folder).glob("*.npy"))
+        }
         meta = {
             "stamp": index.params.stamp(),
+            "checksums": checksums,
             "base": base_name,
             "delta": delta_name,
             "paths": index.paths,
@@ -786,9 +830,12 @@ def open_index(
     embedder: Embedder | None = None,
     rebuild: bool = False,
     progress: Progress | None = None,
+    must_save: bool = False,
 ) -> Index:
     """The index, brought up to date with the Markdown first (cheap when nothing changed).
-    `embedder` embeds chunks whose vectors are not cached yet (params.embed names its space)."""
+    `embedder` embeds chunks whose vectors are not cached yet (params.embed names its space).
+    Recall goes on with an index in memory when .mem/ cannot be written; `must_save` (the
+    `mem index` command, whose job is the cache) makes that an error."""
     store = _Store(ws.state_dir / INDEX_DIR)
     scan = _scan(ws, params)
     build = _Build(embedder, ws.state_dir, progress)
@@ -814,10 +861,22 @@ def open_index(
             index, changed, base_changed = _refresh(ws, index, scan, build)
         if note:
             index.warnings.insert(0, note)
+        for rel in ws.links:
+            index.warnings.append(
+                f"{rel} is a symlink; not indexed (memory is read from real files)"
+            )
+        if changed and not writable and must_save:
+            from .errors import WriteError
+
+            raise WriteError(ws.state_dir, PermissionError(13, "permission denied"))
         if changed and writable:
             try:
                 store.save(index, base_changed, base_name)
             except OSError as exc:
+                if must_save:
+                    from .errors import WriteError
+
+                    raise WriteError(store.root, exc) from None
                 index.warnings.append(
                     f"could not write the index cache ({exc.strerror}); using it in memory"
                 )

@@ -72,7 +72,10 @@ def parse_time(value: object) -> datetime | None:
         return None
     if isinstance(value, int | float):
         seconds = value / 1000 if value > 1e11 else value
-        return datetime.fromtimestamp(seconds).replace(microsecond=0)
+        try:
+            return datetime.fromtimestamp(seconds).replace(microsecond=0)
+        except (OverflowError, OSError, ValueError):  # year 300 million: no usable time
+            return None
     if isinstance(value, str) and value.strip():
         text = value.strip()
         if text.endswith("Z"):

@@ -131,12 +131,12 @@ def format_entry(entry: NewEntry) -> str:
     return f"{heading}\n{text}\n\n"
 
 
-def _separator_for(existing: bytes) -> bytes:
+def _separator_for(existing: bytes, nl: bytes) -> bytes:
     if not existing or existing.endswith((b"\n\n", b"\r\n\r\n")):
         return b""
     if existing.endswith(b"\n"):
-        return b"\n"
-    return b"\n\n"
+        return nl
+    return nl + nl
 
 
 def append_entries(
@@ -181,16 +181,23 @@ def append_entries(
         written[:] = todo
         if not todo:
             return b""
-        head = _separator_for(existing) if existing else f"# {day.isoformat()}\n\n".encode()
+        # A file written with CRLF (an editor on Windows) stays CRLF, every line of it. Its
+        # first line tells; a CRLF inside someone's verbatim text further down does not.
+        first = existing.split(b"\n", 1)[0]
+        nl = b"\r\n" if b"\n" in existing and first.endswith(b"\r") else b"\n"
+        head = _separator_for(existing, nl) if existing else f"# {day.isoformat()}\n\n".encode()
+        body = "".join(format_entry(e) for e in todo).encode("utf-8")
+        if nl == b"\r\n":
+            body = body.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
         heads.append(head)
-        return head + "".join(format_entry(e) for e in todo).encode("utf-8")
+        return head + body
 
     existing, data = append_locked(path, render)
     if not written:
         line = existing.count(b"\n") + 1
         return Appended(path, line, line, 0)
     start = (existing + heads[0]).count(b"\n") + 1
-    end = (existing + data).rstrip(b"\n").count(b"\n") + 1
+    end = (existing + data).rstrip(b"\r\n").count(b"\n") + 1
     return Appended(path, start, end, len(written))
 
 

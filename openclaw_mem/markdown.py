@@ -78,6 +78,27 @@ def front_matter_end(lines: list[str]) -> int:
     return 0
 
 
+CONFLICT_RE = re.compile(r"^(?:<{7}|={7}|>{7})(?: |$)", re.M)
+
+
+def has_conflict_markers(text: str) -> bool:
+    """Git's `<<<<<<<` / `=======` / `>>>>>>>` lines: a merge left unresolved."""
+    return CONFLICT_RE.search(text) is not None
+
+
+def without_conflicts(lines: list[str]) -> list[str]:
+    """The lines outside any conflict region: neither side of an unresolved merge is a fact."""
+    out, inside = [], False
+    for line in lines:
+        if line.startswith("<<<<<<<"):
+            inside = True
+        elif line.startswith(">>>>>>>") and inside:
+            inside = False
+        elif not inside:
+            out.append(line)
+    return out
+
+
 # ----------------------------------------------------------------- blocks
 
 HEADING_RE = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<title>.*?)(?:[ \t]+#+)?[ \t]*$")

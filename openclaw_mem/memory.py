@@ -291,6 +291,8 @@ class Memory:
         """Distil what is not yet consolidated into the curated files: one commit a batch."""
         from .consolidate.run import consolidate
 
+        if not dry_run:
+            self._check_writable_state()
         return consolidate(
             self.ws,
             self._provider(provider, model, base_url),
@@ -304,12 +306,14 @@ class Memory:
         """Revert the newest consolidation with a new commit: (the consolidation, the revert)."""
         from .gitrepo import undo_consolidation
 
+        self._check_writable_state()
         return undo_consolidation(self.root)
 
     def forget(self, target: str, *, hard: bool = False) -> ForgetResult:
         """Deprecate (or, hard, delete) a curated line; redact a log line in place (hard)."""
         from .forgetting import forget
 
+        self._check_writable_state()
         done = forget(self.ws, target, hard, self.now().date())
         lo, hi = done.lines
         where = f"{done.path}:{lo}" + (f"-{hi}" if hi != lo else "")
@@ -334,6 +338,7 @@ class Memory:
         )
         if not stale or dry_run:
             return CleanupResult(stale, None)
+        self._check_writable_state()
         target = archive(self.ws, stale, now)
         paths = sorted({s.path for s in stale} | {target})
         message = f"{COMMIT_CLEANUP} archived {len(stale)} stale line(s) to {target}"
@@ -342,9 +347,15 @@ class Memory:
 
     def sync(self, remote: str | None = None) -> SyncResult:
         """Commit local memory, pull with rebase, push: one memory on several machines."""
+        from dataclasses import replace
+
         from .gitrepo import sync
 
-        return sync(self.root, remote or self.config["sync.remote"], self.config["sync.branch"])
+        result = sync(self.root, remote or self.config["sync.remote"], self.config["sync.branch"])
+        # A link that arrived from another machine is reported; no reader ever follows it.
+        self.ws.scan((*self.index_params.include, "archive/**/*.md"))
+        warnings = [f"{rel} is a symlink; mem never follows it" for rel in self.ws.links]
+        return replace(result, warnings=tuple(warnings))
 
     def commit(self, message: str | None = None) -> CommitInfo | None:
         from .gitrepo import commit_memory
@@ -433,7 +444,12 @@ class Memory:
 
         start = time.perf_counter()
         index = open_index(
-            self.ws, self.index_params, embedder=self.embedder, rebuild=rebuild, progress=progress
+            self.ws,
+            self.index_params,
+            embedder=self.embedder,
+            rebuild=rebuild,
+            progress=progress,
+            must_save=True,
         )
         return IndexSummary(
             sum(1 for rec in index.files.values() if rec["seg"] != "bad"),
@@ -495,6 +511,30 @@ class Memory:
         serve_stdio(self, read_only=read_only)
 
     # ------------------------------------------------------------- write rules
+
+    def _check_writable_state(self) -> None:
+        """Before rewriting curated files: no merge, rebase, cherry-pick or revert in
+        progress, and no conflict markers in a memory file (writing into one would stage
+        it, and git would take the conflict as resolved)."""
+        from . import gitrepo
+        from .errors import ConflictError
+        from .fsutil import read_text
+        from .markdown import has_conflict_markers
+        from .workspace import CURATED_FILES, HISTORY_FILE
+
+        what = gitrepo.operation_in_progress(self.root)
+        if what:
+            raise ConflictError(
+                f"{what} is in progress in this repository; finish or abort it first "
+                "(git status says how); nothing was written"
+            )
+        for name in (*CURATED_FILES, HISTORY_FILE):
+            path = self.root / name
+            if path.is_file() and has_conflict_markers(read_text(path, name)):
+                raise ConflictError(
+                    f"{name} holds conflict markers (<<<<<<< … >>>>>>>); resolve them and "
+                    "commit, then run this again; nothing was written"
+                )
 
     def _after_append(self, paths: list[str], message: str) -> tuple[str | None, list[str]]:
         """git.autocommit = "log": commit what was appended."""

@@ -9,7 +9,6 @@ the chunks' signature similarity picks k without near-duplicates.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -18,7 +17,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import NotFound, UsageError
+from .errors import MemError, NotFound, UsageError
+from .fsutil import read_bytes
 from .index import VEC_MADE, Index, IndexParams, days_since_epoch, open_index
 from .markdown import citation, lines_of, parse_citation, strip_comments
 from .search import bm25, minhash, simhash
@@ -346,8 +346,8 @@ def _similarity(index: Index, docs: list[int], by_embedding: bool) -> Callable[[
 def _file_lines(ws: Workspace, rel: str, cache: dict[str, list[str]]) -> list[str]:
     if rel not in cache:
         try:
-            text = (ws.root / rel).read_bytes().decode("utf-8", errors="replace")
-        except OSError:
+            text = read_bytes(ws.root / rel, rel).decode("utf-8", errors="replace")
+        except (OSError, MemError):  # vanished or turned into a link since indexing
             text = ""
         cache[rel] = lines_of(text)
     return cache[rel]
@@ -525,26 +525,11 @@ def parse_spec(spec: str) -> tuple[str, int, int | None]:
 
 
 def safe_path(ws: Workspace, rel: str) -> Path:
-    """A workspace file by relative path; refuses absolute paths, `..`, and symlinks
-    anywhere on the way (OpenClaw's memory_get rule)."""
-    candidate = Path(rel)
-    if candidate.is_absolute() or rel.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", rel):
-        raise UsageError(f"{rel}: give a path inside the workspace, relative to it")
-    if any(part == ".." for part in candidate.parts):
-        raise UsageError(f"{rel}: `..` is not allowed; paths stay inside the workspace")
-    if candidate.suffix.lower() != ".md":
+    """A memory file by relative path: inside the workspace, no symlink on the way
+    (Workspace.inside), Markdown only, and existing."""
+    if not rel.lower().endswith(".md"):
         raise UsageError(f"{rel}: only memory files (Markdown) can be read")
-    path = ws.root
-    for part in candidate.parts:
-        path = path / part
-        if path.is_symlink():
-            raise UsageError(
-                f"{rel}: symlinks are refused; memory_get reads only real files in the workspace"
-            )
-    try:
-        path.resolve().relative_to(ws.root.resolve())
-    except ValueError:
-        raise UsageError(f"{rel}: resolves outside the workspace") from None
+    path = ws.inside(rel)
     if not path.is_file():
         raise NotFound(f"no file {rel} in the workspace")
     return path

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
@@ -34,6 +34,7 @@ DAY_FILE_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[-_ ].*)?\.md$")
 class Workspace:
     root: Path
     found_by: str = "flag"  # flag | env MEM_WORKSPACE | ancestor | default
+    links: list[str] = field(default_factory=list, compare=False)  # symlinks the last scan met
 
     @property
     def memory_dir(self) -> Path:
@@ -44,7 +45,25 @@ class Workspace:
         return self.root / STATE_DIR
 
     def day_file(self, day: date) -> Path:
-        return self.memory_dir / f"{day.isoformat()}.md"
+        return self.inside(f"{MEMORY_DIR}/{day.isoformat()}.md")
+
+    def inside(self, rel: str) -> Path:
+        """The path of a workspace file named relative to the root. Refuses an absolute
+        path, `..`, and a symlink anywhere on the way: what mem reads and writes stays
+        inside the workspace, whatever links a sync or a person put there."""
+        from .fsutil import SymlinkRefused
+
+        candidate = Path(rel)
+        if candidate.is_absolute() or rel.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", rel):
+            raise UsageError(f"{rel}: give a path inside the workspace, relative to it")
+        if any(part == ".." for part in candidate.parts):
+            raise UsageError(f"{rel}: `..` is not allowed; paths stay inside the workspace")
+        path = self.root
+        for part in candidate.parts:
+            path = path / part
+            if path.is_symlink():
+                raise SymlinkRefused(path, self.rel(path))
+        return path
 
     def rel(self, path: Path) -> str:
         """A path as the user sees it: relative to the workspace, with forward slashes."""
@@ -62,8 +81,10 @@ class Workspace:
     ) -> dict[str, os.stat_result]:
         """Memory files and their stat: those matching an include glob and no exclude glob
         (relative to the root; `**` crosses directories, `*` does not), sorted by path.
-        Walks with os.scandir and descends only into directories a glob can reach."""
+        Walks with os.scandir and descends only into directories a glob can reach. Symlinks,
+        to files or to directories, are never followed: they are listed in `self.links`."""
         found: dict[str, os.stat_result] = {}
+        self.links.clear()
         stack = [("", str(self.root))]
         while stack:
             prefix, folder = stack.pop()
@@ -76,15 +97,20 @@ class Workspace:
                 if entry.name.startswith(".") or entry.name == STATE_DIR:
                     continue
                 try:
-                    if entry.is_dir(follow_symlinks=False):
+                    if entry.is_symlink():
+                        if any(glob_match(rel, pat) for pat in include) or _may_hold(
+                            rel + "/", include
+                        ):
+                            self.links.append(rel)
+                    elif entry.is_dir(follow_symlinks=False):
                         if _may_hold(rel + "/", include):
                             stack.append((rel + "/", entry.path))
                     elif (
-                        entry.is_file()
+                        entry.is_file(follow_symlinks=False)
                         and any(glob_match(rel, pat) for pat in include)
                         and not any(glob_match(rel, ex) for ex in exclude)
                     ):
-                        found[rel] = entry.stat()
+                        found[rel] = entry.stat(follow_symlinks=False)
                 except OSError:  # vanished between listing and stat
                     continue
         return {rel: found[rel] for rel in sorted(found)}
@@ -95,10 +121,14 @@ class Workspace:
         return [self.root / rel for rel in self.scan(include, exclude)]
 
     def day_files(self) -> list[Path]:
-        """Daily logs: memory/YYYY-MM-DD*.md, oldest first."""
-        if not self.memory_dir.is_dir():
+        """Daily logs: memory/YYYY-MM-DD*.md, oldest first; symlinks are not followed."""
+        if not self.memory_dir.is_dir() or self.memory_dir.is_symlink():
             return []
-        return sorted(p for p in self.memory_dir.rglob("*.md") if day_of(p) is not None)
+        found = self.scan((f"{MEMORY_DIR}/**/*.md",))
+        return sorted(
+            (self.root / rel for rel in found if day_of(Path(rel)) is not None),
+            key=lambda p: (p.name, p.as_posix()),
+        )
 
 
 def day_of(path: Path) -> date | None:

@@ -199,8 +199,8 @@ def test_mmr_returns_a_duplicate_free_subset(rel, k, lam, seed):
     picked = mmr(rel, lambda i, j: float(sim[i, j]), k, lam)
     assert len(picked) == min(k, len(rel)) and len(set(picked)) == len(picked)
     assert all(0 <= i < len(rel) for i in picked)
-    if picked and lam == 1:
-        assert rel[picked[0]] == max(rel)
+    if picked and lam == 1:  # scores within 1e-12 are a tie, and ties go to the earlier item
+        assert rel[picked[0]] >= max(rel) - 1e-12
 
 
 def test_top_k_orders_and_skips_zeros():

@@ -157,3 +157,5 @@ def sync_cmd(
         f"{result.remote}/{result.branch}: pulled {plural(result.pulled, 'commit')}, "
         f"pushed {result.pushed}"
     )
+    for w in result.warnings:
+        warn(w)

@@ -1,0 +1,83 @@
+"""A cache file damaged without changing its size is detected when the index opens (a
+checksum per array file) and rebuilt with one warning; line numbers are range-checked."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+
+def _setup(ws) -> Path:
+    for i in range(6):
+        ws("log", "--at", f"2026-11-30T09:0{i}", f"redis note number {i} about timeouts")
+    ws("index")
+    meta = json.loads((ws.root / ".mem" / "index" / "meta.json").read_text(encoding="utf-8"))
+    return ws.root / ".mem" / "index" / meta["base"]
+
+
+def _corrupt_same_size(path: Path, how: str) -> None:
+    arr = np.load(path)
+    if how == "randomise":
+        arr = np.random.default_rng(1).integers(-(2**31), 2**31, arr.shape).astype(arr.dtype)
+    elif how == "zero":
+        arr = np.zeros_like(arr)
+    before = path.stat().st_size
+    np.save(path, arr)
+    assert path.stat().st_size == before
+
+
+@pytest.mark.parametrize(
+    "name, how", [("start.npy", "randomise"), ("sig.npy", "zero"), ("tfs.npy", "randomise")]
+)
+def test_same_size_corruption_is_caught_and_rebuilt(ws, name, how):
+    base = _setup(ws)
+    good = ws.json("recall", "--now", "2026-11-30", "redis")["results"]
+    _corrupt_same_size(base / name, how)
+    result = ws("recall", "--json", "--now", "2026-11-30", "redis")
+    assert "was unreadable" in result.stderr and result.stderr.count("\n") == 1
+    assert json.loads(result.stdout)["results"] == good
+    assert all(h["startLine"] > 0 for h in good)
+
+
+def test_swapped_permutations_are_caught(ws):
+    base = _setup(ws)
+    a, b = base / "perm_a.npy", base / "perm_b.npy"
+    tmp = base / "swap.npy"
+    os.replace(a, tmp)
+    os.replace(b, a)
+    os.replace(tmp, b)
+    result = ws("index")
+    assert "was unreadable" in result.stderr
+    assert "index rebuild" in result.stdout
+
+
+def test_out_of_range_line_numbers_are_refused(ws):
+    base = _setup(ws)
+    start = np.load(base / "start.npy")
+    start[0] = -2085931748
+    np.save(base / "start.npy", start)
+    meta_path = ws.root / ".mem" / "index" / "meta.json"
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    from openclaw_mem.index import _file_hash
+
+    rel = f"{meta['base']}/start.npy"
+    meta["checksums"][rel] = _file_hash(base / "start.npy")  # a consistent lie
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    hits = ws.json("recall", "--now", "2026-11-30", "redis")["results"]
+    assert hits and all(h["startLine"] > 0 for h in hits)
+
+
+def test_an_unchanged_index_is_not_hashed_again(ws, monkeypatch):
+    _setup(ws)
+    ws("recall", "redis")  # verifies once and remembers
+    from openclaw_mem import index
+
+    calls = []
+    real = index._file_hash
+    monkeypatch.setattr(index, "_file_hash", lambda p: calls.append(p) or real(p))
+    ws("recall", "redis")
+    assert calls == []
