@@ -99,6 +99,12 @@ KEYS: tuple[Key, ...] = (
         ("user", "assistant", "system", "note"),
     ),
     Key(
+        "log.redact",
+        False,
+        "Replace secrets (keys, tokens, passwords) with [REDACTED] as entries are appended. "
+        "Off by default: a daily log keeps what was said, and mem status warns instead.",
+    ),
+    Key(
         "git.autocommit",
         "consolidate",
         "When mem commits by itself: never; consolidate (each consolidation is one commit); "

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -243,6 +243,8 @@ class Memory:
             if speaker is not None
             else (role or self.config["log.default_role"])
         )
+        if self.config["log.redact"]:  # opt-in: daily logs are otherwise kept verbatim
+            text = self.redact(text)
         when = at or self.now()
         path = self.ws.day_file(when.date())
         rel = self.ws.rel(path)
@@ -394,7 +396,11 @@ class Memory:
         opts = self.recall_options(
             k=k, min_score=min_score, now=now, since=since, until=until, path=path
         )
-        return recall(self.ws, query, opts, self.index_params, record_access, self.embedder)
+        result = recall(self.ws, query, opts, self.index_params, record_access, self.embedder)
+        # Logs keep what was said, secrets included; what recall hands to a model or a
+        # terminal does not.
+        result.hits = [replace(h, snippet=self.redact(h.snippet)) for h in result.hits]
+        return result
 
     def recall_options(
         self, *, k=None, min_score=None, now=None, since=None, until=None, path=None
@@ -413,7 +419,8 @@ class Memory:
 
         if start is not None or lines is not None:
             spec = f"{spec}:{start or 1}" + (f":{lines}" if lines else "")
-        return get_lines(self.ws, spec)
+        got = get_lines(self.ws, spec)
+        return replace(got, text=self.redact(got.text))
 
     def context(
         self, query: str, *, budget: int | None = None, now: datetime | None = None
@@ -425,7 +432,7 @@ class Memory:
             raise UsageError("the query is empty")
         cfg = self.config.override({"context.budget": budget})
         when = now or self.now()
-        return build_context(
+        block = build_context(
             self.ws,
             query,
             cfg["context.budget"],
@@ -435,6 +442,18 @@ class Memory:
             cfg["context.memories"],
             self.embedder,
         )
+        block.profile = [self.redact(line) for line in block.profile]
+        block.working = [self.redact(line) for line in block.working]
+        for group, items in block.memories.items():
+            block.memories[group] = [replace(m, text=self.redact(m.text)) for m in items]
+        return block
+
+    def redact(self, text: str) -> str:
+        """The text with every secret replaced by [REDACTED]: the built-in credential
+        families and consolidate.redact_patterns."""
+        from .secrets import redact
+
+        return redact(text, tuple(self.config["consolidate.redact_patterns"]))[0]
 
     def index(self, *, rebuild: bool = False, progress=None) -> IndexSummary:
         """Bring the recall index up to date (recall does this itself); rebuild starts over."""

@@ -75,14 +75,28 @@ def workspace_status(
         files.append(FileInfo(rel, path.stat().st_size, kind))
     counts: dict[date, int] = {today - timedelta(days=k): 0 for k in range(days - 1, -1, -1)}
     warnings: list[str] = []
+    from .fsutil import read_text
+    from .markdown import lines_of
+    from .secrets import find
+
     for path in ws.day_files():
         day = day_of(path)
-        if day not in counts:
-            continue
+        rel = ws.rel(path)
         try:
-            counts[day] += len(read_entries(path, day, ws.rel(path)))
+            text = read_text(path, rel)
         except BadEncoding as exc:
             warnings.append(exc.message)
+            continue
+        if day in counts:
+            counts[day] += len(read_entries(path, day, rel))
+        # Logs stay verbatim; say where a secret sits, and how to take it out.
+        for n, line in enumerate(lines_of(text), 1):
+            kinds = find(line)
+            if kinds:
+                warnings.append(
+                    f"{rel}:{n} holds what looks like a {kinds[0]}; `mem forget --hard "
+                    f"{rel}:{n}` redacts it (git history keeps it until rewritten)"
+                )
     return Status(
         str(ws.root),
         ws.found_by,

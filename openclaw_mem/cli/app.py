@@ -29,7 +29,11 @@ _GLOBAL_WITH_VALUE = ("-w", "--workspace")
 
 
 def _echo_err(message: str) -> None:
-    typer.echo(message, err=True)
+    """Every line mem writes to stderr passes the secret filter: an error may quote an
+    argument, and the argument may be a key."""
+    from ..secrets import redact
+
+    typer.echo(redact(message)[0], err=True)
 
 
 def warn(message: str) -> None:

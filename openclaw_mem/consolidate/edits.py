@@ -16,13 +16,14 @@ reader's way in a trailing HTML comment: `<!-- preference i=0.6 c=0.8 2026-11-30
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 from ..markdown import LineMeta, bullet_prefix, core, heading, split_doc, strike, struck_text
 from ..proposal import Edit
-from .redact import has_secret
+from ..secrets import has_secret
 
+WITHHELD = "[withheld: it held a secret]"
 DEFAULT_SECTION = {
     "identity": "Identity",
     "preference": "Preferences",
@@ -129,8 +130,11 @@ def apply_to_text(
     for edit in edits:
         if edit.confidence < min_confidence:
             checked.append((edit, "low-confidence", f"confidence {edit.confidence:.2g}"))
-        elif edit.text and has_secret(edit.text, redact_extra):
-            checked.append((edit, "secret", "the text holds a secret"))
+        elif has_secret(f"{edit.text}\n{edit.target}\n{edit.section}", redact_extra):
+            # Withheld here, where it is refused: no report, commit message or terminal
+            # line downstream can quote what it was.
+            hidden = replace(edit, text=WITHHELD, target=WITHHELD if edit.target else "")
+            checked.append((hidden, "secret", "it held a secret"))
         else:
             checked.append((edit, None, ""))
     # A batch that both writes a line and replaces it contradicts itself: applying it twice

@@ -21,12 +21,12 @@ from ..fsutil import append_locked, atomic_write_text, read_text
 from ..markdown import COMMIT_CONSOLIDATE, COMMIT_LOG, consolidation_marker, history_stamp
 from ..noise import is_noise
 from ..proposal import PromptEntry, Provider, Request
+from ..secrets import redact
 from ..text import plural
 from ..workspace import CURATED_FILES, HISTORY_FILE, Workspace
 from .edits import Outcome, apply_edits
 from .progress import LogEntry, pending_entries, read_history
 from .prompt import batches
-from .redact import redact
 
 DOCUMENTS = CURATED_FILES
 Progress = Callable[[int, int], None]  # (batches done, batches in all)
@@ -101,7 +101,9 @@ def _read_docs(ws: Workspace) -> dict[str, str]:
     }
 
 
-def commit_message(batch: BatchReport, provider: str) -> str:
+def commit_message(batch: BatchReport, provider: str, redact_extra: Sequence[str] = ()) -> str:
+    """The consolidation's commit message: counts, provider, every edit. Whatever a model
+    wrote passes the secret filter first (an edit refused for a secret is already withheld)."""
     c = batch.counts()
     lines = [
         f"{COMMIT_CONSOLIDATE} +{c['added']} ~{c['updated']} -{c['deleted']}, "
@@ -113,7 +115,7 @@ def commit_message(batch: BatchReport, provider: str) -> str:
         e = o.edit
         what = e.text or e.target
         state = "" if o.applied else f" [skipped: {o.status}]"
-        lines.append(f"- {e.op} {e.file}: {what[:100]}{state}")
+        lines.append(f"- {e.op} {e.file}: {redact(what[:100], redact_extra)[0]}{state}")
     return "\n".join(lines)
 
 
@@ -288,7 +290,8 @@ def _run_batch(
     append_locked(ws.root / HISTORY_FILE, lambda existing: _append_bytes(existing, paragraph))
     batch.files = [*changed, HISTORY_FILE]
     if repo is not None:
-        info = gitrepo.commit_memory(ws.root, commit_message(batch, provider.label), batch.files)
+        message = commit_message(batch, provider.label, opts.redact_extra)
+        info = gitrepo.commit_memory(ws.root, message, batch.files)
         batch.commit = info.short if info else None
     return batch, new_docs, paragraph
 

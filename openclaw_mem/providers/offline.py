@@ -17,11 +17,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..consolidate.redact import REDACTED
 from ..consolidate.schema import parse_arguments
 from ..markdown import core, history_stamp, is_live_bullet, split_doc
 from ..proposal import PromptEntry, Proposal, Request
 from ..search.tokenize import shingles, tokenize
+from ..secrets import REDACTED
 from ..text import plural
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+|[。！？；;\n]+")

@@ -1,0 +1,339 @@
+"""Secrets are found in their real formats, in English and Chinese, and redacted in place;
+ordinary notes are left alone; redacting twice changes nothing; and no input is slow.
+
+Every key and token below is invented (AWS's are the documented examples)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from openclaw_mem.secrets import FAMILIES, REDACTED, find, has_secret, redact
+
+JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkV4YW1wbGUifQ"
+    ".c2lnbmF0dXJlLWV4YW1wbGUtbm90LWEtcmVhbC1vbmU"
+)
+PEM = (
+    "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+    "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+    "QyNTUxOQAAACBFWEFNUExFRVhBTVBMRUVYQU1QTEVFWEFNUExFAAAAEXAMPLE=\n"
+    "-----END OPENSSH PRIVATE KEY-----"
+)
+RSA = (
+    "-----BEGIN RSA PRIVATE KEY-----\n"
+    "MIIEpAIBAAKCAQEAexampleEXAMPLEexampleEXAMPLEexample\n"
+    "-----END RSA PRIVATE KEY-----"
+)
+
+# (text, a family `find` must name, the secret substrings that must be gone)
+SECRETS = [
+    (f"Deploy key for the box:\n{PEM}\nkeep it offline.", "private key", ["b3BlbnNzaC1rZXkt"]),
+    (f"旧服务器的私钥：\n{RSA}\n已经作废", "private key", ["MIIEpAIBAAKCAQEA"]),
+    (
+        "Use sk-proj-abcdefghijklmnopqrstuvwx for the eval runs.",
+        "openai/anthropic api key",
+        ["sk-proj-abcdefghijklmnopqrstuvwx"],
+    ),
+    (
+        "Claude key is sk-ant-api03-EXAMPLEexampleEXAMPLEexample-0000000000 now",
+        "openai/anthropic api key",
+        ["EXAMPLEexampleEXAMPLEexample-0000000000"],
+    ),
+    (
+        "DeepSeek 的 key 换成了 sk-0123456789abcdef0123456789abcdef，别外传",
+        "openai/anthropic api key",
+        ["0123456789abcdef0123456789abcdef"],
+    ),
+    (
+        "Stripe prod key sk_live_51HxExampleExampleExample00 goes in the vault",
+        "stripe key",
+        ["sk_live_51HxExampleExampleExample00"],
+    ),
+    (
+        "restricted rk_live_EXAMPLEexample0000 and webhook whsec_EXAMPLEexampleEXAMPLEexample00",
+        "stripe key",
+        ["rk_live_EXAMPLEexample0000", "whsec_EXAMPLEexampleEXAMPLEexample00"],
+    ),
+    ("test mode uses sk_test_EXAMPLEexample0000", "stripe key", ["sk_test_EXAMPLEexample0000"]),
+    (
+        "AKIAIOSFODNN7EXAMPLE and password=hunter2hunter2",
+        "aws access key id",
+        ["AKIAIOSFODNN7EXAMPLE", "hunter2hunter2"],
+    ),
+    ("临时凭证 ASIAIOSFODNN7EXAMPLE 一小时后过期", "aws access key id", ["ASIAIOSFODNN7EXAMPLE"]),
+    (
+        "~/.aws/credentials has aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "aws secret key",
+        ["wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"],
+    ),
+    (
+        "CI sets AWS_SECRET_ACCESS_KEY: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "aws secret key",
+        ["wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"],
+    ),
+    (
+        "export GITHUB_TOKEN=ghp_EXAMPLE0123456789abcdefghijklmnopqrs",
+        "github token",
+        ["ghp_EXAMPLE0123456789abcdefghijklmnopqrs"],
+    ),
+    (
+        "fine-grained github_pat_11EXAMPLE0000000000000000_EXAMPLEexampleEXAMPLEexample works",
+        "github token",
+        ["github_pat_11EXAMPLE0000000000000000_EXAMPLEexampleEXAMPLEexample"],
+    ),
+    (
+        "the app token gho_EXAMPLEexampleEXAMPLEexample0123456 expired",
+        "github token",
+        ["gho_EXAMPLEexampleEXAMPLEexample0123456"],
+    ),
+    (
+        "GitLab 的个人令牌 glpat-EXAMPLEexample-0000000 给了 CI",
+        "gitlab token",
+        ["glpat-EXAMPLEexample-0000000"],
+    ),
+    (
+        "Slack bot xoxb-0000000000-0000000000000-EXAMPLEexampleEXAMPLE00 posts alerts",
+        "slack token",
+        ["xoxb-0000000000-0000000000000-EXAMPLEexampleEXAMPLE00"],
+    ),
+    (
+        "user token xoxp-0000000000-0000000000-EXAMPLEexample",
+        "slack token",
+        ["xoxp-0000000000-0000000000-EXAMPLEexample"],
+    ),
+    (
+        "Maps key AIzaSyEXAMPLE-example_EXAMPLE0123456789 is restricted to our domain",
+        "google api key",
+        ["AIzaSyEXAMPLE-example_EXAMPLE0123456789"],
+    ),
+    (f"session cookie was {JWT}.", "jwt", ["c2lnbmF0dXJlLWV4YW1wbGU", "eyJzdWIiOiIxMjM0NTY3"]),
+    (
+        "curl -H 'Authorization: Bearer abc123DEF456ghi789JKL0' https://api.example.com/v1",
+        "bearer token",
+        ["abc123DEF456ghi789JKL0"],
+    ),
+    (
+        "用这个 Bearer tok_9f8e7d6c5b4a3210ffee 调用内部接口",
+        "bearer token",
+        ["tok_9f8e7d6c5b4a3210ffee"],
+    ),
+    (
+        "The proxy wants Authorization: Basic YWxhZGRpbjpvcGVuc2VzYW1l",
+        "basic auth header",
+        ["YWxhZGRpbjpvcGVuc2VzYW1l"],
+    ),
+    ("db is postgres://admin:S3cretPassw0rd@host/db for now", "url password", ["S3cretPassw0rd"]),
+    ("mysql://root:r00tpw!x@10.0.0.5:3306/shop", "url password", ["r00tpw!x"]),
+    ("Atlas: mongodb+srv://app:pa55word@cluster0.example.net/test", "url password", ["pa55word"]),
+    ("缓存用 redis://:s3cret99@localhost:6379/0", "url password", ["s3cret99"]),
+    (
+        "broker amqp://guest:guestpw1@rabbit:5672// and https://alice:pa55w0rd@example.com/",
+        "url password",
+        ["guestpw1", "pa55w0rd"],
+    ),
+    ("the wifi password is Sunfl0wer!", "secret assignment", ["Sunfl0wer"]),
+    (
+        'config.json: {"client_secret": "abcd1234efgh5678", "access_token": "ya29.a0Af-ex4mple"}',
+        "secret assignment",
+        ["abcd1234efgh5678", "ya29.a0Af-ex4mple"],
+    ),
+    (
+        "refresh_token=1//0gEXAMPLEexample and api-key: Zk39xLp0q1",
+        "secret assignment",
+        ["1//0gEXAMPLEexample", "Zk39xLp0q1"],
+    ),
+    ("我的 api_key 是 Zk39xLp0q1，别告诉别人", "secret assignment", ["Zk39xLp0q1"]),
+    (
+        "- **Password:** correct-horse-9 <!-- fact i=0.9 c=0.9 2026-11-28 -->",
+        "secret assignment",
+        ["correct-horse-9"],
+    ),
+    (
+        "passphrase = 'blue whale 42' and private_key：k3yMaterial",
+        "secret assignment",
+        ["blue whale 42", "k3yMaterial"],
+    ),
+    ("mysql -u root --pwd=t0psecret! -h db", "secret assignment", ["t0psecret"]),
+    ("wifi密码是 qwerty123", "secret phrase (zh)", ["qwerty123"]),
+    ("服务器口令：Zx9!abcd，下周换", "secret phrase (zh)", ["Zx9!abcd"]),
+    ("加密密钥为 9f8e7d6c5b4a", "secret phrase (zh)", ["9f8e7d6c5b4a"]),
+    ("短信验证码 482913 五分钟内有效", "secret phrase (zh)", ["482913"]),
+    ("令牌=tk_93jd8s，密码是“abc123xy”", "secret phrase (zh)", ["tk_93jd8s", "abc123xy"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "family", "secrets"), SECRETS, ids=[f"{f}-{i}" for i, (_, f, _) in enumerate(SECRETS)]
+)
+def test_secrets_are_redacted(text: str, family: str, secrets: list[str]) -> None:
+    redacted, count = redact(text)
+    for secret in secrets:
+        assert secret not in redacted
+    assert REDACTED in redacted
+    assert count >= 1
+    assert has_secret(text)
+    assert family in find(text)
+    assert not any(secret in name for secret in secrets for name in find(text))
+    assert redact(redacted) == (redacted, 0)
+    assert not has_secret(redacted) and find(redacted) == []
+
+
+def test_every_family_has_an_example() -> None:
+    names = [name for name, _ in FAMILIES]
+    assert len(names) == len(set(names))
+    assert {family for _, family, _ in SECRETS} == set(names)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("password=hunter2hunter2", "password=[REDACTED]"),
+        ("密码是 abc12345", "密码是 [REDACTED]"),
+        (
+            "postgres://admin:S3cretPassw0rd@db.example.com/app",
+            "postgres://admin:[REDACTED]@db.example.com/app",
+        ),
+        ('api_key = "sk-proj-abcdefghijklmnopqrstuvwx"', 'api_key = "[REDACTED]"'),
+        ("Authorization: Bearer abc123DEF456ghi789JKL0", "Authorization: Bearer [REDACTED]"),
+        ("my password is hunter2.", "my password is [REDACTED]."),
+        ("AKIAIOSFODNN7EXAMPLE and password=hunter2hunter2", f"{REDACTED} and password={REDACTED}"),
+    ],
+)
+def test_labels_quotes_and_hosts_are_kept(text: str, expected: str) -> None:
+    assert redact(text)[0] == expected
+
+
+ORDINARY = [
+    "- Uses Go <!-- fact i=0.7 c=0.9 2026-11-28 -->",
+    "- 主要用 Go 写后端 <!-- preference i=0.6 c=0.8 2026-11-30 -->",
+    "Decided in memory/2026-11-05.md#L3-L4 and src/app.py#L12-L14",
+    "Fixed by commit 3f2c9a1b7d4e5f60718293a4b5c6d7e8f9012345 yesterday",
+    "run id 550e8400-e29b-41d4-a716-446655440000 finished",
+    "Set OPENAI_API_KEY in your shell before `mem consolidate`",
+    'api_key_name = "OPENAI_API_KEY"',
+    "client = OpenAI(api_key=api_key)",
+    'password = os.environ["DB_PASSWORD"]',
+    "token: ${{ secrets.GITHUB_TOKEN }}",
+    "I forgot my password again",
+    "The password field is required and the password is correct.",
+    "token bucket rate limiter, max_tokens: 4096",
+    "The refresh token expires in 90 days; Bearer tokens go in the Authorization header.",
+    "API key: stored in the keychain",
+    "密码学课程下周开始，我们讨论密钥管理和令牌桶算法",
+    "验证码已发送，密码错误三次会锁定",
+    "Meeting 2026-11-30T09:05:00Z about the /home/alice/.ssh/config file",
+    "Connect with postgres://user:password@localhost/db in the docs",
+    "Served at https://example.com:8080/path?q=1#top",
+    "## Decisions\n\n- Python 3.11, uv 0.4.18, ruff 0.6\n- [docs](https://example.com/a?b=c)",
+    "sk-learn is a common typo of scikit-learn",
+    "Lin Wei 用 Python 写脚本，Go 写服务 (see `git log --oneline`)",
+]
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_ordinary_text_is_left_alone(text: str) -> None:
+    assert not has_secret(text)
+    assert redact(text) == (text, 0)
+    assert find(text) == []
+
+
+def test_extra_patterns_are_applied_and_counted() -> None:
+    text = "tickets ACME-123456 and ACME-654321, pin 4711"
+    assert not has_secret(text)
+    extra = (r"ACME-[0-9]{6}", r"pin (?P<secret>[0-9]{4})")
+    redacted, count = redact(text, extra)
+    assert redacted == f"tickets {REDACTED} and {REDACTED}, pin {REDACTED}"
+    assert count == 3
+    assert has_secret(text, extra)
+    assert find(text, extra) == ["custom pattern"]
+    assert redact(redacted, extra) == (redacted, 0)
+    # A list works like a tuple, and the built-in families still apply.
+    assert redact("ACME-123456 password=hunter2hunter2", list(extra))[1] == 2
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text())
+def test_redact_never_raises_and_is_idempotent(text: str) -> None:
+    redacted, count = redact(text)
+    assert count >= 0
+    assert (count == 0) == (redacted == text)
+    assert redact(redacted) == (redacted, 0)
+
+
+FRAGMENTS = [
+    "password",
+    "token",
+    "api_key",
+    "密码",
+    "是",
+    "=",
+    ":",
+    "：",
+    " is ",
+    " ",
+    "\n",
+    '"',
+    "'",
+    "[REDACTED]",
+    "[",
+    "]",
+    "@",
+    "://",
+    "postgres",
+    "/",
+    ".",
+    "_",
+    "-",
+    "sk-",
+    "AKIA",
+    "eyJ",
+    "Bearer ",
+    "ghp_",
+    "xoxb-",
+    "AIza",
+    "hunter2",
+    "abcdefgh",
+    "0123456789",
+    "IOSFODNN7EXAMPLE",
+    "-----BEGIN PRIVATE KEY-----",
+    "-----END PRIVATE KEY-----",
+    "OPENAI_API_KEY",
+    "self.",
+    "$",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=3), max_size=30).map("".join))
+def test_redact_is_idempotent_on_secret_like_text(text: str) -> None:
+    redacted, _ = redact(text)
+    assert redact(redacted) == (redacted, 0)
+
+
+SIZE = 200_000
+
+
+@pytest.mark.parametrize(
+    "fragment",
+    [
+        "a" * 60 + "=" + "password=",
+        "aaaa=",
+        "password=",
+        "password ",
+        'password="',
+        "eyJ-",
+        "a://b:",
+        "-----BEGIN PRIVATE KEY-----\nAAAA",
+        "密码",
+    ],
+)
+def test_long_adversarial_text_is_fast(fragment: str) -> None:
+    text = (fragment * (SIZE // len(fragment) + 1))[:SIZE]
+    start = time.perf_counter()
+    redacted, _ = redact(text)
+    redact(redacted)
+    assert time.perf_counter() - start < 2.0
