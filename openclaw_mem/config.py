@@ -276,6 +276,26 @@ KEYS: tuple[Key, ...] = (
         min=1024,
     ),
     Key(
+        "llm.tool_mode",
+        "auto",
+        "How the model answers: tools (a save_memory tool call), json (the same object in its "
+        "message, for endpoints without tool calling), or auto (tools, falling back to json "
+        "when the endpoint refuses them).",
+        ("auto", "tools", "json"),
+    ),
+    Key(
+        "llm.daily_token_budget",
+        0,
+        "Tokens automatic consolidations (--auto, mem watch, auto_consolidate) may spend a "
+        "day, prompt and answer together; 0 is no limit. A run that would exceed it stops.",
+        min=0,
+    ),
+    Key(
+        "consolidate.review",
+        False,
+        "Let automatic consolidation (--auto) propose for `mem review` instead of applying.",
+    ),
+    Key(
         "context.budget",
         500,
         "Token budget of `mem context` (CJK counted as ~1 a character).",
@@ -474,7 +494,8 @@ def default_config_text() -> str:
         "# `mem config` shows the effective values and where each came from.",
     ]
     section = None
-    for k in KEYS:
+    order = {sec: i for i, sec in reversed(list(enumerate(k.name.split(".")[0] for k in KEYS)))}
+    for k in sorted(KEYS, key=lambda k: order[k.name.split(".")[0]]):  # stable: keys keep order
         sec, name = k.name.split(".", 1)
         if sec != section:
             # The header is commented too: a user who pastes an [llm] block of their own

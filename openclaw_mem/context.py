@@ -45,9 +45,14 @@ class ContextBlock:
     profile: list[str] = field(default_factory=list)
     memories: dict[str, list[Memory]] = field(default_factory=lambda: {g: [] for g in GROUPS})
     working: list[str] = field(default_factory=list)
+    proposals: int = 0  # consolidations waiting in `mem review`
 
     def render(self) -> str:
         parts = [HEADER]
+        if self.proposals:
+            parts.append(
+                f"({self.proposals} memory update(s) wait for the user's review: mem review)"
+            )
         if self.profile:
             parts += ["", "[User profile]", *self.profile]
         if any(self.memories.values()):
@@ -71,6 +76,7 @@ class ContextBlock:
             "profile": self.profile,
             "memories": {g: [m.__dict__ for m in ms] for g, ms in self.memories.items()},
             "working": self.working,
+            "proposals": self.proposals,
             "text": self.render(),
         }
 

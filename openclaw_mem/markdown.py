@@ -288,9 +288,40 @@ MARKER_RE = re.compile(r"<!--\s*consolidated:(?P<body>.*?)-->", re.S)
 _MARKER_CITE_RE = re.compile(r"(\S+?\.md)#L(\d+)")
 
 
-def consolidation_marker(last_lines: dict[str, int]) -> str:
+def consolidation_marker(last_lines: dict[str, int], ledger: str = "") -> str:
+    """`<!-- consolidated: memory/x.md#L19 …; tokens 1234+210 on 2026-11-30 (openai gpt-4o) -->`:
+    how far the run read each log, and what it cost."""
     cites = " ".join(f"{path}#L{line}" for path, line in sorted(last_lines.items()))
-    return f"<!-- consolidated: {cites} -->"
+    return f"<!-- consolidated: {cites}{'; ' + ledger if ledger else ''} -->"
+
+
+_LEDGER_RE = re.compile(
+    r"tokens (?P<est>~?)(?P<prompt>\d+)\+(?P<completion>\d+) on (?P<day>\d{4}-\d{2}-\d{2}) "
+    r"\((?P<who>[^)]*)\)"
+)
+
+
+def ledger_line(prompt: int, completion: int, day: date, who: str, estimated: bool) -> str:
+    return f"tokens {'~' if estimated else ''}{prompt}+{completion} on {day.isoformat()} ({who})"
+
+
+def ledger_entries(history_text: str) -> list[dict]:
+    """Every consolidation's cost, from the markers: prompt and completion tokens, the day it
+    ran, who ran it, and whether the endpoint reported the counts or mem estimated them."""
+    out = []
+    for marker in MARKER_RE.finditer(history_text):
+        m = _LEDGER_RE.search(marker["body"])
+        if m:
+            out.append(
+                {
+                    "day": m["day"],
+                    "who": m["who"],
+                    "prompt": int(m["prompt"]),
+                    "completion": int(m["completion"]),
+                    "estimated": bool(m["est"]),
+                }
+            )
+    return out
 
 
 def covered_lines(history_text: str) -> dict[str, int]:

@@ -287,13 +287,17 @@ class Memory:
         base_url: str | None = None,
         dry_run: bool = False,
         auto: bool = False,
+        propose: bool = False,
         now: datetime | None = None,
         progress: Callable[[int, int], None] | None = None,
     ) -> Report:
-        """Distil what is not yet consolidated into the curated files: one commit a batch."""
+        """Distil what is not yet consolidated into the curated files: one commit a batch.
+        propose keeps each batch for `mem review` instead (as --auto does with
+        consolidate.review = true)."""
         from .consolidate.run import consolidate
 
-        if not dry_run:
+        propose = propose or (auto and self.config["consolidate.review"])
+        if not (dry_run or propose):
             self._check_writable_state()
         return consolidate(
             self.ws,
@@ -301,8 +305,41 @@ class Memory:
             self._consolidation_options(now),
             dry_run=dry_run,
             auto=auto,
+            propose=propose,
             progress=progress,
         )
+
+    def proposals(self) -> list:
+        """Consolidations waiting for review, oldest first."""
+        from .consolidate.review import load_all
+
+        return load_all(self.ws)
+
+    def review(
+        self,
+        proposal: str,
+        *,
+        accept: bool = False,
+        reject: tuple[int, ...] = (),
+        reword: tuple[tuple[int, str], ...] = (),
+        drop: bool = False,
+    ):
+        """Show, reword, accept (minus rejected edits) or drop a proposal. Returns
+        (the proposal, its diff against the files now, the batch written or None)."""
+        from .consolidate import review
+
+        if drop:
+            return review.drop(self.ws, proposal), "", None
+        for number, text in reword:
+            review.reword(self.ws, proposal, number, text)
+        opts = self._consolidation_options(None)
+        if accept:
+            self._check_writable_state()
+            pending, batch = review.accept(self.ws, proposal, opts, set(reject))
+            return pending, "", batch
+        pending = review.load(self.ws, proposal)
+        diff, _ = review.preview(self.ws, pending, opts.min_confidence)
+        return pending, diff, None
 
     def undo(self) -> tuple[CommitInfo, CommitInfo]:
         """Revert the newest consolidation with a new commit: (the consolidation, the revert)."""
@@ -442,6 +479,7 @@ class Memory:
             cfg["context.memories"],
             self.embedder,
         )
+        block.proposals = len(self.proposals())
         block.profile = [self.redact(line) for line in block.profile]
         block.working = [self.redact(line) for line in block.working]
         for group, items in block.memories.items():
@@ -634,6 +672,7 @@ class Memory:
             "timeout": cfg["llm.timeout"],
             "max_retries": cfg["llm.max_retries"],
             "context_tokens": cfg["llm.context_tokens"],
+            "tool_mode": cfg["llm.tool_mode"],
         }
         return providers.create(chosen or cfg["consolidate.provider"], settings, self.env)
 
@@ -648,4 +687,5 @@ class Memory:
             keep_recent=cfg["consolidate.keep_recent"],
             redact_extra=tuple(cfg["consolidate.redact_patterns"]),
             commit=cfg["git.autocommit"] != "never",
+            daily_token_budget=cfg["llm.daily_token_budget"],
         )

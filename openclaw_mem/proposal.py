@@ -9,7 +9,7 @@ USER.md and AGENTS.md), or raises ProviderError; nothing is written either way.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from typing import Protocol
 
 
@@ -19,10 +19,11 @@ class PromptEntry:
     when: datetime | None
     role: str
     text: str
+    number: int = 0  # E1, E2, ... in the prompt: what an edit's `sources` cite
 
     def line(self) -> str:
         when = self.when.strftime("%Y-%m-%d %H:%M") if self.when else "(no time)"
-        return f"[{self.cite}] {when} {self.role}: {self.text}"
+        return f"[E{self.number}] {when} {self.role}: {self.text}"
 
 
 @dataclass(frozen=True)
@@ -42,6 +43,9 @@ class Edit:
     section: str = ""
     text: str = ""
     target: str = ""
+    sources: tuple[int, ...] = ()  # the prompt's entry numbers it came from
+    origin: str = ""  # the log lines those are (memory/2026-11-24.md#L3), once resolved
+    on: date | None = None  # the date of the newest of them: the fact's own date
 
     @property
     def filename(self) -> str:
@@ -49,9 +53,28 @@ class Edit:
 
 
 @dataclass(frozen=True)
+class Rejected:
+    """An edit the reader could not take, and why (the other edits still apply)."""
+
+    index: int
+    reason: str
+    summary: str = ""
+
+
+@dataclass(frozen=True)
+class Usage:
+    prompt_tokens: int
+    completion_tokens: int
+    estimated: bool = False  # the endpoint reported none: mem's own estimate
+
+
+@dataclass(frozen=True)
 class Proposal:
     history_entry: str
     edits: tuple[Edit, ...]
+    rejected: tuple[Rejected, ...] = ()
+    usage: Usage | None = None
+    model: str = ""
 
 
 class Provider(Protocol):

@@ -118,11 +118,28 @@ def _consolidation_summary(ws: Workspace, with_git: bool) -> dict:
 
         found = last_consolidation_commit(ws.root)
         commit = found.to_json() if found else None
+    from .consolidate.review import load_all
+    from .markdown import ledger_entries
+
     try:
-        last = last_consolidation(read_history(ws))
+        history = read_history(ws)
     except BadEncoding:
-        last = None
-    return {"pending": len(pending_entries(ws)), "last": last, "lastCommit": commit}
+        history = ""
+    by_day: dict[str, dict[str, int]] = {}
+    by_model: dict[str, dict[str, int]] = {}
+    for e in ledger_entries(history):
+        for table, key in ((by_day, e["day"]), (by_model, e["who"])):
+            row = table.setdefault(key, {"prompt": 0, "completion": 0, "runs": 0})
+            row["prompt"] += e["prompt"]
+            row["completion"] += e["completion"]
+            row["runs"] += 1
+    return {
+        "pending": len(pending_entries(ws)),
+        "last": last_consolidation(history),
+        "lastCommit": commit,
+        "proposals": len(load_all(ws)),
+        "tokens": {"byDay": by_day, "byModel": by_model},
+    }
 
 
 def _index_summary(ws: Workspace, params) -> dict:

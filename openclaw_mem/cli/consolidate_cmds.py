@@ -4,6 +4,7 @@ from typing import Annotated
 
 import typer
 
+from ..errors import UsageError
 from .app import app, parse_when, state, warn
 
 
@@ -15,6 +16,9 @@ def consolidate_cmd(
     ] = False,
     auto: Annotated[
         bool, typer.Option("--auto", help="Only past the window (consolidate.memory_window).")
+    ] = False,
+    propose: Annotated[
+        bool, typer.Option("--propose", help="Keep it for `mem review` instead of applying.")
     ] = False,
     provider: Annotated[
         str | None, typer.Option("--provider", help="auto | openai | offline.")
@@ -42,6 +46,7 @@ def consolidate_cmd(
             base_url=base_url,
             dry_run=dry_run,
             auto=auto,
+            propose=propose,
             now=when,
             progress=progress,
         )
@@ -51,6 +56,74 @@ def consolidate_cmd(
         render.print_json(render.consolidation_json(report))
     elif not quiet:
         render.consolidation_view(st.term, report)
+
+
+@app.command("review")
+def review_cmd(
+    ctx: typer.Context,
+    proposal: Annotated[
+        str | None, typer.Argument(help="A proposal id (a unique prefix is enough).")
+    ] = None,
+    accept_all: Annotated[
+        bool, typer.Option("--accept-all", help="Apply every edit left, as one commit.")
+    ] = False,
+    accept: Annotated[
+        bool, typer.Option("--accept", help="Apply the edits not rejected, as one commit.")
+    ] = False,
+    reject: Annotated[
+        list[int] | None, typer.Option("--reject", help="Leave out edit N (repeatable).")
+    ] = None,
+    edit: Annotated[
+        int | None, typer.Option("--edit", help="Reword edit N in $EDITOR first.")
+    ] = None,
+    drop: Annotated[bool, typer.Option("--drop", help="Discard the proposal.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Consolidations waiting for a person: list them, show one as a diff, reword, reject or
+    accept its edits (accepting writes one commit, as a direct run would)."""
+    from . import render
+
+    st = state(ctx)
+    mem = st.memory()
+    if proposal is None:
+        waiting = mem.proposals()
+        if as_json:
+            render.print_json({"proposals": [render.proposal_json(p) for p in waiting]})
+        elif not waiting:
+            typer.echo("no consolidation is waiting for review")
+        for p in waiting if not as_json else []:
+            typer.echo(
+                f"{p.id}  {p.created}  {len(p.edits)} edits, {p.entries} log entries, {p.provider}"
+            )
+        return
+    reword = ()
+    if edit is not None:
+        pending, _, _ = mem.review(proposal)
+        if not 1 <= edit <= len(pending.edits):
+            raise UsageError(f"proposal {pending.id} has edits 1-{len(pending.edits)}")
+        text = typer.edit(pending.edits[edit - 1]["text"] or "")
+        if text is None:
+            raise UsageError("the editor closed without saving; nothing was changed")
+        reword = ((edit, text),)
+    pending, diff, batch = mem.review(
+        proposal,
+        accept=accept or accept_all,
+        reject=tuple(reject or ()),
+        reword=reword,
+        drop=drop,
+    )
+    if as_json:
+        data = render.proposal_json(pending)
+        data.update(diff=diff, commit=batch.commit if batch else None, dropped=drop)
+        render.print_json(data)
+    elif drop:
+        typer.echo(f"dropped {pending.id}; its log entries will be proposed again")
+    elif batch is not None:
+        typer.echo(
+            f"accepted {pending.id}" + (f", committed {batch.commit}" if batch.commit else "")
+        )
+    else:
+        render.proposal_view(st.term, pending, diff)
 
 
 @app.command("undo")

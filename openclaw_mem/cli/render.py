@@ -119,9 +119,11 @@ def status_view(term: Environment, st: Status) -> None:
     if con is not None:
         last = con["last"] or "never"
         commit = f" ({con['lastCommit']['short']})" if con.get("lastCommit") else ""
+        waiting = con.get("proposals") or 0
         out.print(
             f"[bold]consolidation[/bold] {plural(con['pending'], 'entry')} pending, "
             f"last {last}{commit}"
+            + (f"; {plural(waiting, 'proposal')} waiting (mem review)" if waiting else "")
         )
     git = st.git
     if git is None:
@@ -264,6 +266,33 @@ def batch_progress(enabled: bool) -> _Progress:
 _OP_MARK = {"add": "+", "update": "~", "deprecate": "×", "delete": "-"}
 
 
+def proposal_json(p) -> dict:
+    return {
+        "id": p.id,
+        "created": p.created,
+        "provider": p.provider,
+        "entries": p.entries,
+        "historyEntry": p.history,
+        "edits": [{"number": i, **e} for i, e in enumerate(p.edits, 1)],
+        "rejected": p.rejected,
+    }
+
+
+def proposal_view(term: Environment, p, diff: str) -> None:
+    out = console(term)
+    out.print(f"[bold]proposal {escape(p.id)}[/bold] {escape(p.provider)}, {p.entries} log entries")
+    out.print(f"  [dim]history:[/dim] {escape(p.history[:300])}")
+    for i, e in enumerate(p.edits, 1):
+        where = f"{e['file']} {e['section']}" if e.get("section") else e["file"]
+        what = escape((e.get("text") or e.get("target") or "")[:110])
+        src = f" [dim]({escape(e['origin'])})[/dim]" if e.get("origin") else ""
+        out.print(f"  {i}. {_OP_MARK.get(e['op'], '?')} {escape(where)}: {what}{src}")
+    for r in p.rejected:
+        out.print(f"  [yellow]! refused ({escape(r['reason'])})[/yellow] {escape(r['summary'])}")
+    sys.stdout.write(diff)
+    out.print(f"accept: mem review {p.id} --accept-all  (or --reject N / --edit N / --drop)")
+
+
 def consolidation_json(report) -> dict:
     return {
         "provider": report.provider,
@@ -281,6 +310,7 @@ def consolidation_json(report) -> dict:
                 "commit": b.commit,
                 "files": b.files,
                 "reapplied": b.reapplied,
+                "proposal": b.proposal,
                 "edits": [
                     {
                         "file": o.edit.file,
@@ -338,6 +368,8 @@ def consolidation_view(term: Environment, report) -> None:
             )
         if report.dry_run:
             sys.stdout.write(b.diff)
+        elif getattr(b, "proposal", None):
+            out.print(f"  kept for review: [yellow]mem review {b.proposal}[/yellow]")
         elif b.commit:
             out.print(f"  committed [yellow]{b.commit}[/yellow]")
         elif b.files:

@@ -56,7 +56,8 @@ def _said(line: str) -> str:
 
 
 def _bullet(edit: Edit, day: date, indent: str = "", marker: str = "-") -> str:
-    meta = LineMeta(edit.type, edit.importance, edit.confidence, day)
+    fields = {"src": edit.origin} if edit.origin else {}
+    meta = LineMeta(edit.type, edit.importance, edit.confidence, edit.on or day, fields)
     return f"{indent}{marker} {core(edit.text)} {meta.comment()}"
 
 

@@ -4,6 +4,7 @@ how a backlog is cut into batches that fit the model's context."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ..errors import ConfigError
 from ..proposal import PromptEntry, Request
@@ -32,7 +33,18 @@ Read the new log entries and call save_memory exactly once with:
   - delete: only for a line that is plainly wrong (a mistake, not a change).
   - importance 0-1: how much it will matter later; confidence 0-1: how sure you are that it
     was said rather than guessed.
+  - sources: the numbers of the entries it comes from (the entries are numbered [E1], [E2],
+    ...; write 3 for E3). An edit must cite at least one entry of this batch.
+  - Fields that do not apply are null (section for update, target for add).
+USER.md is about the user alone: what another speaker says about themselves goes to MEMORY.md
+under that person's name, or nowhere.
 Never store secrets (keys, tokens, passwords); they appear as [REDACTED]."""
+
+JSON_ONLY = """Answer with one JSON object and nothing else, of this shape:
+{"history_entry": "[YYYY-MM-DD HH:MM] ...", "edits": [{"file": "MEMORY|USER|AGENTS",
+"op": "add|update|deprecate|delete", "section": "..." or null, "text": "..." or null,
+"target": "..." or null, "type": "fact|preference|event|identity|goal|rule",
+"importance": 0.0-1.0, "confidence": 0.0-1.0, "sources": [entry numbers]}]}"""
 
 CORRECTIVE = (
     "You answered without calling save_memory. Call the save_memory tool now, exactly once, "
@@ -50,9 +62,12 @@ def user_message(request: Request) -> str:
     return "\n".join(parts)
 
 
-def messages(request: Request) -> list[dict]:
+def messages(request: Request, json_only: bool = False) -> list[dict]:
+    """The conversation: for a tool call, or (json_only) for an endpoint that takes no tools
+    and must answer with the same object in its message."""
+    system = f"{SYSTEM}\n\n{JSON_ONLY}" if json_only else SYSTEM
     return [
-        {"role": "system", "content": SYSTEM},
+        {"role": "system", "content": system},
         {"role": "user", "content": user_message(request)},
     ]
 
@@ -85,4 +100,5 @@ def batches(
         used += cost
     if current:
         out.append(current)
-    return out
+    # Each batch numbers its entries from E1: what the model's `sources` cite.
+    return [[replace(e, number=i) for i, e in enumerate(batch, 1)] for batch in out]

@@ -10,58 +10,35 @@ twice underneath stops the batch before anything is written.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import os
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass, field, replace
 
 from ..errors import ConflictError, ProviderError
-from ..fsutil import append_locked, atomic_write_text, read_text
-from ..markdown import COMMIT_CONSOLIDATE, COMMIT_LOG, consolidation_marker, history_stamp
+from ..markdown import (
+    consolidation_marker,
+    history_stamp,
+    ledger_entries,
+    ledger_line,
+)
 from ..noise import is_noise
-from ..proposal import PromptEntry, Provider, Request
+from ..proposal import Edit, PromptEntry, Proposal, Provider, Request, Usage
 from ..secrets import redact
-from ..text import plural
-from ..workspace import CURATED_FILES, HISTORY_FILE, Workspace
+from ..text import estimate_tokens, plural
+from ..workspace import HISTORY_FILE, Workspace
 from .edits import Outcome, apply_edits
 from .progress import LogEntry, pending_entries, read_history
-from .prompt import batches
+from .prompt import ANSWER_RESERVE, batches, user_message
+from .write import (
+    BatchReport,
+    Options,
+    _with_paragraph,
+    read_docs,
+    unified_diff,
+    write_batch,
+)
 
-DOCUMENTS = CURATED_FILES
 Progress = Callable[[int, int], None]  # (batches done, batches in all)
-
-
-@dataclass(frozen=True)
-class Options:
-    now: datetime
-    min_confidence: float = 0.5
-    memory_window: int = 50
-    keep_recent: int = 20
-    redact_extra: tuple[str, ...] = ()
-    commit: bool = True
-
-
-@dataclass
-class BatchReport:
-    entries: int  # log entries this batch covers
-    sent: int  # of which sent to the provider (the rest were noise or repeats)
-    outcomes: list[Outcome]
-    history_entry: str
-    diff: str
-    files: list[str] = field(default_factory=list)  # written
-    commit: str | None = None  # short sha
-    reapplied: list[str] = field(default_factory=list)  # files edited meanwhile
-
-    def counts(self) -> dict[str, int]:
-        applied = [o.edit for o in self.outcomes if o.applied]
-        return {
-            "added": sum(e.op == "add" for e in applied),
-            "updated": sum(e.op == "update" for e in applied),
-            "deleted": sum(e.op == "delete" for e in applied),
-            "deprecated": sum(e.op == "deprecate" for e in applied),
-            "skipped": sum(not o.applied for o in self.outcomes),
-        }
 
 
 @dataclass
@@ -94,44 +71,6 @@ def _exclusive(ws: Workspace) -> Iterator[None]:
         os.close(fd)
 
 
-def _read_docs(ws: Workspace) -> dict[str, str]:
-    return {
-        name: read_text(ws.root / name, name) if (ws.root / name).exists() else ""
-        for name in DOCUMENTS
-    }
-
-
-def commit_message(batch: BatchReport, provider: str, redact_extra: Sequence[str] = ()) -> str:
-    """The consolidation's commit message: counts, provider, every edit. Whatever a model
-    wrote passes the secret filter first (an edit refused for a secret is already withheld)."""
-    c = batch.counts()
-    lines = [
-        f"{COMMIT_CONSOLIDATE} +{c['added']} ~{c['updated']} -{c['deleted']}, "
-        f"{c['deprecated']} deprecated",
-        "",
-        f"provider: {provider}; {plural(batch.entries, 'log entry')} ({batch.sent} sent)",
-    ]
-    for o in batch.outcomes:
-        e = o.edit
-        what = e.text or e.target
-        state = "" if o.applied else f" [skipped: {o.status}]"
-        lines.append(f"- {e.op} {e.file}: {redact(what[:100], redact_extra)[0]}{state}")
-    return "\n".join(lines)
-
-
-def unified_diff(before: dict[str, str], after: dict[str, str]) -> str:
-    out: list[str] = []
-    for name in before:
-        if before[name] != after[name]:
-            out += difflib.unified_diff(
-                before[name].splitlines(keepends=True),
-                after[name].splitlines(keepends=True),
-                f"a/{name}",
-                f"b/{name}",
-            )
-    return "".join(line if line.endswith("\n") else line + "\n" for line in out)
-
-
 def _plan(
     pending: Sequence[LogEntry], kept: Sequence[int], cut: list[list[PromptEntry]]
 ) -> list[list[int]]:
@@ -159,10 +98,13 @@ def consolidate(
     *,
     dry_run: bool = False,
     auto: bool = False,
+    propose: bool = False,
     progress: Progress | None = None,
 ) -> Report:
+    """dry_run: write nothing, show the diff. propose: write nothing either, but keep each
+    batch in .mem/proposals/ for `mem review`. Otherwise write and commit each batch."""
     with _exclusive(ws):
-        return _consolidate(ws, provider, opts, dry_run, auto, progress)
+        return _consolidate(ws, provider, opts, dry_run, auto, propose, progress)
 
 
 def _consolidate(
@@ -171,21 +113,31 @@ def _consolidate(
     opts: Options,
     dry_run: bool,
     auto: bool,
+    propose: bool,
     progress: Progress | None,
 ) -> Report:
+    from . import review
+
     report = Report(provider.label, 0, dry_run=dry_run)
-    pending = pending_entries(ws, report.warnings)
+    waiting = review.waiting_lines(ws)  # entries a proposal already covers wait for review
+    pending = [
+        p
+        for p in pending_entries(ws, report.warnings)
+        if p.entry.start_line > waiting.get(p.path, 0)
+    ]
     report.pending = len(pending)
     if auto:
         if len(pending) <= opts.memory_window:
             report.skipped = (
-                f"{len(pending)} entries not yet consolidated, within the window of "
+                f"{plural(len(pending), 'entry')} not yet consolidated, within the window of "
                 f"{opts.memory_window}"
             )
             return report
         pending = pending[: len(pending) - opts.keep_recent]
     if not pending:
-        report.skipped = "every log entry is already consolidated"
+        report.skipped = "every log entry is already consolidated" + (
+            " or waiting in a proposal (mem review)" if waiting else ""
+        )
         return report
 
     seen: set[tuple[str, str]] = set()
@@ -201,16 +153,28 @@ def _consolidate(
         kept.append(i)
         prompt.append(PromptEntry(item.cite, item.when, item.entry.role, text))
 
-    docs = _read_docs(ws)
+    docs = read_docs(ws)
     history = read_history(ws)
     safe_docs = {name: redact(text, opts.redact_extra)[0] for name, text in docs.items()}
     cut = batches(prompt, safe_docs, provider.context_tokens) if prompt else []
     spans = _plan(pending, kept, cut)
     for number, span in enumerate(spans, 1):
         batch_prompt = cut[number - 1] if number <= len(cut) else []
+        if auto and opts.daily_token_budget and batch_prompt:
+            stop = _over_budget(history, batch_prompt, safe_docs, opts)
+            if stop:
+                report.skipped = stop
+                break
         try:
             batch, new_docs, paragraph = _run_batch(
-                ws, provider, opts, [pending[i] for i in span], batch_prompt, docs, history, dry_run
+                ws,
+                provider,
+                opts,
+                [pending[i] for i in span],
+                batch_prompt,
+                docs,
+                history,
+                "dry-run" if dry_run else "propose" if propose else "apply",
             )
         except ProviderError as exc:
             if number > 1 and not dry_run:
@@ -219,14 +183,61 @@ def _consolidate(
                 )
             raise
         report.batches.append(batch)
-        if dry_run:  # later batches see what earlier ones would have written
+        if dry_run or propose:  # later batches see what earlier ones would have written
             docs, history = new_docs, _with_paragraph(history, paragraph)
         else:
-            docs, history = _read_docs(ws), read_history(ws)
+            docs, history = read_docs(ws), read_history(ws)
         if progress:
             progress(number, len(spans))
     report.calls, report.tokens_sent = provider.calls, provider.tokens_sent
     return report
+
+
+def _over_budget(
+    history: str, prompt: list[PromptEntry], docs: dict[str, str], opts: Options
+) -> str | None:
+    """Why an automatic run must stop before this batch (llm.daily_token_budget), or None."""
+    today = opts.now.date().isoformat()
+    spent = sum(e["prompt"] + e["completion"] for e in ledger_entries(history) if e["day"] == today)
+    need = estimate_tokens(user_message(Request(tuple(prompt), docs, opts.now))) + ANSWER_RESERVE
+    if spent + need <= opts.daily_token_budget:
+        return None
+    return (
+        f"stopped: today's consolidations used {spent} tokens and the next batch needs about "
+        f"{need}, over llm.daily_token_budget = {opts.daily_token_budget}"
+    )
+
+
+def resolve(edits: Sequence[Edit], prompt: Sequence[PromptEntry]) -> list[Edit]:
+    """Each edit with the log lines its sources name (`origin`) and the newest one's date."""
+    by_number = {e.number: e for e in prompt}
+    out = []
+    for edit in edits:
+        cited = [by_number[n] for n in edit.sources if n in by_number]
+        origin = ",".join(e.cite.split("-L")[0] for e in cited)
+        dates = [e.when.date() for e in cited if e.when]
+        out.append(replace(edit, origin=origin, on=max(dates) if dates else None))
+    return out
+
+
+def _rejected_outcomes(proposal: Proposal, redact_extra: Sequence[str]) -> list[Outcome]:
+    """The edits the reader refused, as outcomes; what they said passes the secret filter
+    like everything else a model wrote."""
+    return [
+        Outcome(
+            Edit(
+                file="?",
+                op="?",
+                type="fact",
+                importance=0,
+                confidence=0,
+                text=redact(r.summary, redact_extra)[0],
+            ),
+            "invalid",
+            redact(r.reason, redact_extra)[0],
+        )
+        for r in proposal.rejected
+    ]
 
 
 def _run_batch(
@@ -237,78 +248,49 @@ def _run_batch(
     prompt: list[PromptEntry],
     docs: dict[str, str],
     history_before: str,
-    dry_run: bool,
+    mode: str,
 ) -> tuple[BatchReport, dict[str, str], str]:
     day = opts.now.date()
     last_lines: dict[str, int] = {}
     for item in covered:
         last_lines[item.path] = max(last_lines.get(item.path, 0), item.entry.end_line)
+    rejected: list[Outcome] = []
+    usage = Usage(0, 0)
     if prompt:
         safe_docs = {name: redact(text, opts.redact_extra)[0] for name, text in docs.items()}
         proposal = provider.propose(Request(tuple(prompt), safe_docs, opts.now))
-        history, edits = redact(proposal.history_entry, opts.redact_extra)[0], proposal.edits
+        history = redact(proposal.history_entry, opts.redact_extra)[0]
+        edits = resolve(proposal.edits, prompt)
+        rejected = _rejected_outcomes(proposal, opts.redact_extra)
+        usage = proposal.usage or usage
     else:
         when = max((i.when for i in covered if i.when), default=opts.now)
         history = (
             f"{history_stamp(when)} {plural(len(covered), 'log entry')} held nothing to keep "
             "(acknowledgements, fillers and repeats)."
         )
-        edits = ()
+        edits = []
+    ledger = ledger_line(
+        usage.prompt_tokens, usage.completion_tokens, day, provider.label, usage.estimated
+    )
+    paragraph = f"{history}\n{consolidation_marker(last_lines, ledger)}\n"
     new_docs, outcomes = apply_edits(docs, edits, day, opts.min_confidence, opts.redact_extra)
-    paragraph = f"{history}\n{consolidation_marker(last_lines)}\n"
     diff = unified_diff(
         {**docs, HISTORY_FILE: history_before},
         {**new_docs, HISTORY_FILE: _with_paragraph(history_before, paragraph)},
     )
-    batch = BatchReport(len(covered), len(prompt), outcomes, history, diff)
-    if dry_run:
+    batch = BatchReport(len(covered), len(prompt), outcomes + rejected, history, diff)
+    if mode == "dry-run":
         return batch, new_docs, paragraph
+    if mode == "propose":
+        from .review import Pending, save
 
-    fresh = _read_docs(ws)
-    batch.reapplied = [name for name in DOCUMENTS if fresh[name] != docs[name]]
-    if batch.reapplied:  # someone saved a file while the model was thinking: their text wins
-        new_docs, batch.outcomes = apply_edits(
-            fresh, edits, day, opts.min_confidence, opts.redact_extra
+        batch.proposal = save(
+            ws,
+            Pending.make(
+                provider.label, paragraph, last_lines, edits, rejected, len(covered), opts
+            ),
         )
-    changed = [name for name in DOCUMENTS if new_docs[name] != fresh[name]]
-    if _read_docs(ws) != fresh:
-        raise ConflictError(
-            "a memory file changed twice while consolidating; nothing was written, run it again"
-        )
-    repo = None
-    if opts.commit:
-        from .. import gitrepo
-
-        repo = gitrepo.open_repo(ws.root)
-    if repo is not None:
-        # The logs read go in a commit of their own first: the marker is about to point
-        # into them, and `mem undo` must revert the distilled edits, never the log itself.
-        logs = sorted(last_lines)
-        gitrepo.commit_memory(ws.root, f"{COMMIT_LOG} {', '.join(logs)[:200]}", logs)
-    for name in changed:
-        atomic_write_text(ws.root / name, new_docs[name])
-    append_locked(ws.root / HISTORY_FILE, lambda existing: _append_bytes(existing, paragraph))
-    batch.files = [*changed, HISTORY_FILE]
-    if repo is not None:
-        message = commit_message(batch, provider.label, opts.redact_extra)
-        info = gitrepo.commit_memory(ws.root, message, batch.files)
-        batch.commit = info.short if info else None
+        return batch, new_docs, paragraph
+    write_batch(ws, opts, provider.label, edits, paragraph, last_lines, docs, batch)
     return batch, new_docs, paragraph
-
-
-def _with_paragraph(existing: str, paragraph: str) -> str:
-    return (existing.encode("utf-8") + _append_bytes(existing.encode("utf-8"), paragraph)).decode(
-        "utf-8"
-    )
-
-
-def _append_bytes(existing: bytes, paragraph: str) -> bytes:
-    if not existing:
-        head = "# HISTORY\n\n"
-    elif existing.endswith(b"\n\n"):
-        head = ""
-    elif existing.endswith(b"\n"):
-        head = "\n"
-    else:
-        head = "\n\n"
-    return (head + paragraph).encode("utf-8")

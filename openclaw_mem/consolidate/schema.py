@@ -1,22 +1,67 @@
-"""The `save_memory` tool: its JSON schema, and strict validation of what a provider returns.
+"""The `save_memory` tool: a strict schema to send, and a tolerant reader for what comes back.
 
-Nothing touches a file until the arguments pass: right types, known enums, numbers in
-range, no unknown keys, and the fields each operation needs.
+Strict writer: the schema is valid in OpenAI's strict mode (`strict: true`): every property
+required, optional ones nullable, no unknown keys, no keywords strict mode lacks.
+
+Tolerant reader: real models answer in many shapes. What a careful person would accept is
+normalised before validation: null or "" for a field that does not apply, numbers given as
+strings, `importance` on a 1-10 or 0-100 scale, enum values in another case (or a plain
+synonym: "append" for add, "Preferences" for preference), the arguments as a JSON string, a
+dict, a JSON string inside a string, a fenced ```json block or JSON after some prose, a
+single edit instead of a list, a nested {"value": ...} where a string was asked. What stays
+ambiguous is rejected, one edit at a time: a bad edit is skipped with its reason and the
+rest apply. The whole answer is refused only when nothing parses or the history entry is
+unusable.
+
+Provenance: the prompt numbers the log entries (E1, E2, ...); every edit names the entries
+it came from (`sources`). An edit that cites none, or one outside the batch, is skipped.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from ..errors import ProviderError
-from ..markdown import STRICT_STAMP_RE
-from ..proposal import Edit, Proposal
+from ..markdown import HISTORY_STAMP_RE, history_stamp
+from ..proposal import Edit, Proposal, Rejected
 
 FILES = ("MEMORY", "USER", "AGENTS")
 OPS = ("add", "update", "deprecate", "delete")
 TYPES = ("fact", "preference", "event", "identity", "goal", "rule")
 TOOL_NAME = "save_memory"
+
+_EDIT_PROPS: dict[str, Any] = {
+    "file": {"type": "string", "enum": list(FILES), "description": "Which file."},
+    "op": {"type": "string", "enum": list(OPS)},
+    "section": {
+        "type": ["string", "null"],
+        "description": "Section heading for add, e.g. Preferences; null otherwise.",
+    },
+    "text": {
+        "type": ["string", "null"],
+        "description": "The new line, one sentence, no bullet; null for delete.",
+    },
+    "target": {
+        "type": ["string", "null"],
+        "description": "For update/deprecate/delete: the existing line, copied exactly; "
+        "null for add.",
+    },
+    "type": {"type": "string", "enum": list(TYPES)},
+    "importance": {"type": "number", "description": "0 to 1: how much it will matter later."},
+    "confidence": {
+        "type": "number",
+        "description": "0 to 1: how sure you are it was said rather than guessed.",
+    },
+    "sources": {
+        "type": "array",
+        "items": {"type": "integer"},
+        "description": "The numbers of the log entries it comes from (E3 is 3).",
+    },
+}
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -29,32 +74,12 @@ SCHEMA: dict[str, Any] = {
         },
         "edits": {
             "type": "array",
-            "description": "Changes to MEMORY.md, USER.md and AGENTS.md. Empty when nothing "
-            "durable "
-            "was said.",
+            "description": "Changes to MEMORY.md, USER.md and AGENTS.md; empty when nothing "
+            "durable was said.",
             "items": {
                 "type": "object",
-                "properties": {
-                    "file": {"type": "string", "enum": list(FILES)},
-                    "op": {"type": "string", "enum": list(OPS)},
-                    "section": {
-                        "type": "string",
-                        "description": "Section heading, e.g. Preferences",
-                    },
-                    "text": {
-                        "type": "string",
-                        "description": "The new line, one sentence, no bullet",
-                    },
-                    "target": {
-                        "type": "string",
-                        "description": "For update/deprecate/delete: the existing line, "
-                        "copied exactly",
-                    },
-                    "type": {"type": "string", "enum": list(TYPES)},
-                    "importance": {"type": "number", "minimum": 0, "maximum": 1},
-                    "confidence": {"type": "number", "minimum": 0, "maximum": 1},
-                },
-                "required": ["file", "op", "type", "importance", "confidence"],
+                "properties": _EDIT_PROPS,
+                "required": list(_EDIT_PROPS),
                 "additionalProperties": False,
             },
         },
@@ -68,90 +93,245 @@ TOOL = {
     "function": {
         "name": TOOL_NAME,
         "description": "Save what is new in the conversation to long-term memory.",
+        "strict": True,
         "parameters": SCHEMA,
     },
 }
 
-
-def _check(value: Any, schema: dict, where: str) -> None:
-    """A validator for the JSON Schema subset SCHEMA uses."""
-    kind = schema.get("type")
-    checks = {
-        "object": lambda v: isinstance(v, dict),
-        "array": lambda v: isinstance(v, list),
-        "string": lambda v: isinstance(v, str),
-        "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
-    }
-    if kind and not checks[kind](value):
-        raise ProviderError(
-            f"invalid save_memory arguments: {where} must be a {kind}, not {value!r:.60}"
-        )
-    if "enum" in schema and value not in schema["enum"]:
-        raise ProviderError(
-            f"invalid save_memory arguments: {where} must be one of {', '.join(schema['enum'])}, "
-            f"not {value!r:.40}"
-        )
-    if kind == "number":
-        lo, hi = schema.get("minimum"), schema.get("maximum")
-        if (lo is not None and value < lo) or (hi is not None and value > hi):
-            raise ProviderError(f"invalid save_memory arguments: {where} must lie in [{lo}, {hi}]")
-    if kind == "object":
-        props = schema.get("properties", {})
-        for name in schema.get("required", []):
-            if name not in value:
-                raise ProviderError(f"invalid save_memory arguments: {where} lacks {name!r}")
-        if schema.get("additionalProperties") is False:
-            extra = sorted(set(value) - set(props))
-            if extra:
-                raise ProviderError(
-                    f"invalid save_memory arguments: unknown field {extra[0]!r} in {where}"
-                )
-        for name, sub in props.items():
-            if name in value:
-                _check(value[name], sub, f"{where}.{name}")
-    if kind == "array":
-        for i, item in enumerate(value):
-            _check(item, schema.get("items", {}), f"{where}[{i}]")
+# ----------------------------------------------------------------- reading
 
 
-def parse_arguments(raw: str | dict) -> Proposal:
-    """JSON text (or an already parsed object) -> a validated Proposal."""
-    if isinstance(raw, str):
+def _json_candidates(text: str) -> list[str]:
+    """Places a JSON object may hide in a model's text: a fenced block, or the outermost
+    braces after some prose."""
+    out = [m[1] for m in re.finditer(r"```(?:json|JSON)?\s*\n?(.*?)```", text, re.S)]
+    start = text.find("{")
+    end = text.rfind("}")
+    if 0 <= start < end:
+        out.append(text[start : end + 1])
+    return out
+
+
+def decode_arguments(raw: object) -> dict:
+    """The arguments as a dict, from a dict, a JSON string, a JSON string inside a string,
+    a fenced block or JSON after prose; ProviderError when nothing parses."""
+    value = raw
+    for _ in range(3):  # a JSON string inside a JSON string inside ...
+        if isinstance(value, dict):
+            return value
+        if not isinstance(value, str):
+            break
+        text = value.strip()
         try:
-            data = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise ProviderError(f"save_memory arguments are not valid JSON ({exc.msg})") from None
+            value = json.loads(text)
+            continue
+        except json.JSONDecodeError:
+            pass
+        for candidate in _json_candidates(text):
+            try:
+                value = json.loads(candidate)
+                break
+            except json.JSONDecodeError:
+                continue
+        else:
+            break
+    if isinstance(value, dict):
+        return value
+    raise ProviderError("the model's answer holds no save_memory arguments that parse as JSON")
+
+
+_SYNONYMS = {
+    "op": {
+        "append": "add",
+        "insert": "add",
+        "create": "add",
+        "new": "add",
+        "replace": "update",
+        "modify": "update",
+        "edit": "update",
+        "change": "update",
+        "remove": "delete",
+        "supersede": "deprecate",
+        "obsolete": "deprecate",
+        "retire": "deprecate",
+    },
+    "type": {
+        "facts": "fact",
+        "preferences": "preference",
+        "events": "event",
+        "goals": "goal",
+        "rules": "rule",
+        "decision": "fact",
+        "project": "fact",
+        "profile": "identity",
+    },
+}
+_WORD_LEVELS = {"low": 0.3, "medium": 0.5, "moderate": 0.5, "high": 0.8, "very high": 0.95}
+
+
+class _Bad(Exception):
+    """One edit's field that stays ambiguous."""
+
+
+def _string(value: object, name: str) -> str:
+    """A string field: null and "" mean it does not apply; {"value": "..."} is unwrapped."""
+    if value is None:
+        return ""
+    if isinstance(value, dict):
+        inner = [v for k, v in value.items() if k in ("value", "text", "content", "line")]
+        if len(inner) == 1 and isinstance(inner[0], str):
+            return inner[0]
+        raise _Bad(f"{name} is an object, not text")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    if not isinstance(value, str):
+        raise _Bad(f"{name} must be text, not {type(value).__name__}")
+    return value
+
+
+def _choice(value: object, name: str, choices: tuple[str, ...]) -> str:
+    text = _string(value, name).strip()
+    key = text.casefold().removesuffix(".md")
+    for choice in choices:
+        if key == choice.casefold():
+            return choice
+    mapped = _SYNONYMS.get(name, {}).get(key)
+    if mapped:
+        return mapped
+    raise _Bad(f"{name} must be one of {', '.join(choices)}, not {text!r:.30}")
+
+
+def _level(value: object, name: str, default: float) -> float:
+    """A 0-1 number from 0-1, 1-10 or 0-100 scales, numbers as strings, "85%", or a word."""
+    if value is None or value == "":
+        return default
+    if isinstance(value, str):
+        text = value.strip().casefold()
+        if text in _WORD_LEVELS:
+            return _WORD_LEVELS[text]
+        percent = text.endswith("%")
+        try:
+            value = float(text.rstrip("%").strip())
+        except ValueError:
+            raise _Bad(f"{name} must be a number, not {text!r:.20}") from None
+        if percent:
+            value = value / 100
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        raise _Bad(f"{name} must be a number")
+    number = float(value)
+    if 0 <= number <= 1:
+        return number
+    if 1 < number <= 10:
+        return number / 10
+    if 10 < number <= 100:
+        return number / 100
+    raise _Bad(f"{name} {number:g} is on no scale mem knows (0-1, 1-10 or 0-100)")
+
+
+def _sources(value: object, entries: int) -> tuple[int, ...]:
+    """Entry numbers from 3, "3", "E3", "#3", [3, "E4"], "3, 4"; checked against the batch."""
+    if value is None or value == "" or value == []:
+        raise _Bad("it cites no log entry (sources)")
+    items = value if isinstance(value, list) else re.split(r"[,\s]+", str(value).strip())
+    out = []
+    for item in items:
+        if isinstance(item, bool):
+            raise _Bad("sources must be entry numbers")
+        m = re.fullmatch(r"\s*[Ee#]?(\d{1,6})\s*", str(item))
+        if not m:
+            raise _Bad(f"sources must be entry numbers, not {item!r:.20}")
+        n = int(m[1])
+        if not 1 <= n <= entries:
+            raise _Bad(f"it cites E{n}, which is not in this batch (E1-E{entries})")
+        out.append(n)
+    return tuple(dict.fromkeys(out))
+
+
+def _edit(raw: object, entries: int) -> Edit:
+    if not isinstance(raw, dict):
+        raise _Bad("an edit must be an object")
+    e = {str(k).casefold(): v for k, v in raw.items()}
+    op = _choice(e.get("op", e.get("operation", e.get("action"))), "op", OPS)
+    file = _choice(e.get("file"), "file", FILES)
+    kind = _choice(e.get("type", e.get("kind") or "fact"), "type", TYPES)
+    text = " ".join(_string(e.get("text", e.get("content")), "text").split())
+    target = _string(e.get("target"), "target").strip()
+    section = " ".join(_string(e.get("section"), "section").split()).lstrip("#").strip()
+    if op in ("add", "update") and not text:
+        raise _Bad(f"{op} needs text")
+    if op != "add" and not target:
+        raise _Bad(f"{op} needs target, the line it changes")
+    if "\n" in target:
+        raise _Bad("target must be one line")
+    return Edit(
+        file=file,
+        op=op,
+        type=kind,
+        importance=_level(e.get("importance"), "importance", 0.5),
+        confidence=_level(e.get("confidence"), "confidence", 0.8),
+        section=section,
+        text=text,
+        target=target,
+        sources=_sources(e.get("sources", e.get("source")), entries),
+    )
+
+
+def _history(raw: object, last: datetime) -> str:
+    """One paragraph starting with a stamp: paragraphs are joined, a missing stamp is the
+    last entry's time, `[2026-11-24 9:05]` becomes `[2026-11-24 09:05]`."""
+    if isinstance(raw, list) and all(isinstance(x, str) for x in raw):
+        raw = " ".join(raw)
+    try:
+        text = " ".join(_string(raw, "history_entry").split())
+    except _Bad:
+        text = ""
+    if not text:
+        raise ProviderError("the model's history_entry is missing or empty; nothing was written")
+    m = HISTORY_STAMP_RE.match(text)
+    if m:
+        when = datetime.fromisoformat(f"{m['day']} {(m['time'] or '00:00').zfill(5)}")
+        text = f"{history_stamp(when)}{text[m.end() :]}"
     else:
-        data = raw
-    _check(data, SCHEMA, "arguments")
-    history = data["history_entry"].strip()
-    if not STRICT_STAMP_RE.match(history):
-        raise ProviderError(
-            "invalid save_memory arguments: history_entry must start with [YYYY-MM-DD HH:MM]"
-        )
-    if "\n\n" in history or len(history) > 4000:
-        raise ProviderError("invalid save_memory arguments: history_entry must be one paragraph")
-    edits = []
-    for i, e in enumerate(data["edits"]):
-        edit = Edit(
-            file=e["file"],
-            op=e["op"],
-            type=e["type"],
-            importance=float(e["importance"]),
-            confidence=float(e["confidence"]),
-            section=" ".join(e.get("section", "").split()),
-            text=" ".join(e.get("text", "").split()),
-            target=e.get("target", "").strip(),
-        )
-        if edit.op in ("add", "update") and not edit.text:
-            raise ProviderError(f"invalid save_memory arguments: edits[{i}] ({edit.op}) needs text")
-        if edit.op != "add" and not edit.target:
-            raise ProviderError(
-                f"invalid save_memory arguments: edits[{i}] ({edit.op}) needs target"
-            )
-        if "\n" in edit.target:
-            raise ProviderError(
-                f"invalid save_memory arguments: edits[{i}].target must be one line"
-            )
-        edits.append(edit)
-    return Proposal(history, tuple(edits))
+        text = f"{history_stamp(last)} {text}"
+    return text[:4000]
+
+
+@dataclass(frozen=True)
+class _Key:
+    names: tuple[str, ...]
+
+    def get(self, data: dict) -> object:
+        folded = {str(k).casefold(): v for k, v in data.items()}
+        return next((folded[n] for n in self.names if n in folded), None)
+
+
+_HISTORY_KEY = _Key(("history_entry", "historyentry", "history", "summary"))
+_EDITS_KEY = _Key(("edits", "changes", "memory_edits"))
+
+
+def read_answer(raw: object, *, entries: int, last: datetime) -> Proposal:
+    """A Proposal from whatever a provider returned. `entries`: how many numbered entries
+    the prompt held; `last`: the time of the newest (the history stamp's default)."""
+    data = decode_arguments(raw)
+    if "arguments" in data and isinstance(data.get("arguments"), str | dict) and len(data) <= 2:
+        data = decode_arguments(data["arguments"])  # a whole tool-call object
+    history = _history(_HISTORY_KEY.get(data), last)
+    items = _EDITS_KEY.get(data)
+    if items is None or items == "":
+        items = []
+    if isinstance(items, str):
+        items = decode_arguments(f'{{"e": {items}}}').get("e", []) if items.strip() else []
+    if isinstance(items, dict):
+        items = [items]
+    if not isinstance(items, list):
+        raise ProviderError("the model's edits are neither a list nor an edit; nothing was written")
+    edits, rejected = [], []
+    for i, item in enumerate(items):
+        try:
+            edits.append(_edit(item, entries))
+        except _Bad as exc:
+            summary = ""
+            if isinstance(item, dict):
+                summary = str(item.get("text") or item.get("target") or "")[:80]
+            rejected.append(Rejected(i, str(exc), summary))
+    return Proposal(history, tuple(edits), tuple(rejected))

@@ -59,6 +59,7 @@ def _openai(settings: Mapping[str, Any], env: Mapping[str, str]) -> Provider:
         timeout=float(settings["timeout"]),
         max_retries=int(settings["max_retries"]),
         context_tokens=int(settings["context_tokens"]),
+        tool_mode=settings.get("tool_mode", "auto"),
     )
 
 

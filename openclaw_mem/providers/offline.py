@@ -15,11 +15,11 @@ The history paragraph is built from the entries' times and first sentences.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ..consolidate.schema import parse_arguments
+from ..consolidate.schema import read_answer
 from ..markdown import core, history_stamp, is_live_bullet, split_doc
-from ..proposal import PromptEntry, Proposal, Request
+from ..proposal import PromptEntry, Proposal, Request, Usage
 from ..search.tokenize import shingles, tokenize
 from ..secrets import REDACTED
 from ..text import plural
@@ -116,12 +116,21 @@ class _Line:
     words: frozenset[str]
 
 
+# Every rule runs on one sentence of bounded length, so the provider is linear in the text:
+# a sentence longer than this (a pasted log, a minified file) states no fact a rule can
+# take, and an entry offers at most so many sentences.
+MAX_SENTENCE = 400
+MAX_SENTENCES = 40
+
+
 def sentences(text: str) -> list[str]:
     out = []
     for part in _SENTENCE_RE.split(text):
         s = part.strip(" \t-–—*>•")
-        if len(s) >= 4:
+        if 4 <= len(s) <= MAX_SENTENCE:
             out.append(s)
+            if len(out) == MAX_SENTENCES:
+                break
     return out
 
 
@@ -179,6 +188,7 @@ class OfflineProvider:
                 edit = self._edit(_LEAD_RE.sub("", sentence), existing)
                 if edit is None:
                     continue
+                edit["sources"] = [entry.number]
                 key = edit["text"].casefold()
                 if key in seen:
                     continue
@@ -186,7 +196,12 @@ class OfflineProvider:
                 edits.append(edit)
                 used.append(f"{_hhmm(entry)}{sentence.rstrip('.。')}")
         history = self._history(request.entries, used, request.now)
-        return parse_arguments({"history_entry": history, "edits": edits})
+        timed = [e.when for e in request.entries if e.when]
+        answer = {"history_entry": history, "edits": edits}
+        found = read_answer(
+            answer, entries=len(request.entries), last=max(timed, default=request.now)
+        )
+        return replace(found, usage=Usage(0, 0), model="rules")
 
     def _edit(self, sentence: str, existing: list[_Line]) -> dict | None:
         for kind, pattern in RULES:

@@ -1,19 +1,29 @@
 """Any OpenAI-compatible chat endpoint (OpenAI, DeepSeek, Ollama, vLLM, llama.cpp server),
-through the openai client, answering with one forced `save_memory` tool call.
+through the openai client, answering with one `save_memory` tool call.
 
-When a server refuses a forced tool_choice, the call is retried once with "auto"; when the
-model answers without calling the tool, once more with a corrective message, then it is an
-error. 429 and 5xx are retried with backoff by the client (llm.max_retries); every call has
-a timeout (llm.timeout). Every failure is a ProviderError: nothing is written.
+How it copes with what real endpoints do (llm.tool_mode = auto, the default):
+- the answer is read by the tolerant reader (consolidate/schema.py), whatever its shape;
+- a server that refuses a forced tool_choice is asked again with "auto";
+- a model that answers in text is read for the JSON it may hold; failing that it is asked
+  once more, with a corrective message;
+- a server that refuses `tools` altogether is asked for the same object in its message
+  (JSON mode), read by the same reader.
+`tools` never falls back to JSON mode; `json` never sends tools. 429 and 5xx are retried with
+backoff by the client (llm.max_retries); every call has a timeout (llm.timeout). Every
+failure is a ProviderError: nothing is written.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..consolidate.prompt import CORRECTIVE, messages
-from ..consolidate.schema import TOOL, TOOL_NAME, parse_arguments
+from ..consolidate.schema import TOOL, TOOL_NAME, read_answer
 from ..errors import ProviderError
-from ..proposal import Proposal, Request
+from ..proposal import Proposal, Request, Usage
 from ..text import estimate_tokens
+
+MODES = ("auto", "tools", "json")
 
 
 def _short(exc: Exception) -> str:
@@ -21,9 +31,18 @@ def _short(exc: Exception) -> str:
     if isinstance(body, dict):
         err = body.get("error", body)
         msg = err.get("message") if isinstance(err, dict) else str(err)
+    elif body is not None:
+        msg = str(body)
     else:
         msg = getattr(exc, "message", None) or str(exc)
     return " ".join(str(msg).split())[:200]
+
+
+def _int(value: object) -> int | None:
+    try:
+        return int(float(value)) if value is not None and not isinstance(value, bool) else None
+    except (TypeError, ValueError):
+        return None
 
 
 class OpenAIProvider:
@@ -37,6 +56,7 @@ class OpenAIProvider:
         timeout: float,
         max_retries: int,
         context_tokens: int,
+        tool_mode: str = "auto",
     ):
         self.model = model
         self.base_url = base_url
@@ -44,6 +64,7 @@ class OpenAIProvider:
         self.timeout = timeout
         self.max_retries = max_retries
         self.context_tokens = context_tokens
+        self.tool_mode = tool_mode
         self.calls = 0
         self.tokens_sent = 0
         self.label = f"openai {model}" + (f" @ {base_url}" if base_url else "")
@@ -71,74 +92,137 @@ class OpenAIProvider:
             )
         return self._client
 
+    def _call(self, convo: list[dict], **kwargs):
+        """One request; the openai client's failures as ProviderError (or the BadRequest /
+        UnprocessableEntity itself, which the caller may answer by changing the request)."""
+        import openai
+
+        self.calls += 1
+        self.tokens_sent += sum(estimate_tokens(m["content"] or "") for m in convo)
+        try:
+            return self._get_client().chat.completions.create(
+                model=self.model, messages=convo, **kwargs
+            )
+        except openai.APITimeoutError:
+            raise ProviderError(
+                f"the model did not answer within {self.timeout:g} s (llm.timeout); "
+                "nothing was written"
+            ) from None
+        except openai.AuthenticationError as exc:
+            raise ProviderError(
+                f"the endpoint refused the API key ({_short(exc)}); set OPENAI_API_KEY"
+            ) from None
+        except (openai.BadRequestError, openai.UnprocessableEntityError):
+            raise
+        except openai.RateLimitError as exc:
+            raise ProviderError(
+                f"rate limited (HTTP 429) after {self.max_retries} retries: {_short(exc)}; "
+                "try again later"
+            ) from None
+        except openai.APIStatusError as exc:
+            raise ProviderError(
+                f"the endpoint failed with HTTP {exc.status_code}: {_short(exc)}; nothing was "
+                "written"
+            ) from None
+        except openai.APIConnectionError as exc:
+            where = self.base_url or "api.openai.com"
+            raise ProviderError(f"cannot reach {where}: {_short(exc)}") from None
+        except openai.OpenAIError as exc:
+            raise ProviderError(f"the openai client failed: {_short(exc)}") from None
+        except ValueError as exc:  # a 200 whose body is not JSON
+            raise ProviderError(
+                f"the endpoint's answer is not JSON ({exc}); nothing written"
+            ) from None
+
+    def _message(self, response):
+        if isinstance(response, str):
+            raise ProviderError("the endpoint answered with text, not a chat completion")
+        choices = getattr(response, "choices", None)
+        if not choices:
+            raise ProviderError("the endpoint answered with no choices; nothing was written")
+        return choices[0].message
+
+    def _usage(self, response, convo: list[dict], answer: str) -> Usage:
+        usage = getattr(response, "usage", None)
+        prompt = _int(getattr(usage, "prompt_tokens", None)) if usage is not None else None
+        completion = _int(getattr(usage, "completion_tokens", None)) if usage is not None else None
+        if prompt is None or completion is None:
+            sent = sum(estimate_tokens(m["content"] or "") for m in convo)
+            return Usage(sent, estimate_tokens(answer), estimated=True)
+        return Usage(prompt, completion)
+
     def propose(self, request: Request) -> Proposal:
         import openai
 
-        client = self._get_client()
+        def read(raw: object) -> Proposal:
+            return read_answer(raw, entries=len(request.entries), last=last)
+
+        timed = [e.when for e in request.entries if e.when]
+        last = max(timed) if timed else request.now
+        if self.tool_mode != "json":
+            try:
+                return self._with_tools(request, read)
+            except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
+                if self.tool_mode == "tools":
+                    raise ProviderError(
+                        f"the endpoint rejected the request: {_short(exc)} (llm.tool_mode = "
+                        "tools; `json` asks for the answer in the message instead)"
+                    ) from None
+        return self._json_only(request, read)
+
+    def _with_tools(self, request: Request, read) -> Proposal:
+        import openai
+
         convo = messages(request)
         tool_choice: object = {"type": "function", "function": {"name": TOOL_NAME}}
         forced_refused = corrected = False
         while True:
-            self.calls += 1
-            self.tokens_sent += sum(estimate_tokens(m["content"] or "") for m in convo)
             try:
-                response = client.chat.completions.create(
-                    model=self.model,
-                    messages=convo,
-                    tools=[TOOL],
-                    tool_choice=tool_choice,
-                )
-            except openai.APITimeoutError:
-                raise ProviderError(
-                    f"the model did not answer within {self.timeout:g} s (llm.timeout); "
-                    "nothing was written"
-                ) from None
-            except openai.AuthenticationError as exc:
-                raise ProviderError(
-                    f"the endpoint refused the API key ({_short(exc)}); set OPENAI_API_KEY"
-                ) from None
+                response = self._call(convo, tools=[TOOL], tool_choice=tool_choice)
             except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
-                if not forced_refused and "tool" in _short(exc).lower():
+                if not forced_refused and "tool_choice" in _short(exc).lower():
                     forced_refused = True  # this server cannot force a tool: let it choose
                     tool_choice = "auto"
                     continue
-                raise ProviderError(f"the endpoint rejected the request: {_short(exc)}") from None
-            except openai.RateLimitError as exc:
-                raise ProviderError(
-                    f"rate limited (HTTP 429) after {self.max_retries} retries: {_short(exc)}; "
-                    "try again later"
-                ) from None
-            except openai.APIStatusError as exc:
-                raise ProviderError(
-                    f"the endpoint failed with HTTP {exc.status_code}: {_short(exc)}; nothing was "
-                    "written"
-                ) from None
-            except openai.APIConnectionError as exc:
-                where = self.base_url or "api.openai.com"
-                raise ProviderError(f"cannot reach {where}: {_short(exc)}") from None
-            except openai.OpenAIError as exc:
-                raise ProviderError(f"the openai client failed: {_short(exc)}") from None
-            if not response.choices:
-                raise ProviderError("the endpoint answered with no choices; nothing was written")
-            message = response.choices[0].message
-            call = next(
-                (
-                    c
-                    for c in (message.tool_calls or [])
-                    if getattr(c, "function", None) and c.function.name == TOOL_NAME
-                ),
-                None,
-            )
-            if call is not None:
-                return parse_arguments(call.function.arguments or "")
+                raise
+            message = self._message(response)
+            calls = [
+                c
+                for c in (getattr(message, "tool_calls", None) or [])
+                if getattr(c, "function", None) and c.function.name == TOOL_NAME
+            ]
+            text = getattr(message, "content", None) or ""
+            if calls:
+                arguments = calls[0].function.arguments
+                found = read(arguments if arguments not in (None, "") else "{}")
+                return self._done(found, response, convo, str(arguments))
+            if text.strip():  # Qwen, MiniMax and others write the call in the message
+                try:
+                    return self._done(read(text), response, convo, text)
+                except ProviderError:
+                    pass
             if corrected:
                 raise ProviderError(
                     f"{self.model} answered twice without calling save_memory; use a model with "
-                    "tool calling, or --provider offline"
+                    "tool calling, llm.tool_mode = json, or --provider offline"
                 )
             corrected = True
             convo = [
                 *convo,
-                {"role": "assistant", "content": message.content or ""},
+                {"role": "assistant", "content": text},
                 {"role": "user", "content": CORRECTIVE},
             ]
+
+    def _json_only(self, request: Request, read) -> Proposal:
+        import openai
+
+        convo = messages(request, json_only=True)
+        try:
+            response = self._call(convo)
+        except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
+            raise ProviderError(f"the endpoint rejected the request: {_short(exc)}") from None
+        text = getattr(self._message(response), "content", None) or ""
+        return self._done(read(text), response, convo, text)
+
+    def _done(self, found: Proposal, response, convo: list[dict], answer: str) -> Proposal:
+        return replace(found, usage=self._usage(response, convo, answer), model=self.model)

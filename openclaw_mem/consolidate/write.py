@@ -1,0 +1,154 @@
+"""Writing one consolidation: the edits applied to the curated files as they are at that
+moment, the HISTORY.md paragraph and its marker, and the commit. A direct run and an
+accepted proposal (`mem review`) both end here."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from ..errors import ConflictError
+from ..fsutil import append_locked, atomic_write_text, read_text
+from ..markdown import COMMIT_CONSOLIDATE, COMMIT_LOG
+from ..proposal import Edit
+from ..secrets import redact
+from ..text import plural
+from ..workspace import CURATED_FILES, HISTORY_FILE, Workspace
+from .edits import Outcome, apply_edits
+
+DOCUMENTS = CURATED_FILES
+
+
+@dataclass(frozen=True)
+class Options:
+    now: datetime
+    min_confidence: float = 0.5
+    memory_window: int = 50
+    keep_recent: int = 20
+    redact_extra: tuple[str, ...] = ()
+    commit: bool = True
+    daily_token_budget: int = 0  # 0: no limit (automatic runs only)
+
+
+@dataclass
+class BatchReport:
+    entries: int  # log entries this batch covers
+    sent: int  # of which sent to the provider (the rest were noise or repeats)
+    outcomes: list[Outcome]
+    history_entry: str
+    diff: str
+    files: list[str] = field(default_factory=list)  # written
+    commit: str | None = None  # short sha
+    reapplied: list[str] = field(default_factory=list)  # files edited meanwhile
+    proposal: str | None = None  # its id in .mem/proposals/, when proposed for review
+
+    def counts(self) -> dict[str, int]:
+        applied = [o.edit for o in self.outcomes if o.applied]
+        return {
+            "added": sum(e.op == "add" for e in applied),
+            "updated": sum(e.op == "update" for e in applied),
+            "deleted": sum(e.op == "delete" for e in applied),
+            "deprecated": sum(e.op == "deprecate" for e in applied),
+            "skipped": sum(not o.applied for o in self.outcomes),
+        }
+
+
+def read_docs(ws: Workspace) -> dict[str, str]:
+    return {
+        name: read_text(ws.root / name, name) if (ws.root / name).exists() else ""
+        for name in DOCUMENTS
+    }
+
+
+def commit_message(batch: BatchReport, provider: str, redact_extra: Sequence[str] = ()) -> str:
+    """The consolidation's commit message: counts, provider, every edit. Whatever a model
+    wrote passes the secret filter first (an edit refused for a secret is already withheld)."""
+    c = batch.counts()
+    lines = [
+        f"{COMMIT_CONSOLIDATE} +{c['added']} ~{c['updated']} -{c['deleted']}, "
+        f"{c['deprecated']} deprecated",
+        "",
+        f"provider: {provider}; {plural(batch.entries, 'log entry')} ({batch.sent} sent)",
+    ]
+    for o in batch.outcomes:
+        e = o.edit
+        what = e.text or e.target
+        state = "" if o.applied else f" [skipped: {o.status}]"
+        lines.append(f"- {e.op} {e.file}: {redact(what[:100], redact_extra)[0]}{state}")
+    return "\n".join(lines)
+
+
+def unified_diff(before: dict[str, str], after: dict[str, str]) -> str:
+    out: list[str] = []
+    for name in before:
+        if before[name] != after[name]:
+            out += difflib.unified_diff(
+                before[name].splitlines(keepends=True),
+                after[name].splitlines(keepends=True),
+                f"a/{name}",
+                f"b/{name}",
+            )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in out)
+
+
+def write_batch(
+    ws: Workspace,
+    opts: Options,
+    label: str,
+    edits: Sequence[Edit],
+    paragraph: str,
+    last_lines: dict[str, int],
+    docs: dict[str, str],
+    batch: BatchReport,
+) -> None:
+    """Apply the edits to the files as they are now, write them and the HISTORY.md
+    paragraph, commit. Used by a direct run and by `mem review` accepting a proposal."""
+    day = opts.now.date()
+    fresh = read_docs(ws)
+    batch.reapplied = [name for name in DOCUMENTS if fresh[name] != docs[name]]
+    new_docs, outcomes = apply_edits(fresh, edits, day, opts.min_confidence, opts.redact_extra)
+    if batch.reapplied:  # someone saved a file while the model was thinking: their text wins
+        batch.outcomes = outcomes + [o for o in batch.outcomes if o.status == "invalid"]
+    changed = [name for name in DOCUMENTS if new_docs[name] != fresh[name]]
+    if read_docs(ws) != fresh:
+        raise ConflictError(
+            "a memory file changed twice while consolidating; nothing was written, run it again"
+        )
+    repo = None
+    if opts.commit:
+        from .. import gitrepo
+
+        repo = gitrepo.open_repo(ws.root)
+    if repo is not None:
+        # The logs read go in a commit of their own first: the marker is about to point
+        # into them, and `mem undo` must revert the distilled edits, never the log itself.
+        logs = sorted(last_lines)
+        gitrepo.commit_memory(ws.root, f"{COMMIT_LOG} {', '.join(logs)[:200]}", logs)
+    for name in changed:
+        atomic_write_text(ws.root / name, new_docs[name])
+    append_locked(ws.root / HISTORY_FILE, lambda existing: _append_bytes(existing, paragraph))
+    batch.files = [*changed, HISTORY_FILE]
+    if repo is not None:
+        message = commit_message(batch, label, opts.redact_extra)
+        info = gitrepo.commit_memory(ws.root, message, batch.files)
+        batch.commit = info.short if info else None
+
+
+def _with_paragraph(existing: str, paragraph: str) -> str:
+    return (existing.encode("utf-8") + _append_bytes(existing.encode("utf-8"), paragraph)).decode(
+        "utf-8"
+    )
+
+
+def _append_bytes(existing: bytes, paragraph: str) -> bytes:
+    if not existing:
+        head = "# HISTORY\n\n"
+    elif existing.endswith(b"\n\n"):
+        head = ""
+    elif existing.endswith(b"\n"):
+        head = "\n"
+    else:
+        head = "\n\n"
+    return (head + paragraph).encode("utf-8")
