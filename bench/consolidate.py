@@ -3,6 +3,8 @@ with the offline provider and with a scripted OpenAI-compatible server on 127.0.
 real openai client, no network, no key).
 
     python bench/consolidate.py [--entries 500] [--context 16000]
+    python bench/consolidate.py --scale      # the offline provider on a 100k-entry backlog
+                                             # and on one 80 KB entry without punctuation
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from llm_server import ScriptedLLM, tool_call
 
 from openclaw_mem.consolidate.run import Options, consolidate
 from openclaw_mem.logs import NewEntry, append_entries
-from openclaw_mem.providers import choose
+from openclaw_mem.providers import create
 from openclaw_mem.scaffold import init_workspace
 from openclaw_mem.workspace import Workspace
 
@@ -69,18 +71,57 @@ def make_backlog(root: Path, n: int, seed: int = 3) -> None:
 
 
 def run(root: Path, provider_name: str, settings: dict, env: dict) -> tuple[float, object]:
-    provider = choose(provider_name, settings, env)
+    provider = create(provider_name, settings, env)
     opts = Options(now=datetime(2026, 11, 30, 12, 0))
     t = time.perf_counter()
     report = consolidate(Workspace(root), provider, opts)
     return time.perf_counter() - t, report
 
 
+def scale() -> None:
+    """Entries per second of the offline provider: rules that are linear in the text."""
+    from openclaw_mem.proposal import PromptEntry, Request
+    from openclaw_mem.providers.offline import OfflineProvider
+
+    provider = OfflineProvider()
+    words = ("settlement", "queue", "latency", "对账", "服务", "redis", "deploy", "我们")
+    rng = random.Random(5)
+    for kb in (20, 40, 80):
+        text = " ".join(rng.choice(words) for _ in range(kb * 1024 // 7))[: kb * 1024]
+        entry = PromptEntry(
+            "memory/2026-11-30.md#L3-L4", datetime(2026, 11, 30, 9), "user", text, 1
+        )
+        start = time.perf_counter()
+        provider.propose(Request((entry,), {}, datetime(2026, 11, 30, 10)))
+        print(
+            f"one {kb} KB entry without sentence punctuation: {time.perf_counter() - start:.3f} s"
+        )
+    with tempfile.TemporaryDirectory() as tmp:
+        for n in (10_000, 100_000):
+            root = Path(tmp) / f"scale-{n}"
+            init_workspace(root, use_git=False)
+            make_backlog(root, n)
+            start = time.perf_counter()
+            report = consolidate(
+                Workspace(root),
+                OfflineProvider(),
+                Options(now=datetime(2026, 12, 31), commit=False),
+            )
+            seconds = time.perf_counter() - start
+            print(
+                f"a {n:,}-entry backlog: {seconds:.1f} s, {n / seconds:,.0f} entries/s, "
+                f"{len(report.batches)} batch, {report.calls} call"
+            )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--entries", type=int, default=500)
     ap.add_argument("--context", type=int, default=16000, help="llm.context_tokens")
+    ap.add_argument("--scale", action="store_true", help="the offline provider at scale")
     args = ap.parse_args()
+    if args.scale:
+        return scale()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "base"
         init_workspace(base)

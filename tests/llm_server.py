@@ -121,13 +121,13 @@ class ScriptedLLM:
             )
         if kind == "text":
             return self._send(handler, 200, completion({"role": "assistant", "content": step[1]}))
-        if kind == "tool":
+        if kind in ("tool", "tool-object"):  # tool-object: arguments as a JSON object
             call = {
                 "id": "call_1",
                 "type": "function",
                 "function": {
                     "name": step[2] if len(step) > 2 else "save_memory",
-                    "arguments": step[1],
+                    "arguments": step[1] if kind == "tool" else json.loads(step[1]),
                 },
             }
             return self._send(

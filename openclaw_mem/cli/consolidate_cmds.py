@@ -101,9 +101,7 @@ def review_cmd(
         pending, _, _ = mem.review(proposal)
         if not 1 <= edit <= len(pending.edits):
             raise UsageError(f"proposal {pending.id} has edits 1-{len(pending.edits)}")
-        text = typer.edit(pending.edits[edit - 1]["text"] or "")
-        if text is None:
-            raise UsageError("the editor closed without saving; nothing was changed")
+        text = _in_editor(pending.edits[edit - 1]["text"] or "", st.env)
         reword = ((edit, text),)
     pending, diff, batch = mem.review(
         proposal,
@@ -124,6 +122,28 @@ def review_cmd(
         )
     else:
         render.proposal_view(st.term, pending, diff)
+
+
+def _in_editor(text: str, env: dict[str, str]) -> str:
+    """Let the person reword a line in $VISUAL or $EDITOR (vi when neither is set)."""
+    import os
+    import shlex
+    import subprocess
+    import tempfile
+
+    editor = env.get("VISUAL") or env.get("EDITOR") or "vi"
+    fd, path = tempfile.mkstemp(suffix=".md", prefix="mem-review-")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+        if subprocess.run([*shlex.split(editor), path]).returncode != 0:
+            raise UsageError(f"{editor} exited with an error; nothing was changed")
+        with open(path, encoding="utf-8") as f:
+            return " ".join(f.read().split())
+    except FileNotFoundError:
+        raise UsageError(f"cannot run the editor {editor!r} (set $EDITOR)") from None
+    finally:
+        os.unlink(path)
 
 
 @app.command("undo")

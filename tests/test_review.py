@@ -1,0 +1,124 @@
+"""Proposals and `mem review`, the tool modes, the strict-mode schema, the cost ledger."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+
+import git
+from helpers import snapshot
+from llm_server import tool_call
+from test_consolidate import GOOD, mem, run  # noqa: F401
+
+
+def test_propose_then_review_with_a_rejected_and_a_reworded_edit(mem, llm, monkeypatch):  # noqa: F811
+    llm.push(tool_call(GOOD))
+    before = snapshot(mem.root)
+    out = run(mem, llm, "--propose").stdout
+    assert "kept for review: mem review " in out
+    assert snapshot(mem.root) == before  # nothing written, nothing committed
+    waiting = mem.json("review")["proposals"]
+    assert len(waiting) == 1 and len(waiting[0]["edits"]) == 3
+    ident = waiting[0]["id"]
+    assert mem.json("status")["consolidation"]["proposals"] == 1
+    assert "wait for the user's review" in mem("context", "backend").stdout
+    assert "nothing to do" in run(mem, llm).stdout  # the entries wait in the proposal
+
+    shown = mem("review", ident[:8]).stdout
+    assert "+- Go code style: golangci-lint" in shown and "--accept-all" in shown
+    # Reword edit 2 in "the editor": a script that writes the new wording into the file.
+    script = (
+        "import sys; open(sys.argv[1], 'w').write('Go style: golangci-lint + gofumpt, always.')"
+    )
+    monkeypatch.setenv("EDITOR", f"{sys.executable} -c {shlex.quote(script)}")
+    monkeypatch.delenv("VISUAL", raising=False)
+    mem("review", ident, "--edit", "2")
+    result = mem("review", ident, "--reject", "1", "--accept")
+    assert "committed" in result.stdout
+    user = (mem.root / "USER.md").read_text(encoding="utf-8")
+    memory = (mem.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "~~Mainly uses Python" not in user  # edit 1 rejected
+    assert "- Go style: golangci-lint + gofumpt, always." in memory  # edit 2 reworded
+    head = git.Repo(mem.root).head.commit
+    assert head.message.startswith("consolidate: +1")
+    assert mem.json("review")["proposals"] == []
+    assert mem.json("status")["consolidation"]["pending"] == 0
+
+
+def test_a_dropped_proposal_is_proposed_again(mem, llm):  # noqa: F811
+    llm.push(tool_call(GOOD))
+    run(mem, llm, "--propose")
+    ident = mem.json("review")["proposals"][0]["id"]
+    mem("review", ident, "--drop")
+    llm.push(tool_call(GOOD))
+    assert "committed" in run(mem, llm).stdout
+
+
+def test_auto_with_review_on_proposes(mem, llm):  # noqa: F811
+    (mem.root / "mem.toml").write_text(
+        "[consolidate]\nreview = true\nmemory_window = 1\nkeep_recent = 0\n", encoding="utf-8"
+    )
+    llm.push(tool_call(GOOD))
+    assert "kept for review" in run(mem, llm, "--auto").stdout
+
+
+def test_an_endpoint_without_tools_gets_the_json_in_its_message(mem, llm):  # noqa: F811
+    llm.push(
+        ("status", 400, "tools are not supported by this model"),
+        ("text", "```json\n" + json.dumps(GOOD) + "\n```"),
+    )
+    run(mem, llm)
+    assert "tools" in llm.requests[0] and "tools" not in llm.requests[1]
+    assert "Answer with one JSON object" in llm.requests[1]["messages"][0]["content"]
+    assert "~~Mainly uses Python" in (mem.root / "USER.md").read_text(encoding="utf-8")
+
+
+def test_tool_mode_json_never_sends_tools_and_tools_never_falls_back(mem, llm, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("MEM_LLM_TOOL_MODE", "json")
+    llm.push(("text", json.dumps(GOOD)))
+    run(mem, llm)
+    assert "tools" not in llm.requests[-1]
+    monkeypatch.setenv("MEM_LLM_TOOL_MODE", "tools")
+    mem("log", "--at", "2026-11-24T12:00", "--role", "user", "I'm using Neovim now")
+    llm.push(("status", 400, "tools are not supported by this model"))
+    result = run(mem, llm, ok=False)
+    assert result.exit_code == 7 and "llm.tool_mode = tools" in result.stderr
+
+
+def test_the_schema_is_valid_in_openai_strict_mode():
+    from openclaw_mem.consolidate.schema import SCHEMA, TOOL
+
+    assert TOOL["function"]["strict"] is True
+
+    def check(node):
+        if node.get("type") == "object" or "properties" in node:
+            assert node.get("additionalProperties") is False
+            assert set(node["required"]) == set(node["properties"])
+            for sub in node["properties"].values():
+                check(sub)
+        if "items" in node:
+            check(node["items"])
+        for word in ("minimum", "maximum", "pattern", "format", "default", "minItems"):
+            assert word not in node, word
+
+    check(SCHEMA)
+
+
+def test_the_ledger_counts_tokens_and_the_budget_stops_auto(mem, llm, monkeypatch):  # noqa: F811
+    llm.push(tool_call(GOOD))
+    run(mem, llm)
+    history = (mem.root / "HISTORY.md").read_text(encoding="utf-8")
+    assert "tokens 100+20 on 2026-11-24 (openai test-model @" in history
+    tokens = mem.json("status")["consolidation"]["tokens"]
+    assert tokens["byDay"]["2026-11-24"] == {"prompt": 100, "completion": 20, "runs": 1}
+    assert next(iter(tokens["byModel"].values()))["prompt"] == 100
+    (mem.root / "mem.toml").write_text(
+        "[consolidate]\nmemory_window = 1\nkeep_recent = 0\n[llm]\ndaily_token_budget = 500\n",
+        encoding="utf-8",
+    )
+    for i in range(3):
+        mem("log", "--at", f"2026-11-24T12:0{i}", "--role", "user", f"I plan to ship Atlas v{i}")
+    before = snapshot(mem.root)
+    out = run(mem, llm, "--auto").stdout
+    assert "llm.daily_token_budget = 500" in out and snapshot(mem.root) == before
