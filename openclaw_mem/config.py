@@ -291,6 +291,13 @@ KEYS: tuple[Key, ...] = (
         min=0,
     ),
     Key(
+        "consolidate.user_budget",
+        600,
+        "Tokens USER.md may hold (CJK counted): it is read on every turn. A consolidation "
+        "that leaves it larger says which low-importance lines `mem cleanup` could archive.",
+        min=50,
+    ),
+    Key(
         "consolidate.review",
         False,
         "Let automatic consolidation (--auto) propose for `mem review` instead of applying.",

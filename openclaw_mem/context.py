@@ -37,6 +37,7 @@ PROFILE_SHARE = 0.45  # the profile may take this much of the budget at most
 class Memory:
     text: str
     cite: str
+    src: str = ""  # for a curated line: the log lines it was distilled from
 
 
 @dataclass
@@ -196,14 +197,15 @@ def build_context(
         )
         room = budget - reserve - used - fixed
         text = _compact(hit.snippet)
-        item = Memory(text, hit.citation)
+        src = hit.explain.get("src", "")
+        item = Memory(text, hit.citation, src)
         cost = estimate_tokens(f"- {item.text} ({item.cite})") + 1
         while cost > room and len(text) > 40:  # shorten rather than drop the best match
             cut = min(len(text) - 8, int(len(text) * room / cost) - 2)
             if cut < 40:
                 break
             text = text[:cut].rstrip() + "…"
-            item = Memory(text, hit.citation)
+            item = Memory(text, hit.citation, src)
             cost = estimate_tokens(f"- {item.text} ({item.cite})") + 1
         if cost > room:
             continue

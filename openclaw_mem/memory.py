@@ -688,4 +688,5 @@ class Memory:
             redact_extra=tuple(cfg["consolidate.redact_patterns"]),
             commit=cfg["git.autocommit"] != "never",
             daily_token_budget=cfg["llm.daily_token_budget"],
+            user_budget=cfg["consolidate.user_budget"],
         )

@@ -20,7 +20,7 @@ import numpy as np
 from .errors import MemError, NotFound, UsageError
 from .fsutil import read_bytes
 from .index import VEC_MADE, Index, IndexParams, days_since_epoch, open_index
-from .markdown import citation, lines_of, parse_citation, strip_comments
+from .markdown import citation, lines_of, parse_citation, parse_meta, strip_comments
 from .search import bm25, minhash, simhash
 from .search.rank import decay_factors, fuse, mmr, normalize, top_k
 from .search.tokenize import is_shingle, shingles, tokenize
@@ -466,6 +466,9 @@ def recall(
         rel, lines = lines_of(doc)
         lo, hi = int(start[doc]), int(end[doc])
         w = float(when[doc])
+        sources = [m.fields["src"] for m in map(parse_meta, lines) if m and m.fields.get("src")]
+        if sources:  # where a curated line came from: `mem get` opens it
+            explain = {**explain, "src": ",".join(sources)}
         hits.append(
             Hit(
                 rel,

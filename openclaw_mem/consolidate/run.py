@@ -190,7 +190,30 @@ def _consolidate(
         if progress:
             progress(number, len(spans))
     report.calls, report.tokens_sent = provider.calls, provider.tokens_sent
+    if opts.user_budget and not (dry_run or propose):
+        report.warnings += _user_budget(ws, opts.user_budget)
     return report
+
+
+def _user_budget(ws: Workspace, budget: int) -> list[str]:
+    """USER.md is read on every turn: when it outgrows its budget, name the least important
+    lines `mem cleanup` could archive. Nothing is truncated."""
+    from ..markdown import parse_meta, split_doc
+
+    text = read_docs(ws)["USER.md"]
+    size = estimate_tokens(text)
+    if size <= budget:
+        return []
+    scored = [
+        (meta.importance, n)
+        for n, line in enumerate(split_doc(text).lines, 1)
+        if (meta := parse_meta(line)) is not None
+    ]
+    names = ", ".join(f"USER.md:{n} (importance {i:g})" for i, n in sorted(scored)[:3])
+    return [
+        f"USER.md holds about {size} tokens, over consolidate.user_budget = {budget}"
+        + (f"; least important: {names} (mem cleanup archives what is stale)" if names else "")
+    ]
 
 
 def _over_budget(
@@ -214,7 +237,7 @@ def resolve(edits: Sequence[Edit], prompt: Sequence[PromptEntry]) -> list[Edit]:
     out = []
     for edit in edits:
         cited = [by_number[n] for n in edit.sources if n in by_number]
-        origin = ",".join(e.cite.split("-L")[0] for e in cited)
+        origin = ",".join(e.cite for e in cited)  # path#Lx-Ly: `mem get` opens it as cited
         dates = [e.when.date() for e in cited if e.when]
         out.append(replace(edit, origin=origin, on=max(dates) if dates else None))
     return out

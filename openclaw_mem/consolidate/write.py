@@ -30,6 +30,7 @@ class Options:
     redact_extra: tuple[str, ...] = ()
     commit: bool = True
     daily_token_budget: int = 0  # 0: no limit (automatic runs only)
+    user_budget: int = 0  # tokens USER.md may hold before a run says what could go
 
 
 @dataclass

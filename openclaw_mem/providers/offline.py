@@ -1,15 +1,22 @@
-"""Consolidation by rules: no model, no network, no key, and the same answer every time.
+"""Consolidation by rules: no model, no network, no key, the same answer every time, and
+little of it: USER.md is read on every turn, so a line goes in only when a rule is sure.
 
-It reads what the user said, sentence by sentence, in English or Chinese:
+It reads what the user said (role `user`, or a `note`), sentence by sentence, in English or
+Chinese, and keeps durable statements only:
 - explicit requests ("remember …", "记住…") -> MEMORY Facts, or AGENTS Rules when they say
   always / never / 不要 / 每次;
-- identity ("I am …", "my name is …", "我是…", "我叫…") -> USER Identity;
-- preferences ("I prefer / like …", "please keep …", "我喜欢 / 习惯…") -> USER Preferences;
-- tools and projects ("I'm using …", "我在用…") -> MEMORY Projects;
-- goals ("I plan to …", "我打算…") -> USER Goals;
-- corrections ("actually …", "不对…", "现在改用…", "switched to …") -> deprecate the existing
-  line they replace (the one sharing most words with them), or add a fact when none does.
-The history paragraph is built from the entries' times and first sentences.
+- identity ("I'm a nurse", "I live in …", "I work at …", "my name is …", "我是…", "我住在…")
+  -> USER Identity, as "Is a nurse", "Lives in …";
+- preferences with an object ("I prefer / like / love … X", "please keep …", "我喜欢…")
+  -> USER Preferences, as "Likes X"; "I love them!" names nothing and is left out;
+- tools and projects ("I'm using …", "I'm building …", "我在用…") -> MEMORY Projects;
+- plans with a time ("I plan to … next month", "我打算明年…") -> USER Goals;
+- corrections ("actually …", "不对…", "现在改用…", "switched to …") -> deprecate the line
+  they replace (the one sharing most words with them), or add a fact when none does.
+Other speakers' words, questions, greetings, feelings and passing states stay in the log.
+A line close to one already there (MinHash similarity) is not added again, and a section
+grows by at most a few lines a run. Every edit cites the entry it came from.
+The history paragraph is built from the entries' times and the statements taken.
 """
 
 from __future__ import annotations
@@ -17,12 +24,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from ..consolidate.schema import read_answer
 from ..markdown import core, history_stamp, is_live_bullet, split_doc
 from ..proposal import PromptEntry, Proposal, Request, Usage
+from ..search import minhash
 from ..search.tokenize import shingles, tokenize
 from ..secrets import REDACTED
 from ..text import plural
+
+USER_ROLES = ("user", "note")  # the user's own words, and what they (or their agent) noted
+MAX_PER_SECTION = 3  # new lines a section may take in one run; the rest stays in the log
+SIMILAR = 0.5  # MinHash Jaccard above which a statement repeats a line already there
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+|[。！？；;\n]+")
 _QUESTION_RE = re.compile(
@@ -32,15 +46,50 @@ _RULE_WORDS = re.compile(
     r"\b(?:always|never|don't|do not|must)\b|每次|总是|不要|别|禁止|必须|不许", re.I
 )
 _LEAD_RE = re.compile(
-    r"^(?:hi|hello|hey|ok|okay|so|well|btw|by the way|quick update(?: about me)?|嗯|好的|对)"
-    r"[\s,，:：!！.-]*",
+    r"^(?:(?:hi|hello|hey|ok|okay|so|well|btw|by the way|yeah|yes|oh|wow|haha|lol|actually no|"
+    r"honestly|anyway|quick update(?: about me)?|嗯|好的|对)[\s,，:：!！.-]*)+",
     re.I,
 )
-
-_NOT_IDENTITY = (
-    "using|working|going|planning|trying|not|so|very|really|just|still|also|glad|happy|sorry|fine|"
-    "good|ok|okay|sure|done|back|here|on|in|at|about|thinking|looking|afraid|excited|tired|busy"
+# What a statement is about must be named in it: an object that opens with a pronoun, a
+# demonstrative or a wh-word ("that it teaches me", "how simple it is", "when you try"), or
+# leans on an "it"/"them" from the turn before, says nothing on its own.
+_UNNAMED_RE = re.compile(
+    r"^(?:it|them|that|this|those|these|you|him|her|so|too|very|all|everything|how|when|"
+    r"what|where|why|being|doing)\b|^(?:\S+\s+){0,3}(?:it|them)\b|\b(?:you|your|yours)\b",
+    re.I,
 )
+_NOT_IDENTITY_RE = re.compile(r"^(?:a|an)\s+(?:huge|big|great|massive|total|real|bit)\b", re.I)
+MIN_CONTENT_WORDS = 3  # in what a preference or plan is about: "creating art" is too little
+_TIME_RE = re.compile(
+    r"\b(?:next|this|by|in|on|before|after|until|every)\s+(?:week|weekend|month|year|summer|"
+    r"winter|spring|fall|autumn|morning|evening|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday|january|february|march|april|may|june|july|august|september|october|"
+    r"november|december|q[1-4]|\d{4})\b|\btomorrow\b|\btonight\b|\b(?:19|20)\d{2}\b|"
+    r"下(?:个)?(?:月|周|星期)|明年|今年|年底|月底|明天|\d+\s*月|周[一二三四五六日末]",
+    re.I,
+)
+_VERBS = {
+    "prefer": "Prefers",
+    "like": "Likes",
+    "love": "Loves",
+    "enjoy": "Enjoys",
+    "hate": "Hates",
+    "dislike": "Dislikes",
+    "don't like": "Doesn't like",
+    "do not like": "Doesn't like",
+    "plan": "Plans",
+    "want": "Wants",
+    "intend": "Intends",
+    "hope": "Hopes",
+    "aim": "Aims",
+    "am going": "Is going",
+    "'m going": "Is going",
+    "using": "Uses",
+    "working on": "Is working on",
+    "building": "Is building",
+}
+
+# kind, pattern; `v` is the verb (rewritten in the third person), `x` what it is about.
 RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("correction", re.compile(r"^(?:actually|correction|update)\b[\s,:：]*(?P<x>.+)", re.I)),
     ("correction", re.compile(r"^(?:不对|更正|纠正|其实)[\s，,：:]*(?P<x>.+)")),
@@ -61,41 +110,47 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     ("remember", re.compile(r"^(?:请)?(?:记住|别忘了|记一下|记得)[\s:：，,]*(?P<x>.+)")),
+    ("identity", re.compile(r"^my name is (?P<x>.+)", re.I)),
+    ("identity", re.compile(r"^I(?:'m| am) (?P<x>(?:a|an) (?!bit\b|little\b|lot\b).+)", re.I)),
     (
         "identity",
-        re.compile(rf"\b(?:I am|I'm|my name is)\s+(?!(?:{_NOT_IDENTITY})\b)(?P<x>.+)", re.I),
+        re.compile(
+            r"^I (?P<v>live|grew up|was born|work|am working|study|teach)"
+            r" (?P<x>(?:in|at|as|for|near) .+)",
+            re.I,
+        ),
     ),
-    ("identity", re.compile(r"^我(?:是|叫)(?P<x>.+)")),
+    ("identity", re.compile(r"^I(?:'m| am) (?P<x>from .+)", re.I)),
+    ("identity", re.compile(r"^我(?P<x>(?:是|叫|住在|在.{1,12}工作|来自).+)")),
     (
         "preference",
         re.compile(
-            r"\bI\s+(?:really\s+|also\s+|much\s+)?"
-            r"(?:prefer|like|love|enjoy|hate|dislike|don't like|do not like)\b(?P<x>.+)",
+            r"^I (?:really |also |much |absolutely )?"
+            r"(?P<v>prefer|like|love|enjoy|hate|dislike|don't like|do not like) (?P<x>.+)",
             re.I,
         ),
     ),
     (
         "preference",
         re.compile(
-            r"^please\s+(?:always\s+)?(?:keep|use|answer|reply|write|suggest|"
-            r"avoid|give)\b(?P<x>.+)",
+            r"^please\s+(?:always\s+)?(?:keep|use|answer|reply|write|suggest|avoid|give)\b.+",
             re.I,
         ),
     ),
     (
         "preference",
-        re.compile(r"^我(?:更|比较|很|也|一直)?(?:喜欢|偏好|习惯|讨厌|不喜欢)(?P<x>.+)"),
+        re.compile(r"^我(?P<x>(?:更|比较|很|也|一直)?(?:喜欢|偏好|习惯|讨厌|不喜欢).+)"),
     ),
     (
         "tool",
-        re.compile(r"\bI(?:'m| am)\s+(?:now\s+)?(?:using|working on|building)\s+(?P<x>.+)", re.I),
+        re.compile(r"^I(?:'m| am) (?:now )?(?P<v>using|working on|building) (?P<x>.+)", re.I),
     ),
-    ("tool", re.compile(r"^我(?:最近|现在|正在|目前)?(?:在用|在做|用的是)(?P<x>.+)")),
+    ("tool", re.compile(r"^我(?P<x>(?:最近|现在|正在|目前)?(?:在用|在做|用的是).+)")),
     (
         "goal",
-        re.compile(r"\bI\s+(?:plan|want|intend|hope|aim|am going|'m going)\s+to\s+(?P<x>.+)", re.I),
+        re.compile(r"^I (?P<v>plan|want|intend|hope|aim|am going|'m going) to (?P<x>.+)", re.I),
     ),
-    ("goal", re.compile(r"^我(?:打算|计划|准备|想要|希望|的目标是)(?P<x>.+)")),
+    ("goal", re.compile(r"^我(?P<x>(?:打算|计划|准备|想要|希望|的目标是).+)")),
 )
 # kind -> (file, section, type, importance, confidence)
 TARGETS = {
@@ -160,8 +215,64 @@ def _replaced(statement: str, existing: list[_Line]) -> _Line | None:
 
 
 def _clean(text: str) -> str:
-    text = " ".join(text.split()).strip(" ,，:：;；").rstrip(".。")
+    text = " ".join(text.split()).strip(" ,，:：;；").rstrip(".。!！")
     return (text[:1].upper() + text[1:])[:300]
+
+
+_POSSESSIVE = re.compile(r"\b(?:my|our)\b", re.I)
+
+
+def _stand_alone(kind: str, m: re.Match[str], sentence: str) -> str | None:
+    """The statement as a line that stands alone: "I love hiking in the Alps" -> "Loves
+    hiking in the Alps"; None when what it is about is only a pronoun."""
+    x = (m.groupdict().get("x") or sentence).strip()
+    if kind == "identity" and (_NOT_IDENTITY_RE.match(x) or _UNNAMED_RE.search(x)):
+        return None
+    if kind in ("remember", "correction") or "v" not in m.groupdict():
+        if kind == "identity" and x.lower().startswith(("a ", "an ", "from ")):
+            x = "Is " + x
+        return _clean(x)
+    x = _POSSESSIVE.sub("their", x)
+    if _UNNAMED_RE.search(x) or len(_words(x)) < MIN_CONTENT_WORDS:
+        return None
+    verb = m["v"].lower()
+    if kind == "identity":
+        head = {
+            "live": "Lives",
+            "grew up": "Grew up",
+            "was born": "Was born",
+            "work": "Works",
+            "am working": "Works",
+            "study": "Studies",
+            "teach": "Teaches",
+        }[verb]
+    else:
+        head = _VERBS.get(verb, verb.capitalize())
+    glue = " to " if kind == "goal" else " "
+    return _clean(f"{head}{glue}{x}")
+
+
+class _Similar:
+    """MinHash signatures of the lines there and those taken this run: a statement whose
+    estimated Jaccard with one of them is SIMILAR or more repeats it."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.a, self.b = minhash.permutations(128)
+        self.sigs = [self._sig(t) for t in texts]
+
+    def _sig(self, text: str) -> np.ndarray | None:
+        words = sorted(_words(text))
+        return minhash.signature(words, self.a, self.b) if words else None
+
+    def repeats(self, text: str) -> bool:
+        sig = self._sig(text)
+        if sig is None:
+            return True
+        known = [s for s in self.sigs if s is not None]
+        if known and float(minhash.jaccard(np.stack(known), sig).max()) >= SIMILAR:
+            return True
+        self.sigs.append(sig)
+        return False
 
 
 class OfflineProvider:
@@ -176,31 +287,33 @@ class OfflineProvider:
     def propose(self, request: Request) -> Proposal:
         self.calls += 1
         existing = _existing(request.documents)
+        similar = _Similar([line.text for line in existing])
         edits: list[dict] = []
-        seen: set[str] = set()
+        per_section: dict[str, int] = {}
         used: list[str] = []
         for entry in request.entries:
-            if entry.role in ("assistant", "system"):
-                continue
+            if entry.role not in USER_ROLES:
+                continue  # another speaker's words, or the assistant's: they stay in the log
             for sentence in sentences(entry.text):
                 if REDACTED in sentence or _QUESTION_RE.search(sentence):
                     continue
                 edit = self._edit(_LEAD_RE.sub("", sentence), existing)
                 if edit is None:
                     continue
-                edit["sources"] = [entry.number]
-                key = edit["text"].casefold()
-                if key in seen:
+                section = f"{edit['file']}/{edit.get('section') or edit.get('target')}"
+                if per_section.get(section, 0) >= MAX_PER_SECTION and edit["op"] == "add":
                     continue
-                seen.add(key)
+                if edit["op"] == "add" and similar.repeats(edit["text"]):
+                    continue
+                per_section[section] = per_section.get(section, 0) + 1
+                edit["sources"] = [entry.number]
                 edits.append(edit)
                 used.append(f"{_hhmm(entry)}{sentence.rstrip('.。')}")
         history = self._history(request.entries, used, request.now)
         timed = [e.when for e in request.entries if e.when]
         answer = {"history_entry": history, "edits": edits}
-        found = read_answer(
-            answer, entries=len(request.entries), last=max(timed, default=request.now)
-        )
+        last = max(timed, default=request.now)
+        found = read_answer(answer, entries=len(request.entries), last=last)
         return replace(found, usage=Usage(0, 0), model="rules")
 
     def _edit(self, sentence: str, existing: list[_Line]) -> dict | None:
@@ -208,8 +321,10 @@ class OfflineProvider:
             m = pattern.search(sentence)
             if not m:
                 continue
-            text = _clean(m["x"] if kind in ("remember", "correction") else sentence)
-            if len(text) < 4:
+            if kind == "goal" and not _TIME_RE.search(sentence):
+                return None  # a plan without a time is a passing thought
+            text = _stand_alone(kind, m, sentence)
+            if text is None or len(_words(text)) < 2:
                 return None
             if kind == "remember" and _RULE_WORDS.search(text):
                 kind = "rule"
@@ -238,13 +353,13 @@ class OfflineProvider:
         first = min(timed) if timed else now
         stamp = history_stamp(last)
         span = f" from {first:%Y-%m-%d %H:%M} to {last:%Y-%m-%d %H:%M}"
-        talk = [e for e in entries if e.role not in ("assistant", "system")]
+        talk = [e for e in entries if e.role in USER_ROLES]
         head = f"{stamp} {plural(len(entries), 'log entry')}{span}, {len(talk)} from the user."
         points = used[:4]
         if not points:  # nothing matched a rule: the first sentences of the longest turns
-            longest = sorted(talk, key=lambda e: -len(e.text))[:3]
+            longest = sorted(entries, key=lambda e: -len(e.text))[:3]
             points = [
-                f"{_hhmm(e)}{(sentences(e.text) or [e.text])[0].rstrip('.。')}"
+                f"{_hhmm(e)}{e.role}: {(sentences(e.text) or [e.text])[0].rstrip('.。')}"
                 for e in sorted(longest, key=lambda e: e.cite)
             ]
         body = " ".join(f"{' '.join(p.split())[:240]}." for p in points if p)

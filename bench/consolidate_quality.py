@@ -1,0 +1,204 @@
+"""Consolidation quality against LoCoMo's annotated facts, for any provider.
+
+    python bench/consolidate_quality.py                        # the offline provider
+    python bench/consolidate_quality.py --provider openai --model gpt-4o-mini [--base-url URL]
+
+Each dev conversation becomes a workspace: `mem init`, then every turn logged, the first
+speaker as role `user`, the other under their own name (`--speaker`), one daily log a
+session. One consolidation runs over it all. LoCoMo's annotators wrote, per session and
+speaker, the facts ("observations") with the turn each came from, and a summary per session.
+
+A curated line added to MEMORY.md, USER.md or AGENTS.md is traced to its turn by its
+`src=` provenance. The rules, exactly:
+- **supported** (precision): some annotated fact about the same person comes from the same
+  turn and shares at least half of the line's content words (tokens that are not stopwords,
+  stemmed). A USER.md line is about the user; a MEMORY.md line is about the speaker of the
+  turn it cites.
+- **recall**: share of the annotated facts about the user that some added line captures,
+  by the same rule (same turn, half of the line's content words in the fact).
+- **misattributed**: USER.md lines whose cited turn was spoken by the other speaker.
+- **size**: lines and estimated tokens added to USER.md per 100 turns.
+- **history**: share of each session summary's content words found in HISTORY.md
+  (content-word recall), averaged over sessions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+import tempfile
+from datetime import datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from recall_quality import DEFAULT_DATA, parse_session_time
+
+from openclaw_mem.logs import NewEntry, append_entries, parse_log
+from openclaw_mem.markdown import parse_citation, parse_meta, split_doc
+from openclaw_mem.memory import Memory, init
+from openclaw_mem.search.tokenize import shingles, tokenize
+from openclaw_mem.text import estimate_tokens
+from openclaw_mem.workspace import Workspace
+
+_EVIDENCE_RE = re.compile(r"D:?(\d+):(\d+)")
+
+
+def words(text: str) -> set[str]:
+    return shingles(tokenize(text))
+
+
+def build(sample: dict, root: Path) -> tuple[dict, dict, int]:
+    """The conversation as daily logs: (path, line) -> dia_id, dia_id -> speaker, turns."""
+    conv = sample["conversation"]
+    user = conv["speaker_a"]
+    init(root, env={}, use_git=True)
+    ws = Workspace(root)
+    at_line: dict[tuple[str, int], str] = {}
+    speaker_of: dict[str, str] = {}
+    turns = 0
+    sessions = sorted(
+        (int(k.split("_")[1]), k) for k in conv if re.fullmatch(r"session_\d+", k) and conv[k]
+    )
+    for _, key in sessions:
+        start = parse_session_time(conv[f"{key}_date_time"])
+        path = ws.day_file(start.date())
+        before = path.read_text(encoding="utf-8").count("\n") if path.exists() else 0
+        entries = []
+        for i, turn in enumerate(conv[key]):
+            when = min(start + timedelta(minutes=i), start.replace(hour=23, minute=59))
+            label = "user" if turn["speaker"] == user else turn["speaker"]
+            text = turn["text"] + (
+                f"\n[shares an image: {turn['blip_caption']}]" if turn.get("blip_caption") else ""
+            )
+            entries.append(NewEntry(when, label, text))
+            speaker_of[turn["dia_id"]] = turn["speaker"]
+            turns += 1
+        append_entries(path, start.date(), entries)
+        fresh = [e for e in parse_log(path.read_text(encoding="utf-8")) if e.start_line > before]
+        for e, turn in zip(fresh, conv[key], strict=True):
+            at_line[(ws.rel(path), e.start_line)] = turn["dia_id"]
+    return at_line, speaker_of, turns
+
+
+def facts_of(sample: dict) -> list[tuple[str, str, str]]:
+    """(speaker, fact, dia_id) for every annotated observation."""
+    out = []
+    for per_speaker in sample.get("observation", {}).values():
+        for speaker, items in per_speaker.items():
+            for fact, evidence in items:
+                for a, b in _EVIDENCE_RE.findall(str(evidence)):
+                    out.append((speaker, fact, f"D{int(a)}:{int(b)}"))
+    return out
+
+
+def added_lines(root: Path, before: dict[str, str]) -> list[tuple[str, str, list[str]]]:
+    """(file, line, cited log locations) for every curated line the consolidation added."""
+    out = []
+    for name in ("USER.md", "MEMORY.md", "AGENTS.md"):
+        old = set(split_doc(before[name]).lines)
+        for line in split_doc((root / name).read_text(encoding="utf-8")).lines:
+            if line in old or not line.strip().startswith("-"):
+                continue
+            meta = parse_meta(line)
+            cites = (meta.fields.get("src", "") if meta else "").split(",")
+            out.append((name, re.sub(r"\s*<!--.*?-->\s*$", "", line)[2:], [c for c in cites if c]))
+    return out
+
+
+def supports(line: str, fact: str) -> bool:
+    mine = words(line)
+    return bool(mine) and len(mine & words(fact)) * 2 >= len(mine)
+
+
+def score(sample: dict, root: Path, provider: str, settings: dict) -> dict:
+    at_line, speaker_of, turns = build(sample, root)
+    user = sample["conversation"]["speaker_a"]
+    before = {
+        n: (root / n).read_text(encoding="utf-8") for n in ("USER.md", "MEMORY.md", "AGENTS.md")
+    }
+    env = {k: v for k, v in os.environ.items() if k.startswith("OPENAI_")}
+    env["MEM_EMBED_PROVIDER"] = "none"
+    mem = Memory.open(root, env=env, clock=lambda: datetime(2024, 1, 1, 12))
+    mem.consolidate(provider=provider, now=datetime(2024, 1, 1, 12), **settings)
+    facts = facts_of(sample)
+    lines = added_lines(root, before)
+    supported = misattributed = user_lines = user_tokens = 0
+    captured: set[int] = set()
+    for name, line, cites in lines:
+        dias = []
+        for cite in cites:
+            found = parse_citation(cite)
+            if found and (found[0], found[1]) in at_line:
+                dias.append(at_line[(found[0], found[1])])
+        speakers = {speaker_of[d] for d in dias}
+        about = {user} if name == "USER.md" else speakers
+        if name == "USER.md":
+            user_lines += 1
+            user_tokens += estimate_tokens(line)
+            misattributed += bool(speakers) and user not in speakers
+        ok = False
+        for i, (speaker, fact, dia) in enumerate(facts):
+            if dia in dias and speaker in about and supports(line, fact):
+                ok = True
+                if speaker == user:
+                    captured.add(i)
+        supported += ok
+    user_facts = [i for i, f in enumerate(facts) if f[0] == user]
+    history = words((root / "HISTORY.md").read_text(encoding="utf-8"))
+    summaries = list(sample.get("session_summary", {}).values())
+    overlap = [len(words(s) & history) / max(len(words(s)), 1) for s in summaries]
+    return {
+        "lines": len(lines),
+        "supported": supported,
+        "user_facts": len(user_facts),
+        "captured": len([i for i in captured if i in user_facts]),
+        "misattributed": misattributed,
+        "user_lines": user_lines,
+        "user_tokens": user_tokens,
+        "turns": turns,
+        "history": sum(overlap) / max(len(overlap), 1),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--provider", default="offline")
+    ap.add_argument("--model")
+    ap.add_argument("--base-url")
+    args = ap.parse_args()
+    settings = {k: v for k, v in (("model", args.model), ("base_url", args.base_url)) if v}
+    data = json.loads(args.data.read_text(encoding="utf-8"))
+    totals: dict[str, float] = {}
+    print(
+        f"{'conversation':<12} {'lines':>5} {'precision':>9} {'recall':>7} {'misattr':>7} "
+        f"{'USER lines/100t':>15} {'USER tok/100t':>13} {'history':>7}"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        for sample in data:
+            r = score(sample, Path(tmp) / sample["sample_id"], args.provider, settings)
+            for k, v in r.items():
+                totals[k] = totals.get(k, 0) + v
+            print(row(sample["sample_id"], r))
+    totals["history"] /= len(data)
+    print(row("all", totals))
+
+
+def row(name: str, r: dict) -> str:
+    precision = r["supported"] / r["lines"] if r["lines"] else float("nan")
+    recall = r["captured"] / r["user_facts"] if r["user_facts"] else float("nan")
+    per100 = 100 / max(r["turns"], 1)
+    return (
+        f"{name:<12} {int(r['lines']):>5} {precision:>9.2f} {recall:>7.2f} "
+        f"{int(r['misattributed']):>7} {r['user_lines'] * per100:>15.1f} "
+        f"{r['user_tokens'] * per100:>13.1f} {r['history']:>7.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
