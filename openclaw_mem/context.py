@@ -167,6 +167,7 @@ def build_context(
     now: datetime,
     memories: int = 5,
     embedder=None,
+    warm=None,
 ) -> ContextBlock:
     block = ContextBlock(budget)
     used = estimate_tokens(HEADER) + 1
@@ -186,7 +187,9 @@ def build_context(
     header = estimate_tokens("[Recent conversation]") + 2
     # Keep a quarter of the budget for the recent conversation, when there is one.
     reserve = min(budget // 4, header + sum(estimate_tokens(x) + 1 for x in recent))
-    hits = recall(ws, query, replace(opts, k=memories + 3, now=now), params, True, embedder).hits
+    hits = recall(
+        ws, query, replace(opts, k=memories + 3, now=now), params, True, embedder, warm
+    ).hits
     taken = 0
     for hit in hits:
         if hit.path == "USER.md" or taken >= memories:

@@ -167,6 +167,7 @@ class Memory:
         self.clock = clock
         self._index_params: IndexParams | None = None
         self._embedder: Embedder | bool | None = False  # False: not created yet
+        self.warm_index = None  # an Index kept fresh by a watcher (the resident process)
 
     @classmethod
     def open(
@@ -433,7 +434,9 @@ class Memory:
         opts = self.recall_options(
             k=k, min_score=min_score, now=now, since=since, until=until, path=path
         )
-        result = recall(self.ws, query, opts, self.index_params, record_access, self.embedder)
+        result = recall(
+            self.ws, query, opts, self.index_params, record_access, self.embedder, self.warm_index
+        )
         # Logs keep what was said, secrets included; what recall hands to a model or a
         # terminal does not.
         result.hits = [replace(h, snippet=self.redact(h.snippet)) for h in result.hits]
@@ -478,6 +481,7 @@ class Memory:
             when,
             cfg["context.memories"],
             self.embedder,
+            self.warm_index,
         )
         block.proposals = len(self.proposals())
         block.profile = [self.redact(line) for line in block.profile]
@@ -552,20 +556,92 @@ class Memory:
                 if on_consolidated is not None:
                     on_consolidated(report)
 
+        def refreshed(refresh: Refresh) -> None:
+            self.warm_index = refresh.index  # requests from now on see the new index
+            if refresh.paths:  # the warm-up at start is not news
+                on_refresh(refresh)
+
         return Watcher(
             self.ws,
             self.index_params,
-            on_refresh,
+            refreshed,
             after,
             on_error=on_error,
             debounce=self.config["watch.debounce"] if debounce is None else debounce,
+            embedder=self.embedder,
         )
 
     def serve_mcp(self, *, read_only: bool = False) -> None:
-        """Answer MCP requests on stdin/stdout until stdin closes."""
+        """Answer MCP requests on stdin/stdout until stdin closes; meanwhile answer recall,
+        context and get for the CLI over the resident socket."""
         from .mcp_server import serve_stdio
 
-        serve_stdio(self, read_only=read_only)
+        resident = self.start_resident()
+        try:
+            serve_stdio(self, read_only=read_only)
+        finally:
+            if resident is not None:
+                resident.stop()
+
+    # ------------------------------------------------------------- the resident process
+
+    def answer(self, op: str, args: dict) -> dict:
+        """recall, context or get as JSON-able data: what the resident process sends, and what
+        the CLI renders either way, so both paths print the same."""
+        from datetime import date as _date
+
+        def when(name: str):
+            return datetime.fromisoformat(args[name]) if args.get(name) else None
+
+        def day(name: str):
+            return _date.fromisoformat(args[name]) if args.get(name) else None
+
+        if op == "ping":
+            return {"root": str(self.root)}
+        if op == "recall":
+            found = self.recall(
+                args["query"],
+                k=args.get("k"),
+                min_score=args.get("min_score"),
+                now=when("now"),
+                since=day("since"),
+                until=day("until"),
+                path=args.get("path"),
+            )
+            return {
+                "results": [h.to_json(explain=True) for h in found.hits],
+                "warnings": list(found.warnings),
+            }
+        if op == "context":
+            block = self.context(args["query"], budget=args.get("budget"), now=when("now"))
+            return block.to_json()
+        if op == "get":
+            return self.get(args["spec"]).to_json()
+        raise UsageError(f"unknown request {op!r}")
+
+    def ask_resident(self, op: str, args: dict) -> dict | None:
+        """The resident process's answer when one serves this workspace (MEM_NO_DAEMON=1
+        turns it off); None to answer in-process. Its errors are raised here, as ours."""
+        from . import resident
+
+        if self.env.get("MEM_NO_DAEMON", "") not in ("", "0"):
+            return None
+        reply = resident.ask(self.root, op, args)
+        if reply is None:
+            return None
+        if reply.get("ok"):
+            return reply["result"]
+        from .errors import ExitCode, MemError
+
+        code = reply.get("code", 1)
+        raise MemError(reply.get("error", "the resident process failed"), exit_code=ExitCode(code))
+
+    def start_resident(self):
+        """Serve this memory on .mem/mem.sock; None when another process already does."""
+        from .resident import Resident
+
+        server = Resident(self.root, self.answer)
+        return server if server.start() else None
 
     # ------------------------------------------------------------- write rules
 

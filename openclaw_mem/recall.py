@@ -187,7 +187,9 @@ def rank_index(
     lexical = split.matched | (split.borrowed & (opts.context_alone > 0))
     text = bm25.capped(split, opts.context_cap, opts.context_alone) * (lexical & mask)
     by_embedding = query_vector is not None and index.dim > 0 and opts.mode != "bm25"
-    words = _membership(index, q_tokens, opts) * (lexical & mask)
+    words = np.zeros(len(mask))
+    admitted = np.flatnonzero(lexical & mask)
+    words[admitted] = _membership(index, q_tokens, opts, admitted)
     if by_embedding:
         q_bits = simhash.sign_bits(query_vector.vector, index.planes())[0]
         estimate = np.concatenate(
@@ -295,9 +297,23 @@ def rank_index(
     return out
 
 
-def _membership(index: Index, q_tokens: list[str], opts: RecallOptions) -> np.ndarray:
-    """The MinHash half: the IDF-weighted share of query words a chunk's own words may
-    contain. A word that occurs nowhere weighs nothing, so it cannot match by accident."""
+def _signature_rows(index: Index, docs: np.ndarray) -> np.ndarray:
+    """The MinHash signatures of some documents, read from the memory map: a query touches
+    the rows of its candidates, not every chunk of the workspace."""
+    nb = index.base.n
+    rows = np.empty((len(docs), index.params.num_perm), np.uint32)
+    low = docs < nb
+    rows[low] = index.base.sig[docs[low]]
+    rows[~low] = index.delta.sig[docs[~low] - nb]
+    return rows
+
+
+def _membership(
+    index: Index, q_tokens: list[str], opts: RecallOptions, docs: np.ndarray
+) -> np.ndarray:
+    """The MinHash half for `docs` (the chunks whose own words hold a query word): the
+    IDF-weighted share of query words each may contain. A word that occurs nowhere weighs
+    nothing, so it cannot match by accident."""
     n = max(index.n_live, 1)
     qs, weights = [], []
     for t in sorted(shingles(q_tokens)):
@@ -306,24 +322,16 @@ def _membership(index: Index, q_tokens: list[str], opts: RecallOptions) -> np.nd
         if df:
             qs.append(t)
             weights.append(float(bm25.idf(n, df)))
-    if not qs:
-        return np.zeros(len(index.live))
+    if not qs or len(docs) == 0:
+        return np.zeros(len(docs))
     w = np.asarray(weights)
+    sigs = _signature_rows(index, docs)
     if opts.similarity == "membership":
-        mem = np.concatenate(
-            [
-                minhash.members(np.asarray(s), qs, *index.perm)
-                for s in (index.base.sig, index.delta.sig)
-            ]
-        )
-        return (mem @ w) / w.sum()
-    q_sig = minhash.signature(qs, *index.perm)
-    jac = np.concatenate(
-        [minhash.jaccard(np.asarray(s), q_sig) for s in (index.base.sig, index.delta.sig)]
-    )
+        return (minhash.members(sigs, qs, *index.perm) @ w) / w.sum()
+    jac = minhash.jaccard(sigs, minhash.signature(qs, *index.perm))
     if opts.similarity == "jaccard":
         return jac
-    return minhash.containment(jac, len(qs), index.doc("sizes"))
+    return minhash.containment(jac, len(qs), index.doc("sizes")[docs])
 
 
 def _similarity(index: Index, docs: list[int], by_embedding: bool) -> Callable[[int, int], float]:
@@ -429,12 +437,15 @@ def recall(
     params: IndexParams | None = None,
     record_access: bool = True,
     embedder: Embedder | None = None,
+    index: Index | None = None,
 ) -> RecallResult:
-    """Rank, read the snippets, and (unless told not to) count the hits as used."""
+    """Rank, read the snippets, and (unless told not to) count the hits as used. `index`: one
+    kept fresh by a watcher (the resident process); else it is opened and refreshed here."""
     from . import access
 
     params = params or IndexParams()
-    index = open_index(ws, params, embedder=embedder)
+    if index is None or index.params != params:
+        index = open_index(ws, params, embedder=embedder)
     warnings = list(index.warnings)
     qv = None
     if embedder is not None and index.dim:

@@ -27,6 +27,7 @@ class Status:
     index: dict | None = None
     consolidation: dict | None = None
     warnings: list[str] = field(default_factory=list)
+    resident: bool = False  # a `mem watch` / `mem serve` answers on .mem/mem.sock
 
     @property
     def total_bytes(self) -> int:
@@ -43,6 +44,7 @@ class Status:
             "git": self.git,
             "index": self.index,
             "consolidation": self.consolidation,
+            "resident": self.resident,
             "warnings": self.warnings,
         }
 
@@ -97,6 +99,8 @@ def workspace_status(
                     f"{rel}:{n} holds what looks like a {kinds[0]}; `mem forget --hard "
                     f"{rel}:{n}` redacts it (git history keeps it until rewritten)"
                 )
+    from .resident import serving
+
     return Status(
         str(ws.root),
         ws.found_by,
@@ -106,6 +110,7 @@ def workspace_status(
         _index_summary(ws, index_params) if index_params is not None else None,
         _consolidation_summary(ws, with_git),
         warnings,
+        serving(ws.root),
     )
 
 

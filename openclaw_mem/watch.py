@@ -54,6 +54,7 @@ class Watcher:
     after_refresh: Callable[[], None] | None = None  # e.g. a windowed consolidation
     on_error: Callable[[Exception], None] | None = None
     debounce: float = DEBOUNCE
+    embedder: object = None  # embeds new chunks as they are indexed
     _pending: set[str] = field(default_factory=set)
     _last_event: float = 0.0
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -81,7 +82,8 @@ class Watcher:
                     return
                 watcher.notice(str(event.src_path), str(getattr(event, "dest_path", "") or ""))
 
-        open_index(self.ws, self.params)  # start from a fresh index
+        index = open_index(self.ws, self.params, embedder=self.embedder)  # start fresh
+        self.on_refresh(Refresh(index, 0.0, []))
         observer = Observer()
         observer.schedule(Handler(), str(self.ws.root), recursive=True)
         observer.start()
@@ -100,7 +102,7 @@ class Watcher:
                 continue
             try:
                 start = time.perf_counter()
-                index = open_index(self.ws, self.params)
+                index = open_index(self.ws, self.params, embedder=self.embedder)
                 rels = [self.ws.rel(Path(p)) for p in paths]
                 self.on_refresh(Refresh(index, time.perf_counter() - start, rels))
                 if self.after_refresh is not None:

@@ -77,7 +77,8 @@ def demo_cmd(
 
     for query in DEMO_QUERIES:
         _step(term, f'mem recall --now {DEMO_NOW:%Y-%m-%d} -k 3 "{query}"')
-        render.recall_table(term, mem.recall(query, k=3).hits, query, explain=False)
+        hits = mem.answer("recall", {"query": query, "k": 3})["results"]
+        render.recall_table(term, hits, query, explain=False)
 
     _step(term, f"mem consolidate --provider offline --now {DEMO_NOW:%Y-%m-%dT%H:%M}")
     render.consolidation_view(term, mem.consolidate(provider="offline"))

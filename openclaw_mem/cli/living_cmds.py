@@ -53,7 +53,9 @@ def watch_cmd(
         on_consolidated=consolidated,
     )
     watcher.start()
-    typer.echo(f"watching {mem.root} (Ctrl-C stops)")
+    resident = mem.start_resident()
+    serves = " and answering recall, context and get on .mem/mem.sock" if resident else ""
+    typer.echo(f"watching {mem.root}{serves} (Ctrl-C stops)")
     stop = threading.Event()
     try:
         while not stop.wait(0.5):
@@ -62,6 +64,8 @@ def watch_cmd(
         pass
     finally:
         watcher.stop()
+        if resident is not None:
+            resident.stop()
     typer.echo("stopped")
 
 

@@ -5,6 +5,7 @@ from typing import Annotated
 
 import typer
 
+from ..errors import UsageError
 from .app import app, parse_day, parse_when, state, text_argument, warn
 
 
@@ -35,30 +36,40 @@ def recall_cmd(
     embed: Annotated[
         str | None, typer.Option("--embed", help="none | local | openai (embed.provider).")
     ] = None,
+    no_daemon: Annotated[
+        bool, typer.Option("--no-daemon", help="Answer in this process, not a resident one.")
+    ] = False,
 ) -> None:
     """Find the memories that matter: BM25 + pseudo-vectors fused 0.3/0.7, time decay, MMR."""
     st = state(ctx)
-    mem = st.memory().with_settings({"embed.provider": embed})
+    mem = st.memory()
     text = text_argument(query)
-    result = mem.recall(
-        text,
-        k=k,
-        min_score=min_score,
-        now=parse_when(now, mem.now()),
-        since=parse_day(since),
-        until=parse_day(until),
-        path=path,
-    )
-    for w in result.warnings:
+    if not text.strip():
+        raise UsageError("the query is empty")
+    args = {
+        "query": text,
+        "k": k,
+        "min_score": min_score,
+        "now": parse_when(now, mem.now()).isoformat(),
+        "since": parse_day(since).isoformat() if since else None,
+        "until": parse_day(until).isoformat() if until else None,
+        "path": path,
+    }
+    data = None if (no_daemon or embed) else mem.ask_resident("recall", args)
+    if data is None:  # no resident process: the same answer, computed here
+        data = mem.with_settings({"embed.provider": embed}).answer("recall", args)
+    for w in data["warnings"]:
         warn(w)
+    plain = ("path", "startLine", "endLine", "score", "snippet", "source")
+    hits = data["results"] if explain else [{k: h[k] for k in plain} for h in data["results"]]
     from . import render
 
     if as_json:
-        render.print_json({"results": [h.to_json(explain) for h in result.hits]})
-    elif not result.hits:
+        render.print_json({"results": hits})
+    elif not hits:
         typer.echo(f"no memories match {text.strip()!r}", err=True)
     else:
-        render.recall_table(st.term, result.hits, text, explain)
+        render.recall_table(st.term, data["results"], text, explain)
 
 
 @app.command("get")
@@ -68,15 +79,21 @@ def get_cmd(
         str, typer.Argument(help="PATH, PATH:FROM, PATH:FROM:N, or a citation PATH#Lx-Ly.")
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    no_daemon: Annotated[
+        bool, typer.Option("--no-daemon", help="Answer in this process, not a resident one.")
+    ] = False,
 ) -> None:
     """Print lines of a memory file (OpenClaw's memory_get); only inside the workspace."""
-    got = state(ctx).memory().get(spec)
+    mem = state(ctx).memory()
+    got = None if no_daemon else mem.ask_resident("get", {"spec": spec})
+    if got is None:
+        got = mem.answer("get", {"spec": spec})
     if as_json:
         from . import render
 
-        render.print_json(got.to_json())
+        render.print_json(got)
     else:
-        typer.echo(got.text)
+        typer.echo(got["text"])
 
 
 @app.command("index")
@@ -124,16 +141,23 @@ def context_cmd(
     ] = None,
     now: Annotated[str | None, typer.Option("--now", help="As of this ISO date or time.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    no_daemon: Annotated[
+        bool, typer.Option("--no-daemon", help="Answer in this process, not a resident one.")
+    ] = False,
 ) -> None:
     """The block to put in front of a model: user profile, recalled memories grouped as
     preferences / history / goals, and the recent conversation, within a token budget."""
     mem = state(ctx).memory()
-    block = mem.context(
-        text_argument(query), budget=budget, now=parse_when(now, mem.now()) if now else None
-    )
+    text = text_argument(query)
+    if not text.strip():
+        raise UsageError("the query is empty")
+    args = {"query": text, "budget": budget, "now": parse_when(now, mem.now()).isoformat()}
+    block = None if no_daemon else mem.ask_resident("context", args)
+    if block is None:
+        block = mem.answer("context", args)
     if as_json:
         from . import render
 
-        render.print_json(block.to_json())
+        render.print_json(block)
     else:
-        sys.stdout.write(block.render())
+        sys.stdout.write(block["text"])

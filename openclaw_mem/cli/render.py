@@ -115,6 +115,10 @@ def status_view(term: Environment, st: Status) -> None:
                 f"{plural(idx['chunks'], 'chunk')}, {fresh}; vectors {escape(idx['vectors'])}"
                 + (f", {missing} chunks still without one" if missing else "")
             )
+    out.print(
+        "[bold]resident[/bold] "
+        + ("answering on .mem/mem.sock" if st.resident else "none (mem watch keeps one)")
+    )
     con = st.consolidation
     if con is not None:
         last = con["last"] or "never"
@@ -176,7 +180,8 @@ def _highlight_pattern(query: str) -> str | None:
     return "(?i)(" + "|".join(parts) + ")"
 
 
-def recall_table(term: Environment, hits, query: str, explain: bool) -> None:
+def recall_table(term: Environment, hits: list[dict], query: str, explain: bool) -> None:
+    """Hits as `mem recall --json --explain` gives them (the resident process sends that)."""
     from rich.text import Text
 
     pattern = _highlight_pattern(query)
@@ -186,14 +191,15 @@ def recall_table(term: Environment, hits, query: str, explain: bool) -> None:
     table.add_column("where", style="cyan", no_wrap=True)
     table.add_column("snippet")
     for i, h in enumerate(hits, 1):
-        snippet = Text(h.snippet)
+        snippet = Text(h["snippet"])
         if pattern:
             snippet.highlight_regex(pattern, style="bold yellow")
-        lines = [h.citation, h.when.strftime("%Y-%m-%d %H:%M") if h.when else "evergreen"]
-        if h.deprecated:
+        cite = f"{h['path']}#L{h['startLine']}-L{h['endLine']}"
+        lines = [cite, h["date"].replace("T", " ") if h.get("date") else "evergreen"]
+        if h.get("deprecated"):
             lines.append("deprecated")
         if explain:
-            e = h.explain
+            e = h["explain"]
             lines += [
                 f"bm25 {e['bm25']:.2f} (own {e['own']:.2f})  minhash {e['lsh']:.2f}",
                 *([f"meaning {e['meaning']:.2f}"] if e.get("vectors") == "embedding" else []),
@@ -201,7 +207,7 @@ def recall_table(term: Environment, hits, query: str, explain: bool) -> None:
                 f"fused {e['fused']:.2f} x decay {e['decay']:.2f}",
                 f"rank {e['rank_before_mmr']} -> mmr {e['mmr_position']}",
             ]
-        table.add_row(str(i), f"{h.score:.3f}", Text("\n".join(lines)), snippet)
+        table.add_row(str(i), f"{h['score']:.3f}", Text("\n".join(lines)), snippet)
     console(term).print(table)
 
 

@@ -1,0 +1,162 @@
+"""A resident index: `mem watch` and `mem serve` keep the index (and the embedding model,
+when there is one) in memory and answer recall, context and get over a Unix domain socket,
+so an agent's per-turn `mem recall` costs a Python start-up, not an index load.
+
+Protocol, version 1: the client connects to `.mem/mem.sock` (mode 0600) and writes one JSON
+object on one line, `{"v": 1, "root": "/abs/workspace", "op": "recall" | "context" | "get" |
+"ping", "args": {...}}`; the server answers with one line, `{"v": 1, "ok": true, "result":
+...}` or `{"v": 1, "ok": false, "error": "...", "code": N}`. A server answers only for its own
+workspace. The client side (`ask`) imports nothing heavier than `socket` and `json`, and
+gives up within a fraction of a second: a socket nobody answers on is a stale one, removed,
+and the command answers in-process instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import stat
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+VERSION = 1
+SOCKET = "mem.sock"
+CONNECT_TIMEOUT = 0.2
+ANSWER_TIMEOUT = 30.0
+
+
+def socket_path(root: Path) -> Path:
+    return root / ".mem" / SOCKET
+
+
+def ask(root: Path, op: str, args: dict, timeout: float = ANSWER_TIMEOUT) -> dict | None:
+    """The resident process's answer, or None when there is none to ask (then answer
+    in-process). A domain error comes back as {"error", "code"}."""
+    path = socket_path(root)
+    try:
+        if not stat.S_ISSOCK(path.lstat().st_mode):
+            return None
+    except OSError:
+        return None
+    if len(str(path)) > 100:  # AF_UNIX paths are short
+        return None
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(CONNECT_TIMEOUT)
+        try:
+            sock.connect(str(path))
+        except (ConnectionRefusedError, FileNotFoundError):
+            with contextlib.suppress(OSError):  # nobody listens: a process that died
+                path.unlink()
+            return None
+        except OSError:
+            return None
+        sock.settimeout(timeout)
+        request = {"v": VERSION, "root": str(root), "op": op, "args": args}
+        sock.sendall(json.dumps(request, ensure_ascii=False).encode("utf-8") + b"\n")
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = sock.recv(1 << 16)
+            if not chunk:
+                return None
+            data += chunk
+        answer = json.loads(data)
+    except (OSError, ValueError):
+        return None
+    finally:
+        sock.close()
+    if not isinstance(answer, dict) or answer.get("v") != VERSION or answer.get("foreign"):
+        return None  # not ours to trust: answer in-process
+    return answer
+
+
+def serving(root: Path) -> bool:
+    answer = ask(root, "ping", {}, timeout=1.0)
+    return bool(answer and answer.get("ok"))
+
+
+class Resident:
+    """The server: a thread per connection, answers from `handle(op, args) -> result`."""
+
+    def __init__(self, root: Path, handle: Callable[[str, dict], object]) -> None:
+        self.root = root
+        self.handle = handle
+        self.path = socket_path(root)
+        self._sock: socket.socket | None = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    def start(self) -> bool:
+        """Listen; False when another resident process already serves this workspace, or
+        the path is too long for a Unix socket."""
+        if len(str(self.path)) > 100 or serving(self.root):
+            return False
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o177)  # the socket is born 0600: only its owner may ask
+        try:
+            sock.bind(str(self.path))
+        finally:
+            os.umask(old)
+        sock.listen(16)
+        sock.settimeout(0.2)
+        self._sock = sock
+        self._thread = threading.Thread(target=self._serve, name="mem-resident", daemon=True)
+        self._thread.start()
+        return True
+
+    def _serve(self) -> None:
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+
+    def _answer(self, conn: socket.socket) -> None:
+        from .errors import MemError
+
+        with conn:
+            conn.settimeout(ANSWER_TIMEOUT)
+            data = b""
+            try:
+                while not data.endswith(b"\n"):
+                    chunk = conn.recv(1 << 16)
+                    if not chunk:
+                        return
+                    data += chunk
+                request = json.loads(data)
+            except (OSError, ValueError):
+                return
+            reply: dict = {"v": VERSION}
+            if not isinstance(request, dict) or request.get("v") != VERSION:
+                reply.update(ok=False, error="protocol version mismatch", code=2)
+            elif request.get("root") != str(self.root):
+                reply.update(ok=False, foreign=True, error="this process serves another workspace")
+            else:
+                try:
+                    reply.update(ok=True, result=self.handle(request["op"], request["args"]))
+                except MemError as exc:
+                    reply.update(ok=False, error=exc.message, code=int(exc.exit_code))
+                except Exception as exc:  # an answer, never a hung client
+                    reply.update(ok=False, error=f"{type(exc).__name__}: {exc}", code=1)
+            with contextlib.suppress(OSError):
+                conn.sendall(json.dumps(reply, ensure_ascii=False, default=str).encode() + b"\n")
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._sock is not None:
+            with contextlib.suppress(OSError):
+                self._sock.close()
+        with contextlib.suppress(OSError):
+            if self.path.is_socket():
+                self.path.unlink()
+        if self._thread is not None:
+            self._thread.join(timeout=2)

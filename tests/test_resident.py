@@ -1,0 +1,121 @@
+"""The resident process: answers over .mem/mem.sock equal in-process answers, a dead one's
+socket is detected and passed by, workspaces never answer for each other, and a query
+during a refresh gets a whole answer."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from openclaw_mem import resident
+from openclaw_mem.memory import Memory
+
+
+@pytest.fixture
+def served(ws):
+    for i, text in enumerate(
+        ["Redis 连接超时 on the settlement worker", "周末跑了 10 公里", "deploy at 5pm"]
+    ):
+        ws("log", "--at", f"2026-11-30T09:0{i}", text)
+    mem = Memory.open(ws.root, env=dict(os.environ))
+    server = mem.start_resident()
+    assert server is not None and resident.serving(ws.root)
+    yield ws, mem
+    server.stop()
+
+
+def test_answers_over_the_socket_equal_the_in_process_ones(served):
+    ws, _ = served
+    for args in (
+        ("recall", "--now", "2026-11-30T12:00", "Redis 连接超时"),
+        ("recall", "--now", "2026-11-30T12:00", "--explain", "跑步 公里"),
+        ("context", "--now", "2026-11-30T12:00", "redis"),
+        ("get", "memory/2026-11-30.md#L3-L4"),
+    ):
+        via_socket = ws(*args, "--json").stdout
+        in_process = ws(*args, "--json", "--no-daemon").stdout
+        assert via_socket == in_process, args
+        assert ws(*args).stdout == ws(*args, "--no-daemon").stdout  # the tables too
+    assert ws.json("status")["resident"] is True
+    error = ws("get", "../outside.md", ok=False)  # a domain error comes back as ours
+    assert error.exit_code == 2 and "`..` is not allowed" in error.stderr
+
+
+def test_a_killed_resident_process_leaves_a_socket_that_is_passed_by(ws):
+    ws("log", "--at", "2026-11-30T09:00", "Redis 连接超时 again")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "openclaw_mem", "-w", str(ws.root), "watch", "--debounce", "0.1"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert "answering recall" in proc.stdout.readline()
+    sock = ws.root / ".mem" / "mem.sock"
+    assert sock.is_socket()
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert sock.exists()  # SIGKILL: no clean-up
+    start = time.perf_counter()
+    hits = ws.json("recall", "--now", "2026-11-30T12:00", "Redis")["results"]
+    assert hits and time.perf_counter() - start < 5
+    assert not sock.exists()  # detected as stale and removed
+    assert ws.json("status")["resident"] is False
+
+
+def test_two_workspaces_never_answer_for_each_other(ws, tmp_path):
+    other = Memory.open(ws.root, env=dict(os.environ))
+    server = resident.Resident(tmp_path / "elsewhere", other.answer)  # serves another root
+    (tmp_path / "elsewhere" / ".mem").mkdir(parents=True)
+    # A socket at ws's path answering for a different root is refused, not trusted.
+    server.path = resident.socket_path(ws.root)
+    assert server.start()
+    try:
+        assert resident.ask(ws.root, "ping", {}) is None  # not trusted
+        ws("log", "--at", "2026-11-30T09:00", "only in ws")
+        hits = ws.json("recall", "--now", "2026-11-30T12:00", "only in ws")["results"]
+        assert hits[0]["path"] == "memory/2026-11-30.md"  # answered in-process, correctly
+    finally:
+        server.stop()
+
+
+def test_a_query_during_a_refresh_gets_a_whole_answer(served):
+    ws, mem = served
+    watcher = mem.watcher(lambda r: None, debounce=0.05)
+    watcher.start()
+    stop = threading.Event()
+    failures: list[str] = []
+
+    def writer() -> None:
+        i = 0
+        while not stop.is_set():
+            ws("log", "--at", "2026-11-30T10:00", f"Redis note number {i}")
+            i += 1
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    try:
+        for _ in range(20):
+            answer = resident.ask(ws.root, "recall", {"query": "Redis", "k": 3})
+            if not answer or not answer["ok"]:
+                failures.append(str(answer))
+                continue
+            for hit in answer["result"]["results"]:
+                text = (ws.root / hit["path"]).read_text(encoding="utf-8").split("\n")
+                if "Redis" not in "\n".join(text[hit["startLine"] - 1 : hit["endLine"]]):
+                    failures.append(f"{hit} does not hold what it cites")
+    finally:
+        stop.set()
+        thread.join()
+        watcher.stop()
+    assert not failures, failures[:3]
+
+
+def test_the_socket_is_private(served):
+    ws, _ = served
+    mode = (ws.root / ".mem" / "mem.sock").stat().st_mode & 0o777
+    assert mode == 0o600
