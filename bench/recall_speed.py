@@ -1,35 +1,46 @@
 """Recall speed on synthetic workspaces: years of mixed Chinese/English daily logs.
 
-    python bench/recall_speed.py                 # 1k, 10k and 100k chunks
+    python bench/recall_speed.py                 # 1k, 10k and 100k chunks, 7 runs each
     python bench/recall_speed.py --sizes 1000,10000 --runs 10
 
-For each size it prints: the cold index build (MB/s of Markdown, chunks/s); the work of a
-refresh with nothing changed and after one appended entry (in-process, ms); warm
-`mem recall` process wall time (median over runs and queries); and ripgrep over the same
-files as a floor, where rg is installed.
+Every command runs as its own process; for each one the table gives the median wall time,
+its ratio to `python -c pass` (the floor for any Python process), the median CPU time (user +
+sys of exactly that child, from os.wait4) and the peak RSS of that child (ru_maxrss). Rows:
 
-Targets (2-core reference machine): warm recall <= 250 ms at 10k chunks and <= 600 ms at
-100k; a refresh after one append <= 150 ms of work; cold build >= 2 MB/s.
+- `python -c pass`;
+- ripgrep, `rg -c -i redis memory/` (the floor for reading the same files without ranking),
+  when rg is on PATH;
+- qmd, `qmd search redis` over memory/ indexed as a qmd collection, when a working `qmd` is on
+  PATH (`npm install -g @tobilu/qmd`; it needs bun), with the ratios mem/qmd;
+- `mem recall --no-daemon --json redis 连接超时`, warm, answered in-process;
+- `mem recall --json redis 连接超时` answered by a resident `mem watch` over .mem/mem.sock;
+- `mem log --at 2026-11-30T09:00 "one more note"` (smallest size only).
+
+It also prints the cold `mem index --rebuild` per size. Children run with
+MEM_EMBED_PROVIDER=none (no embedding model) and HOME in a temporary directory. A tool that
+is missing or fails is a note, not a crash. The benchmark process itself imports nothing of
+openclaw_mem, so that it stays small: on Linux a child's ru_maxrss can include its parent's
+RSS at the moment it was spawned.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
+import os
 import random
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from datetime import date, datetime, timedelta
+from dataclasses import dataclass
+from datetime import date, timedelta
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from openclaw_mem.index import IndexParams, open_index
-from openclaw_mem.logs import NewEntry, append_entries
-from openclaw_mem.workspace import Workspace
 
 ENTRIES_PER_DAY = 30
 EN = (
@@ -45,12 +56,9 @@ ZH = (
     "发布 回滚 故障 复盘 设计 计划 会议 截止 客户 发票 支付 退款 对账 报表 团队 经理 "
     "咖啡 午饭 跑步 马拉松 周末 旅行 航班 酒店 家人 生日 礼物 读书 学习 周报 需求 测试"
 ).split()
-QUERIES = (
-    "redis 连接超时",
-    "马拉松 training plan",
-    "对账 settlement deadline",
-    "kubernetes 部署 rollback",
-)
+QUERY = ("redis", "连接超时")
+TIMEOUT = 1800.0  # seconds for any one child
+WATCH_READY = 600.0  # seconds for `mem watch` to load the index and say it is answering
 
 
 def sentence(rng: random.Random) -> str:
@@ -89,80 +97,316 @@ def median_ms(values: list[float]) -> float:
     return statistics.median(values) * 1000
 
 
-def process_ms(cmd: list[str], runs: int) -> float:
-    subprocess.run(cmd, capture_output=True, check=True)
-    times = []
-    for _ in range(runs):
+class ChildFailed(Exception):
+    """A child exited with an unexpected status, timed out or could not start."""
+
+
+@dataclass
+class Sample:
+    wall: float  # seconds
+    cpu: float  # seconds, user + sys
+    rss_kb: int  # ru_maxrss (KB on Linux)
+    out: str = ""
+
+
+@dataclass
+class Row:
+    name: str
+    wall: list[float]
+    cpu: list[float]
+    rss_kb: int
+    qmd_ratio: bool = False  # a mem row compared with qmd
+
+
+class Runner:
+    """Runs children one at a time, with rusage of exactly that child from os.wait4."""
+
+    def __init__(self, scratch: Path, env: dict[str, str]) -> None:
+        self.scratch = scratch
+        self.env = env
+
+    def once(
+        self,
+        cmd: list[str],
+        *,
+        cwd: Path | None = None,
+        ok: tuple[int, ...] = (0,),
+        env: dict[str, str] | None = None,
+        keep: bool = False,
+    ) -> Sample:
+        out_path, err_path = self.scratch / "stdout", self.scratch / "stderr"
+        with open(out_path, "wb") as out, open(err_path, "wb") as err:
+            start = time.perf_counter()
+            try:
+                proc = subprocess.Popen(
+                    cmd,
+                    cwd=cwd,
+                    env=env or self.env,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out,
+                    stderr=err,
+                )
+            except OSError as exc:
+                raise ChildFailed(f"{cmd[0]}: {exc}") from exc
+            timer = threading.Timer(TIMEOUT, _kill, (proc.pid,))
+            timer.start()
+            try:
+                _, status, usage = os.wait4(proc.pid, 0)
+            finally:
+                timer.cancel()
+            wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)  # keep Popen from reaping again
+        if proc.returncode not in ok:
+            raise ChildFailed(
+                f"`{' '.join(cmd[:3])} …` exited {proc.returncode}: {_tail(err_path, out_path)}"
+            )
+        text = out_path.read_text(encoding="utf-8", errors="replace") if keep else ""
+        return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, text)
+
+    def row(self, name: str, cmd: list[str], runs: int, **kw) -> Row:
+        """One warm-up run, then `runs` timed ones."""
+        self.once(cmd, **kw)
+        samples = [self.once(cmd, **kw) for _ in range(runs)]
+        return Row(
+            name,
+            [s.wall for s in samples],
+            [s.cpu for s in samples],
+            max(s.rss_kb for s in samples),
+        )
+
+
+def _kill(pid: int) -> None:
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+
+
+def _tail(*paths: Path) -> str:
+    for path in paths:
+        with contextlib.suppress(OSError):
+            lines = [ln for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
+            if lines:
+                return lines[-1].strip()[:200]
+    return "no output"
+
+
+class Resident:
+    """`mem -w ROOT watch` in the background, ready once its first line says it answers."""
+
+    def __init__(self, cmd: list[str], env: dict[str, str]) -> None:
+        self.proc = subprocess.Popen(
+            cmd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            encoding="utf-8",
+        )
+        self.first_line = ""
+        reader = threading.Thread(target=self._read_first, daemon=True)
+        reader.start()
+        reader.join(WATCH_READY)
+        if "answering" not in self.first_line:
+            self.stop()
+            said = self.first_line.strip() or f"nothing within {WATCH_READY:.0f} s"
+            raise ChildFailed(f"`mem watch` is not answering: {said}")
+
+    def _read_first(self) -> None:
+        self.first_line = self.proc.stdout.readline()
+        # keep draining, so a chatty watcher never blocks on a full pipe
+        for _ in self.proc.stdout:
+            pass
+
+    def stop(self) -> int | None:
+        """SIGINT, then SIGKILL if it lingers; the watcher's own peak RSS in KB."""
+        if self.proc.returncode is not None:
+            return None
+        with contextlib.suppress(OSError):
+            self.proc.send_signal(signal.SIGINT)
+        timer = threading.Timer(10.0, _kill, (self.proc.pid,))
+        timer.start()
+        try:
+            _, status, usage = os.wait4(self.proc.pid, 0)
+        finally:
+            timer.cancel()
+        self.proc.returncode = os.waitstatus_to_exitcode(status)
+        return usage.ru_maxrss
+
+
+@dataclass
+class Qmd:
+    exe: str | None  # a qmd that runs
+    why: str = ""  # else why there is none
+
+    @classmethod
+    def find(cls, runner: Runner) -> Qmd:
+        exe = shutil.which("qmd")
+        if not exe:
+            return cls(None, "no `qmd` on PATH; npm install -g @tobilu/qmd")
+        try:
+            runner.once([exe, "--help"])
+        except ChildFailed as exc:
+            return cls(None, str(exc).split(": ", 1)[-1])
+        return cls(exe)
+
+
+def qmd_row(runner: Runner, qmd: str, root: Path, state: Path, runs: int) -> tuple[Row, float]:
+    """Index ROOT/memory as a qmd collection (state under STATE), time `qmd search redis`."""
+    state.mkdir(parents=True)
+    env = {
+        **runner.env,
+        "QMD_CONFIG_DIR": str(state / "config"),
+        "XDG_CACHE_HOME": str(state / "cache"),
+        "INDEX_PATH": str(state / "index.sqlite"),
+        "PWD": str(root),
+        "NO_COLOR": "1",
+    }
+    memory = str(root / "memory")
+    add = [qmd, "collection", "add", memory, "--name", "memory", "--mask", "**/*.md"]
+    build = runner.once(add, cwd=root, env=env).wall
+    hits = runner.once([qmd, "search", "redis"], cwd=root, env=env, keep=True).out
+    if "redis" not in hits.lower():
+        raise ChildFailed(f"`qmd search redis` found nothing: {hits.strip()[:120]!r}")
+    return runner.row("qmd search redis", [qmd, "search", "redis"], runs, cwd=root, env=env), build
+
+
+def print_table(size: int, rows: list[Row], notes: list[str], qmd: Row | None) -> None:
+    floor = statistics.median(rows[0].wall)
+    head = f"{'command':<52} {'wall ms':>8} {'x python':>8} {'CPU ms':>7} {'RSS MiB':>8}"
+    if qmd:
+        head += f" {'mem/qmd wall':>12} {'mem/qmd CPU':>11}"
+    print(f"\n{size:,} chunks")
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        wall, cpu = statistics.median(r.wall), statistics.median(r.cpu)
+        line = (
+            f"{r.name:<52} {wall * 1000:>8.1f} {wall / floor:>8.2f} {cpu * 1000:>7.1f} "
+            f"{r.rss_kb / 1024:>8.1f}"
+        )
+        if qmd and r.qmd_ratio:
+            line += (
+                f" {wall / statistics.median(qmd.wall):>12.2f}"
+                f" {cpu / max(statistics.median(qmd.cpu), 1e-9):>11.2f}"
+            )
+        print(line)
+    for note in notes:
+        print(f"  note: {note}")
+    sys.stdout.flush()
+
+
+def bench_size(
+    runner: Runner, size: int, runs: int, tmp: Path, mem: list[str], qmd: Qmd, smallest: bool
+) -> None:
+    root = make_workspace(tmp / f"ws{size}", size)
+    mb = sum(p.stat().st_size for p in (root / "memory").glob("*.md")) / 1e6
+    ws = [*mem, "-w", str(root)]
+    notes: list[str] = []
+
+    try:
+        cold = runner.once([*ws, "index", "--rebuild", "--json"], keep=True)
+        chunks = json.loads(cold.out).get("chunks", "?")
+        print(
+            f"\n{size:,} chunks: cold `mem index --rebuild`: {cold.wall:.2f} s wall, "
+            f"{cold.cpu:.2f} s CPU, {cold.rss_kb / 1024:.0f} MiB peak RSS "
+            f"({chunks} chunks, {mb:.1f} MB of Markdown, {mb / cold.wall:.2f} MB/s)"
+        )
+    except (ChildFailed, ValueError) as exc:
+        print(f"\n{size:,} chunks: cold `mem index --rebuild` failed: {exc}")
+        return
+
+    rows = [runner.row("python -c pass", [sys.executable, "-c", "pass"], runs)]
+
+    rg = shutil.which("rg")
+    if rg:
+        try:
+            rg_cmd = [rg, "-c", "-i", "redis", "memory/"]
+            rows.append(runner.row("rg -c -i redis memory/", rg_cmd, runs, cwd=root, ok=(0, 1)))
+        except ChildFailed as exc:
+            notes.append(f"rg: failed ({exc})")
+    else:
+        notes.append("rg: not on PATH, skipped")
+
+    qmd_result: Row | None = None
+    if qmd.exe:
+        try:
+            qmd_result, qmd_build = qmd_row(runner, qmd.exe, root, tmp / f"qmd{size}", runs)
+            rows.append(qmd_result)
+            notes.append(f"qmd: `collection add` (index) took {qmd_build:.2f} s")
+        except ChildFailed as exc:
+            notes.append(f"qmd: not available ({exc})")
+    else:
+        notes.append(f"qmd: not available ({qmd.why})")
+
+    query = ["recall", "--json", *QUERY]
+    try:
+        probe = runner.once([*ws, "recall", "--no-daemon", "--json", *QUERY], keep=True)
+        if '"path"' not in probe.out:
+            notes.append("mem recall returned no results")
+        row = runner.row(
+            "mem recall --no-daemon --json (in-process)",
+            [*ws, "recall", "--no-daemon", "--json", *QUERY],
+            runs,
+        )
+        row.qmd_ratio = True
+        rows.append(row)
+    except ChildFailed as exc:
+        notes.append(f"mem recall --no-daemon: failed ({exc})")
+
+    try:
         t = time.perf_counter()
-        subprocess.run(cmd, capture_output=True, check=True)
-        times.append(time.perf_counter() - t)
-    return median_ms(times)
+        resident = Resident([*ws, "watch", "--debounce", "0.2"], runner.env)
+        ready = time.perf_counter() - t
+        try:
+            row = runner.row("mem recall --json (resident `mem watch`)", [*ws, *query], runs)
+            row.qmd_ratio = True
+            rows.append(row)
+        finally:
+            watch_kb = resident.stop()
+        notes.append(
+            f"`mem watch` answered after {ready:.2f} s"
+            + (f", its own peak RSS {watch_kb / 1024:.0f} MiB" if watch_kb else "")
+        )
+    except ChildFailed as exc:
+        notes.append(f"resident recall: failed ({exc})")
+
+    if smallest:
+        try:
+            log = [*ws, "log", "--at", "2026-11-30T09:00", "one more note"]
+            rows.append(runner.row('mem log --at 2026-11-30T09:00 "one more note"', log, runs))
+        except ChildFailed as exc:
+            notes.append(f"mem log: failed ({exc})")
+
+    print_table(size, rows, notes, qmd_result)
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description="recall speed on synthetic workspaces")
-    ap.add_argument("--sizes", default="1000,10000,100000")
-    ap.add_argument("--runs", type=int, default=5)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", default="1000,10000,100000", help="chunks, comma-separated")
+    ap.add_argument("--runs", type=int, default=7, help="timed runs per command")
     args = ap.parse_args()
-    mem = shutil.which("mem")
-    base = [mem] if mem else [sys.executable, "-m", "openclaw_mem"]
-    rg = shutil.which("rg")
-    params = IndexParams()
-    print(
-        f"{'chunks':>7} {'MB':>6} {'build s':>8} {'MB/s':>6} {'chunks/s':>9} {'fresh ms':>9} "
-        f"{'append ms':>10} {'recall ms':>10} {'rg ms':>7} {'python ms':>10}"
-    )
-    floor = process_ms([sys.executable, "-c", "pass"], args.runs)
-    for size in (int(s) for s in args.sizes.split(",")):
-        with tempfile.TemporaryDirectory() as tmp:
-            root = make_workspace(Path(tmp) / "ws", size)
-            ws = Workspace(root)
-            mb = sum(p.stat().st_size for p in ws.memory_files()) / 1e6
-            t = time.perf_counter()
-            index = open_index(ws, params, rebuild=True)
-            build = time.perf_counter() - t
-            n = index.n_live
+    sizes = sorted(int(s) for s in args.sizes.split(",") if s.strip())
 
-            fresh = []
-            for _ in range(args.runs):
-                t = time.perf_counter()
-                open_index(ws, params)
-                fresh.append(time.perf_counter() - t)
+    exe = shutil.which("mem")
+    mem = [exe] if exe else [sys.executable, "-m", "openclaw_mem"]
+    with tempfile.TemporaryDirectory(prefix="mem-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        (tmp / "home").mkdir()
+        (tmp / "scratch").mkdir()
+        env = {**os.environ, "MEM_EMBED_PROVIDER": "none", "HOME": str(tmp / "home")}
+        env.pop("MEM_WORKSPACE", None)
+        runner = Runner(tmp / "scratch", env)
 
-            last = ws.day_files()[-1]
-            day = date.fromisoformat(last.stem)
-            appended = []
-            for i in range(args.runs):
-                append_entries(
-                    last,
-                    day,
-                    [
-                        NewEntry(
-                            datetime.combine(day, datetime.min.time())
-                            + timedelta(hours=20, minutes=i),
-                            "user",
-                            f"新的一条 entry {i}: redis 连接超时 again",
-                        )
-                    ],
-                )
-                t = time.perf_counter()
-                open_index(ws, params)
-                appended.append(time.perf_counter() - t)
+        qmd = Qmd.find(runner)
+        if qmd.why:
+            print(f"qmd: not available ({qmd.why})")
+        print(
+            f"{sys.executable} ({sys.version.split()[0]}); mem = {' '.join(mem)}; runs={args.runs}"
+        )
 
-            recall = statistics.median(
-                process_ms([*base, "-w", str(root), "recall", "--json", q], args.runs)
-                for q in QUERIES
-            )
-            rg_ms = (
-                f"{process_ms([rg, '-c', '-i', 'redis', str(root / 'memory')], args.runs):.0f}"
-                if rg
-                else "-"
-            )
-            print(
-                f"{n:>7} {mb:>6.1f} {build:>8.2f} {mb / build:>6.2f} {n / build:>9.0f} "
-                f"{median_ms(fresh):>9.1f} {median_ms(appended):>10.1f} {recall:>10.0f} "
-                f"{rg_ms:>7} {floor:>10.0f}"
-            )
+        for size in sizes:
+            bench_size(runner, size, args.runs, tmp, mem, qmd, size == sizes[0])
+            shutil.rmtree(tmp / f"ws{size}", ignore_errors=True)
+            shutil.rmtree(tmp / f"qmd{size}", ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -1,3 +1,3 @@
-from openclaw_mem.cli import app
+from openclaw_mem.entry import main
 
-app(prog_name="mem")
+main()

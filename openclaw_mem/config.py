@@ -11,7 +11,6 @@ reviewable diff like any other memory change.
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -342,6 +341,8 @@ def key(name: str) -> Key:
     try:
         return _BY_NAME[name]
     except KeyError:
+        import difflib
+
         close = difflib.get_close_matches(name, _BY_NAME, n=1)
         hint = f"; did you mean {close[0]}?" if close else "; `mem config` lists them"
         raise ConfigError(f"unknown setting {name!r}{hint}") from None
@@ -415,16 +416,18 @@ def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 
 
 def read_config_file(path: Path) -> dict[str, Any]:
-    import tomllib
-
     try:
         raw = path.read_bytes().decode("utf-8")
+        if all(not line.strip() or line.lstrip().startswith("#") for line in raw.splitlines()):
+            return {}  # all comments, as `mem init` writes it: no parser needed
+        import tomllib
+
         return _flatten(tomllib.loads(raw))
     except FileNotFoundError:
         return {}
     except UnicodeDecodeError:
         raise ConfigError(f"{path} is not valid UTF-8") from None
-    except tomllib.TOMLDecodeError as exc:
+    except ValueError as exc:  # tomllib.TOMLDecodeError
         m = re.search(r"Cannot declare \('?([^)']*)'?,?\) twice", str(exc))
         if m:  # two [section] blocks: say which, and what to do
             raise ConfigError(

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -104,6 +103,8 @@ def atomic_write_text(path: Path, text: str) -> None:
     """Replace a file's content so a crash leaves either the old or the new file, whole.
     A new file gets the usual permissions (0666 less the umask), an existing one keeps its
     own; a symlink is refused, not replaced."""
+    import tempfile  # not on `mem log`'s path: appends need none
+
     _refuse_link(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -213,3 +213,64 @@ def test_counts_read_as_english(ws):
     out = ws("consolidate", "--now", "2026-11-30T10:00").stdout
     assert "1 log entry not yet consolidated; 1 batch\n" in out
     assert "1 log entries" not in (ws.root / "HISTORY.md").read_text(encoding="utf-8")
+
+
+def test_the_fast_log_path_writes_what_the_full_app_writes(tmp_path, runner):
+    """`mem log` runs through openclaw_mem.entry without typer; the bytes it writes and
+    the lines it prints equal the full app's, and anything unusual goes to the full app."""
+    calls = [
+        ["--at", "2026-11-30T09:00", "--role", "user", "我最近在用FastAPI做项目"],
+        ["--at=2026-11-30T09:01", "-s", "小王", "--session", "s-1", "hi", "there"],
+        ["--at", "2026-11-30T09:02", "-1 degrees outside"],
+        ["--at", "2026-11-30T09:03", "words", "-r", "assistant"],
+        ["--at", "2026-11-30T09:04", "-"],
+    ]
+    roots = []
+    for how in ("full", "fast"):
+        root = tmp_path / how
+        assert runner.invoke(app, ["init", str(root)]).exit_code == 0
+        roots.append(root)
+        for args in calls:
+            if how == "full":
+                result = runner.invoke(app, ["-w", str(root), "log", *args], input="from stdin\n")
+                out, code = result.stdout, result.exit_code
+            else:
+                done = subprocess.run(
+                    [sys.executable, "-m", "openclaw_mem", "-w", str(root), "log", *args],
+                    input="from stdin\n",
+                    capture_output=True,
+                    text=True,
+                )
+                out, code = done.stdout, done.returncode
+            assert code == 0 and out.startswith("memory/2026-11-30.md#L"), (how, args, out)
+    day = "memory/2026-11-30.md"
+    assert (roots[0] / day).read_bytes() == (roots[1] / day).read_bytes()
+
+    def fast(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "openclaw_mem", "-w", str(roots[1]), "log", *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+        )
+
+    bad = fast("--role", "boss", "x")
+    assert (
+        bad.returncode == 2
+        and bad.stderr
+        == "mem: error: role must be one of user, assistant, system, note, not 'boss'\n"
+    )
+    assert fast("--help").stdout.startswith("Usage: mem log")  # handed to the full app
+    probe = (
+        "import sys\nfrom openclaw_mem.entry import main\nsys.argv = ['mem'] + sys.argv[1:]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "heavy = {'typer', 'click', 'rich', 'numpy', 'openai', 'git', 'mcp'}\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe, "-w", str(roots[1]), "log", "light"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert out.strip().splitlines()[-1] == "[]", out

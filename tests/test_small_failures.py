@@ -40,7 +40,9 @@ def read_only(monkeypatch, ws):
     def no_mkstemp(*a, **kw):
         raise OSError(errno.EROFS, "Read-only file system")
 
-    monkeypatch.setattr(fsutil.tempfile, "mkstemp", no_mkstemp)
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "mkstemp", no_mkstemp)
     return ws
 
 

@@ -11,7 +11,7 @@ import os
 import sys
 import traceback
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -21,6 +21,9 @@ from typer.core import TyperGroup
 from .. import __version__
 from ..errors import ExitCode, MemError, UsageError
 from ..memory import Memory
+from ..when import parse_day, parse_when
+
+__all__ = ["Environment", "State", "app", "parse_day", "parse_when", "state", "warn"]
 
 # Commands whose text arguments are taken verbatim: `mem log "- buy milk"` and
 # `mem recall "-1 degrees"` are text, not unknown options.
@@ -246,32 +249,3 @@ def read_stdin(what: str = "the text") -> str:
 def text_argument(words: list[str]) -> str:
     """Several words joined with spaces; `-` alone reads standard input."""
     return read_stdin() if words == ["-"] else " ".join(words)
-
-
-def parse_when(value: str | None, now: datetime) -> datetime:
-    """--at / --now: an ISO date or time; a time alone means today; an offset is
-    converted to local time."""
-    if value is None:
-        return now
-    text = value.strip()
-    try:
-        if len(text) <= 8 and ":" in text and "-" not in text:
-            t = datetime.strptime(text if text.count(":") == 2 else text + ":00", "%H:%M:%S")
-            return now.replace(hour=t.hour, minute=t.minute, second=t.second)
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise UsageError(
-            f"{value!r} is not an ISO date or time (e.g. 2026-11-30, 2026-11-30T14:05, 14:05)"
-        ) from None
-    if moment.tzinfo is not None:
-        moment = moment.astimezone().replace(tzinfo=None)
-    return moment
-
-
-def parse_day(value: str | None) -> date | None:
-    if value is None:
-        return None
-    try:
-        return datetime.fromisoformat(value.strip()).date()
-    except ValueError:
-        raise UsageError(f"{value!r} is not an ISO date (e.g. 2026-11-30)") from None
