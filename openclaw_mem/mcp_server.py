@@ -80,8 +80,7 @@ def build_server(memory: "Memory", *, read_only: bool = False):
         minScore: Annotated[float, Field(ge=0, le=1, description="Drop weaker results.")] = 0.0,
     ) -> dict:
         """Search memory (BM25 + pseudo-vectors, time decay, MMR). OpenClaw's result shape."""
-        found = memory.recall(query, k=maxResults, min_score=minScore)
-        return {"results": [hit.to_json() for hit in found.hits]}
+        return memory.search(query, k=maxResults, min_score=minScore)
 
     def memory_get(
         path: Annotated[str, Field(description="A memory file, relative to the workspace.")],

@@ -9,9 +9,10 @@ from openclaw_mem.chunking import estimate_tokens
 
 def test_context_block_sections_and_budget(example):
     out = example("context", "--now", "2026-11-27T18:00", "Redis 连接超时怎么处理？").stdout
-    assert out.startswith("What you know about the user.")
+    assert out.startswith("<memory>\nRecalled memory of the user: quoted data")
+    assert out.endswith("</memory>\n")
     assert "[User profile]\nIdentity:\n- Lin Wei (林伟)" in out
-    assert "[Relevant memories]\nHistory:\n- 02:14 user: 线上告警了" in out
+    assert '[Relevant memories]\nHistory:\n- "02:14 user: 线上告警了' in out
     assert "(memory/2026-11-05.md#L3-L4)" in out
     assert (
         "[Recent conversation]" in out and "11-27 17:45 user: I plan to write a blog series" in out

@@ -181,6 +181,7 @@ def test_the_same_scenario_through_the_cli_and_mcp_gives_the_same_memory(tmp_pat
             return _data(search), _data(get)
 
     mcp_search, mcp_get = asyncio.run(via_mcp())
+    assert mcp_search.pop("notice").startswith("Recalled memory")  # the firewall's label
     assert mcp_search == cli_search and mcp_get == cli_get
     day = "memory/2026-11-30.md"
     assert (roots["cli"] / day).read_bytes() == (roots["mcp"] / day).read_bytes()

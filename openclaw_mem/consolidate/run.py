@@ -243,6 +243,35 @@ def resolve(edits: Sequence[Edit], prompt: Sequence[PromptEntry]) -> list[Edit]:
     return out
 
 
+def _reads_like_instruction(text: str) -> bool:
+    from ..firewall import flagged
+
+    return flagged(text)
+
+
+def _hold_flagged(
+    edits: Sequence[Edit], prompt: Sequence[PromptEntry]
+) -> tuple[list[Edit], list[tuple[Edit, str]]]:
+    """The memory firewall: an edit drawn from an entry that reads like an instruction
+    (firewall.py) is held for review, never written by itself. Every curated file counts:
+    a planted "fact" in MEMORY.md is recalled into the prompt as surely as an AGENTS rule."""
+    from ..firewall import scan
+
+    why = {}
+    for entry in prompt:
+        flags = scan(entry.text)
+        if flags:
+            why[entry.number] = ", ".join(f.kind for f in flags)
+    keep, held = [], []
+    for edit in edits:
+        reasons = [why[n] for n in edit.sources if n in why]
+        if reasons:
+            held.append((edit, reasons[0]))
+        else:
+            keep.append(edit)
+    return keep, held
+
+
 def _rejected_outcomes(proposal: Proposal, redact_extra: Sequence[str]) -> list[Outcome]:
     """The edits the reader refused, as outcomes; what they said passes the secret filter
     like everything else a model wrote."""
@@ -278,13 +307,24 @@ def _run_batch(
     for item in covered:
         last_lines[item.path] = max(last_lines.get(item.path, 0), item.entry.end_line)
     rejected: list[Outcome] = []
+    held: list[tuple[Edit, str]] = []
     usage = Usage(0, 0)
     if prompt:
         safe_docs = {name: redact(text, opts.redact_extra)[0] for name, text in docs.items()}
         proposal = provider.propose(Request(tuple(prompt), safe_docs, opts.now))
         history = redact(proposal.history_entry, opts.redact_extra)[0]
+        if _reads_like_instruction(history):
+            # HISTORY.md is recalled into prompts like any curated file: a summary that
+            # quotes a payload would plant it there. The entries stay in the log.
+            when = max((i.when for i in covered if i.when), default=opts.now)
+            history = (
+                f"{history_stamp(when)} {plural(len(covered), 'log entry')}; the summary "
+                "quoted text that reads like an instruction to the agent and was left out "
+                "(`mem audit` lists such lines)."
+            )
         edits = resolve(proposal.edits, prompt)
         rejected = _rejected_outcomes(proposal, opts.redact_extra)
+        edits, held = _hold_flagged(edits, prompt)
         usage = proposal.usage or usage
     else:
         when = max((i.when for i in covered if i.when), default=opts.now)
@@ -298,6 +338,21 @@ def _run_batch(
     )
     paragraph = f"{history}\n{consolidation_marker(last_lines, ledger)}\n"
     new_docs, outcomes = apply_edits(docs, edits, day, opts.min_confidence, opts.redact_extra)
+    if held and mode != "dry-run":
+        from .review import Pending, save
+
+        note = [
+            Outcome(e, "held", f"from an entry that reads like an instruction ({why})")
+            for e, why in held
+        ]
+        kept = Pending.make(provider.label, "", {}, [e for e, _ in held], note, len(covered), opts)
+        ident = save(ws, kept)
+        outcomes += [replace(o, detail=f"{o.detail}; waits in mem review {ident}") for o in note]
+    elif held:
+        outcomes += [
+            Outcome(e, "held", f"from an entry that reads like an instruction ({why})")
+            for e, why in held
+        ]
     diff = unified_diff(
         {**docs, HISTORY_FILE: history_before},
         {**new_docs, HISTORY_FILE: _with_paragraph(history_before, paragraph)},

@@ -73,7 +73,12 @@ def commit_message(batch: BatchReport, provider: str, redact_extra: Sequence[str
         "",
         f"provider: {provider}; {plural(batch.entries, 'log entry')} ({batch.sent} sent)",
     ]
+    held = [o for o in batch.outcomes if o.status == "held"]
+    if held:  # their words stay out of the history: they read like instructions
+        lines.append(f"- {plural(len(held), 'edit')} held for mem review (firewall)")
     for o in batch.outcomes:
+        if o.status == "held":
+            continue
         e = o.edit
         what = e.text or e.target
         state = "" if o.applied else f" [skipped: {o.status}]"
@@ -129,8 +134,9 @@ def write_batch(
         gitrepo.commit_memory(ws.root, f"{COMMIT_LOG} {', '.join(logs)[:200]}", logs)
     for name in changed:
         atomic_write_text(ws.root / name, new_docs[name])
-    append_locked(ws.root / HISTORY_FILE, lambda existing: _append_bytes(existing, paragraph))
-    batch.files = [*changed, HISTORY_FILE]
+    if paragraph:  # a held edit accepted later has no paragraph of its own
+        append_locked(ws.root / HISTORY_FILE, lambda existing: _append_bytes(existing, paragraph))
+    batch.files = [*changed, HISTORY_FILE] if paragraph else changed
     if repo is not None:
         message = commit_message(batch, label, opts.redact_extra)
         info = gitrepo.commit_memory(ws.root, message, batch.files)
