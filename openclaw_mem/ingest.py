@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -46,6 +46,8 @@ class IngestReport:
     already_there: int = 0
     skipped: int = 0  # tool calls/results, thinking-only, empty or unknown lines
     files: list[str] = field(default_factory=list)
+    tokens: int = 0  # estimated size of what was added: what consolidating it will send
+    flagged: int = 0  # added messages that read like an instruction (firewall.py)
 
 
 def _text_of(content: object) -> str:
@@ -144,6 +146,22 @@ def ingest(
     (the file's modification time, or --at) when none came before it.
     """
     messages, skipped = parse_transcript(lines, source)
+    return append_messages(ws, messages, skipped, default_time=default_time, session=session)
+
+
+def append_messages(
+    ws: Workspace,
+    messages: Sequence[Message],
+    skipped: int,
+    *,
+    default_time: datetime,
+    session: str | None = None,
+) -> IngestReport:
+    """The write half of `mem ingest` and `mem import`: each message into its day's log,
+    verbatim, repeats skipped (so importing the same export twice adds nothing)."""
+    from .firewall import flagged
+    from .text import estimate_tokens
+
     report = IngestReport(read=len(messages), skipped=skipped)
     by_day: dict[date, list[NewEntry]] = defaultdict(list)
     last = default_time
@@ -161,4 +179,6 @@ def ingest(
         report.already_there += len(by_day[day]) - result.count
         if result.count:
             report.files.append(ws.rel(path))
+            report.tokens += sum(estimate_tokens(e.text) for e in result.written)
+            report.flagged += sum(1 for e in result.written if flagged(e.text))
     return report

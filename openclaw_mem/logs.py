@@ -77,6 +77,7 @@ class Appended:
     start_line: int
     end_line: int
     count: int  # entries written (ingest may skip ones already there)
+    written: tuple[NewEntry, ...] = ()
 
 
 def normalize_text(text: str) -> str:
@@ -198,7 +199,7 @@ def append_entries(
         return Appended(path, line, line, 0)
     start = (existing + heads[0]).count(b"\n") + 1
     end = (existing + data).rstrip(b"\r\n").count(b"\n") + 1
-    return Appended(path, start, end, len(written))
+    return Appended(path, start, end, len(written), tuple(written))
 
 
 # ---------------------------------------------------------------- parsing

@@ -37,6 +37,7 @@ from .markdown import (
     COMMIT_LOG,
     citation,
 )
+from .text import plural
 from .workspace import Workspace, init_target, resolve_workspace
 
 if TYPE_CHECKING:
@@ -251,6 +252,15 @@ class Memory:
         rel = self.ws.rel(path)
         result = append_entries(path, when.date(), [NewEntry(when, label, text, session)], rel=rel)
         commit, warnings = self._after_append([rel], f"{COMMIT_LOG} {rel}")
+        from .firewall import scan
+
+        flags = scan(text)
+        if flags:  # kept verbatim: a log is what was said; it just never becomes a rule
+            kinds = ", ".join(f.kind for f in flags)
+            warnings.append(
+                f"{rel}#L{result.start_line} reads like an instruction to the agent ({kinds}); "
+                "kept verbatim; consolidation holds anything drawn from it for mem review"
+            )
         return Logged(
             rel,
             result.start_line,
@@ -278,7 +288,30 @@ class Memory:
         if report.files:
             commit, warnings = self._after_append(report.files, f"{COMMIT_INGEST} {source}")
         consolidating = self._maybe_auto_consolidate() if report.files else False
-        return Ingested(report, commit, consolidating, tuple(warnings))
+        return Ingested(report, commit, consolidating, tuple(warnings + self._flag_warning(report)))
+
+    def import_export(self, kind: str, path: Path) -> Ingested:
+        """Append a ChatGPT, claude.ai or Claude Code export to the daily logs (importers.py);
+        what is already there is skipped, so a repeat import adds nothing."""
+        from .importers import read_export
+        from .ingest import append_messages
+
+        messages, skipped = read_export(kind, path)
+        report = append_messages(self.ws, messages, skipped, default_time=self.now())
+        commit, warnings = None, []
+        if report.files:
+            commit, warnings = self._after_append(report.files, f"{COMMIT_INGEST} {kind} export")
+        return Ingested(report, commit, False, tuple(warnings + self._flag_warning(report)))
+
+    @staticmethod
+    def _flag_warning(report) -> list[str]:
+        if not report.flagged:
+            return []
+        return [
+            f"{plural(report.flagged, 'message')} read like an instruction to the agent; "
+            "kept verbatim, and consolidation holds anything drawn from them for mem review "
+            "(mem audit lists them)"
+        ]
 
     def consolidate(
         self,
@@ -441,6 +474,21 @@ class Memory:
         # terminal does not.
         result.hits = [replace(h, snippet=self.redact(h.snippet)) for h in result.hits]
         return result
+
+    def search(self, query: str, *, k: int | None = None, min_score: float | None = None) -> dict:
+        """Recall for a model (MCP memory_search): OpenClaw's result shape inside a labelled
+        answer saying it is recollection, not instruction; a snippet that reads like an
+        instruction says so (`flagged`)."""
+        from .firewall import NOTICE, scan
+
+        results = []
+        for hit in self.recall(query, k=k, min_score=min_score).hits:
+            item = hit.to_json()
+            flags = scan(hit.snippet)
+            if flags:
+                item["flagged"] = [f.kind for f in flags]
+            results.append(item)
+        return {"notice": NOTICE, "results": results}
 
     def recall_options(
         self, *, k=None, min_score=None, now=None, since=None, until=None, path=None

@@ -93,3 +93,39 @@ def ingest_cmd(
         )
     for w in done.warnings:
         warn(w)
+
+
+@app.command("import")
+def import_cmd(
+    ctx: typer.Context,
+    kind: Annotated[str, typer.Argument(help="chatgpt | claude | claude-code.")],
+    source: Annotated[
+        Path,
+        typer.Argument(
+            help="The export: a ChatGPT or claude.ai .zip, its folder or conversations.json; "
+            "a Claude Code session .jsonl or its project folder (~/.claude/projects/NAME).",
+            show_default=False,
+        ),
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Start from your history: append a chat export to the daily logs, each message into its
+    own day, verbatim; a repeat import adds nothing. Then `mem consolidate` distils it."""
+    mem = state(ctx).memory()
+    done = mem.import_export(kind, source.expanduser())
+    report = done.report
+    if as_json:
+        typer.echo(json.dumps(report.__dict__, ensure_ascii=False, indent=2))
+    else:
+        typer.echo(
+            f"imported {report.added} of {plural(report.read, 'message')} into "
+            f"{plural(len(report.files), 'day file')}; {report.already_there} already there, "
+            f"{plural(report.skipped, 'record')} left out (system, tools, thinking, old branches)"
+        )
+        if report.added:
+            typer.echo(
+                f"about {report.tokens:,} tokens to consolidate: `mem consolidate --dry-run` "
+                "shows the batches first"
+            )
+    for w in done.warnings:
+        warn(w)
