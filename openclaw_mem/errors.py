@@ -23,6 +23,7 @@ class ExitCode(IntEnum):
     PROVIDER = 7  # the LLM provider failed; nothing was written
     CONFLICT = 8  # a file changed under us, a merge conflicts or is in progress; nothing written
     UNWRITABLE = 9  # the workspace cannot be written (permissions, read-only, disk full)
+    FINDINGS = 10  # mem audit found lines to look at (not an error: like a linter's exit 1)
     INTERRUPTED = 130  # Ctrl-C
 
 

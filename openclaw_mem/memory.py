@@ -88,6 +88,14 @@ class Ingested:
 
 
 @dataclass(frozen=True)
+class Audit:
+    files: int
+    findings: tuple  # of audit.Finding, in today's files
+    history: tuple = ()  # of audit.Finding, lines any commit added (with --history)
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ForgetResult:
     done: Forgotten
     commit: str | None = None
@@ -429,6 +437,24 @@ class Memory:
         self.ws.scan((*self.index_params.include, "archive/**/*.md"))
         warnings = [f"{rel} is a symlink; mem never follows it" for rel in self.ws.links]
         return replace(result, warnings=tuple(warnings))
+
+    def audit(self, *, history: bool = False) -> Audit:
+        """Lines that read like an instruction to the agent or hold a secret, in every
+        memory file (and with history, in every line a commit ever added)."""
+        from .audit import audit_history, audit_text
+        from .errors import BadEncoding
+        from .fsutil import read_text
+
+        extra = tuple(self.config["consolidate.redact_patterns"])
+        files = self.ws.scan((*self.index_params.include, "archive/**/*.md"))
+        found, warnings = [], [f"{rel} is a symlink; mem never follows it" for rel in self.ws.links]
+        for rel in files:
+            try:
+                found += audit_text(rel, read_text(self.ws.root / rel, rel), extra)
+            except BadEncoding as exc:
+                warnings.append(str(exc))
+        past = audit_history(self.root, found, extra) if history else []
+        return Audit(len(files), tuple(found), tuple(past), tuple(warnings))
 
     def commit(self, message: str | None = None) -> CommitInfo | None:
         from .gitrepo import commit_memory

@@ -1,10 +1,11 @@
-"""`mem watch`, `mem forget`, `mem cleanup`, `mem serve`, `mem sync`."""
+"""`mem watch`, `mem forget`, `mem cleanup`, `mem audit`, `mem serve`, `mem sync`."""
 
 from datetime import datetime
 from typing import Annotated
 
 import typer
 
+from ..errors import ExitCode
 from ..text import plural
 from .app import app, state, warn
 
@@ -134,6 +135,45 @@ def cleanup_cmd(
             typer.echo(f"committed {result.commit}")
     for w in result.warnings:
         warn(w)
+
+
+@app.command("audit")
+def audit_cmd(
+    ctx: typer.Context,
+    history: Annotated[
+        bool, typer.Option("--history", help="Also every line any commit ever added.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """List lines that read like an instruction to the agent (prompt injection) or hold a
+    secret, in every memory file; exit 10 when there are any. Secrets are shown redacted."""
+    result = state(ctx).memory().audit(history=history)
+    if as_json:
+        from . import render
+
+        render.print_json(
+            {
+                "files": result.files,
+                "findings": [f.to_json() for f in result.findings],
+                "history": [f.to_json() for f in result.history],
+            }
+        )
+    else:
+        for f in result.findings:
+            typer.echo(f"{f.path}:{f.line} {f.kind} ({f.detail}): {f.excerpt}")
+        gone = [f for f in result.history if not f.current]
+        for f in gone:
+            typer.echo(
+                f"{f.commit} {f.path}:{f.line} {f.kind} ({f.detail}), since removed: {f.excerpt}"
+            )
+        summary = f"{plural(len(result.findings), 'finding')} in {plural(result.files, 'file')}"
+        if history:
+            summary += f"; {plural(len(gone), 'more')} only in git history"
+        typer.echo(summary)
+    for w in result.warnings:
+        warn(w)
+    if result.findings or any(not f.current for f in result.history):
+        raise typer.Exit(ExitCode.FINDINGS)
 
 
 @app.command("serve")

@@ -1,0 +1,94 @@
+"""`mem audit`: every line in memory, and with --history every line git ever held, that
+reads like an instruction to the agent (firewall.py) or holds a secret (secrets.py).
+
+A daily log stays verbatim, so a payload someone pasted lives on in it; the audit is how a
+person finds it, decides, and edits or `mem forget`s it. Secrets are named by family and
+shown redacted, never as they are.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from .firewall import scan
+from .secrets import find, redact
+
+
+@dataclass(frozen=True)
+class Finding:
+    path: str
+    line: int  # 1-based; in --history, the line in the commit that added it
+    kind: str  # "instruction" or "secret"
+    detail: str  # the firewall's kinds, or the secret families
+    excerpt: str  # shortened; secrets redacted
+    commit: str | None = None  # --history: the commit that added the line
+    current: bool = True  # --history: the line is still in the file today
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def audit_lines(
+    path: str, lines: Iterable[tuple[int, str]], extra: Sequence[str] = (), commit=None
+) -> list[Finding]:
+    out = []
+    for number, line in lines:
+        if not line.strip():
+            continue
+        flags = scan(line)
+        if flags:
+            excerpt = redact(flags[0].excerpt, extra)[0]
+            kinds = ", ".join(f.kind for f in flags)
+            out.append(Finding(path, number, "instruction", kinds, excerpt, commit))
+        families = find(line, extra)
+        if families:
+            excerpt = redact(" ".join(line.split()), extra)[0][:120]
+            out.append(Finding(path, number, "secret", ", ".join(families), excerpt, commit))
+    return out
+
+
+def audit_text(path: str, text: str, extra: Sequence[str] = ()) -> list[Finding]:
+    return audit_lines(path, enumerate(text.splitlines(), 1), extra)
+
+
+def _added_lines(root: Path) -> Iterable[tuple[str, str, int, str]]:
+    """(commit, path, line, text) for every Markdown line any commit added, oldest first."""
+    cmd = [
+        "git", "-C", str(root), "log", "--reverse", "-p", "--no-color", "--no-ext-diff",
+        "--unified=0", "--format=%x00%H", "--", "*.md",
+    ]  # fmt: skip
+    proc = subprocess.run(cmd, capture_output=True, check=False)
+    if proc.returncode != 0:
+        return
+    commit, path, line = "", "", 0
+    for raw in proc.stdout.decode("utf-8", "replace").split("\n"):
+        if raw.startswith("\x00"):
+            commit = raw[1:].strip()
+        elif raw.startswith("+++ "):
+            target = raw[4:]
+            path = target[2:] if target.startswith("b/") else ""
+        elif raw.startswith("@@"):
+            plus = raw.split("+", 1)[1].split(" ", 1)[0]
+            line = int(plus.split(",", 1)[0])
+        elif raw.startswith("+") and path:
+            yield commit, path, line, raw[1:]
+            line += 1
+
+
+def audit_history(root: Path, now: Sequence[Finding], extra: Sequence[str] = ()) -> list[Finding]:
+    """Findings in lines git history added, each once (its first commit); `current` says
+    whether the same line is in today's findings, so a removed payload is told apart."""
+    present = {(f.path, f.kind, f.excerpt) for f in now}
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for commit, path, number, text in _added_lines(root):
+        if (path, text) in seen:
+            continue
+        seen.add((path, text))
+        for f in audit_lines(path, [(number, text)], extra, commit[:12]):
+            still = (f.path, f.kind, f.excerpt) in present
+            out.append(Finding(f.path, f.line, f.kind, f.detail, f.excerpt, f.commit, still))
+    return out
