@@ -25,11 +25,13 @@ from .markdown import (
     FENCE_RE,
     HISTORY_STAMP_RE,
     core,
+    deprecated_on,
     front_matter_end,
     is_heading,
     is_struck,
     is_top_bullet,
     lines_of,
+    parse_meta,
     stamp_time,
     strip_comments,
 )
@@ -48,6 +50,8 @@ class Chunk:
     deprecated: bool = False
     context: str = ""  # indexed with the text, not cited: section heading, overlap
     boilerplate: bool = False  # headings, or `mem init`'s own template text, and nothing else
+    born: date | None = None  # the day it was written: its log day, or its metadata's day
+    gone: date | None = None  # the day it was deprecated or forgotten
 
 
 @lru_cache(maxsize=1)
@@ -134,7 +138,10 @@ def _chunks_from_ranges(
             extra = "\n".join(x for x in (context, _tail(prev, overlap)) if x)
             struck = is_struck(body.split("\n", 1)[0])
             boiler = when is None and is_boilerplate(body)
-            out.append(Chunk(rel, a + 1, b, body, when, struck, extra, boiler))
+            meta = parse_meta(lines[a])
+            born = meta.day if meta else (when.date() if when else None)
+            gone = deprecated_on(lines[a]) if struck else None
+            out.append(Chunk(rel, a + 1, b, body, when, struck, extra, boiler, born, gone))
             prev = body
     return out
 

@@ -29,7 +29,7 @@ import os
 import shutil
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,7 +44,7 @@ from .workspace import DEFAULT_INCLUDE, Workspace
 if TYPE_CHECKING:
     from .embed.base import Embedder
 
-SCHEMA = 3
+SCHEMA = 4
 PARALLEL_BYTES = 1_000_000  # below this a rebuild is quicker in one process
 EMBED_BATCH = 128
 INDEX_DIR = "index"
@@ -60,6 +60,8 @@ _DOC_FIELDS = (
     "vec",
     "ekey",
     "boiler",
+    "born",
+    "gone",
 )
 # A document's embedding: not made yet (the provider failed or was absent), made, or not
 # wanted (a chunk of headings alone).
@@ -113,6 +115,11 @@ class IndexParams:
 
 def days_since_epoch(when: datetime | None) -> float:
     return math.nan if when is None else (when - _EPOCH).total_seconds() / 86400.0
+
+
+def _day_number(day: date | None) -> float:
+    """A day as days since the epoch at its midnight; NaN when unknown."""
+    return math.nan if day is None else float((day - _EPOCH.date()).days)
 
 
 @dataclass
@@ -181,6 +188,8 @@ def _empty_docs() -> dict[str, np.ndarray]:
         "vec": np.zeros(0, np.int8),
         "ekey": np.zeros(0, np.uint64),
         "boiler": np.zeros(0, bool),
+        "born": np.zeros(0, np.float64),
+        "gone": np.zeros(0, np.float64),
     }
 
 
@@ -243,6 +252,8 @@ def _analyze_files(root: Path, items: Sequence[tuple[str, int, int]], params: In
         "when": np.fromiter((days_since_epoch(c.when) for c in chunks), np.float64, n),
         "deprecated": np.fromiter((c.deprecated for c in chunks), bool, n),
         "boiler": np.fromiter((c.boilerplate for c in chunks), bool, n),
+        "born": np.fromiter((_day_number(c.born) for c in chunks), np.float64, n),
+        "gone": np.fromiter((_day_number(c.gone) for c in chunks), np.float64, n),
     }
     an = bm25.analyze(
         tokens, stem_word if params.stem else None, [len(c) for c in context], params.context_weight
@@ -442,7 +453,7 @@ def _join_parts(parts: Sequence[_Part]) -> _Part:
         offset += len(part.chunk_paths)
     meta = {
         name: np.concatenate([p.meta[name] for p in parts]) if parts else _empty_docs()[name]
-        for name in ("start", "end", "when", "deprecated", "boiler")
+        for name in ("start", "end", "when", "deprecated", "boiler", "born", "gone")
     }
     return _Part(files, chunk_paths, meta, bm25.concat([p.an for p in parts]), warnings, texts)
 

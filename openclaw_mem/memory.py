@@ -484,6 +484,8 @@ class Memory:
         until: date | None = None,
         path: str | None = None,
         record_access: bool = True,
+        as_of: date | None = None,
+        current: bool = False,
     ) -> RecallResult:
         """The chunks that matter for a query, best first, with citations and snippets."""
         from .recall import recall
@@ -491,7 +493,14 @@ class Memory:
         if not query.strip():
             raise UsageError("the query is empty")
         opts = self.recall_options(
-            k=k, min_score=min_score, now=now, since=since, until=until, path=path
+            k=k,
+            min_score=min_score,
+            now=now,
+            since=since,
+            until=until,
+            path=path,
+            as_of=as_of,
+            current=current,
         )
         result = recall(
             self.ws, query, opts, self.index_params, record_access, self.embedder, self.warm_index
@@ -517,13 +526,28 @@ class Memory:
         return {"notice": NOTICE, "results": results}
 
     def recall_options(
-        self, *, k=None, min_score=None, now=None, since=None, until=None, path=None
+        self,
+        *,
+        k=None,
+        min_score=None,
+        now=None,
+        since=None,
+        until=None,
+        path=None,
+        as_of=None,
+        current=False,
     ):
         from .recall import RecallOptions
 
         cfg = self.config.override({"recall.k": k, "recall.min_score": min_score})
         return RecallOptions.from_config(
-            cfg, now=now or self.now(), since=since, until=until, path_glob=path
+            cfg,
+            now=now or self.now(),
+            since=since,
+            until=until,
+            path_glob=path,
+            as_of=as_of,
+            current=current or None,
         )
 
     def get(self, spec: str, *, start: int | None = None, lines: int | None = None) -> Lines:
@@ -681,6 +705,8 @@ class Memory:
                 since=day("since"),
                 until=day("until"),
                 path=args.get("path"),
+                as_of=day("as_of"),
+                current=bool(args.get("current")),
             )
             return {
                 "results": [h.to_json(explain=True) for h in found.hits],

@@ -20,7 +20,15 @@ import numpy as np
 from .errors import MemError, NotFound, UsageError
 from .fsutil import read_bytes
 from .index import VEC_MADE, Index, IndexParams, days_since_epoch, open_index
-from .markdown import citation, lines_of, parse_citation, parse_meta, strip_comments
+from .markdown import (
+    citation,
+    is_struck,
+    lines_of,
+    parse_citation,
+    parse_meta,
+    strip_comments,
+    struck_text,
+)
 from .search import bm25, minhash, simhash
 from .search.rank import decay_factors, fuse, mmr, normalize, top_k
 from .search.tokenize import is_shingle, shingles, tokenize
@@ -56,6 +64,8 @@ class RecallOptions:
     since: date | None = None
     until: date | None = None
     path_glob: str | None = None
+    as_of: date | None = None  # memory as it stood at the end of this day
+    current: bool = False  # leave out what was deprecated (by as_of, when given)
 
     @classmethod
     def from_config(cls, cfg, **overrides) -> RecallOptions:
@@ -133,7 +143,27 @@ def _mask(index: Index, opts: RecallOptions) -> np.ndarray:
         if opts.until:
             end = datetime.combine(opts.until + timedelta(days=1), datetime.min.time())
             mask &= np.where(dated, when < days_since_epoch(end), False)
+    if opts.as_of:
+        # Lines written later did not exist yet; a log's time is its own day's clock.
+        limit = days_since_epoch(
+            datetime.combine(opts.as_of + timedelta(days=1), datetime.min.time())
+        )
+        born, when = index.doc("born"), index.doc("when")
+        mask &= np.where(np.isnan(born), True, born < limit)
+        mask &= np.where(np.isnan(when), True, when < limit)
+    if opts.current:
+        mask &= ~deprecated_then(index, opts)
     return mask
+
+
+def deprecated_then(index: Index, opts: RecallOptions) -> np.ndarray:
+    """Deprecated as of opts.as_of (a line struck later was still current then), or now."""
+    deprecated = index.doc("deprecated").astype(bool)
+    if not opts.as_of:
+        return deprecated
+    gone = index.doc("gone")
+    limit = days_since_epoch(datetime.combine(opts.as_of + timedelta(days=1), datetime.min.time()))
+    return deprecated & np.where(np.isnan(gone), True, gone < limit)
 
 
 @dataclass(frozen=True)
@@ -246,7 +276,7 @@ def rank_index(
         fused = fuse(v_norm, t_norm, opts.vector_weight, opts.text_weight)
 
     when = index.doc("when")[cand]
-    deprecated = index.doc("deprecated")[cand]
+    deprecated = deprecated_then(index, opts)[cand]
     if opts.decay:
         now = opts.now or datetime.now()
         factor = decay_factors(days_since_epoch(now) - when, opts.decay_lambda)
@@ -472,9 +502,12 @@ def recall(
     terms = set(index.params.tokens(query))
     hits = []
     used = []
-    when, deprecated = index.doc("when"), index.doc("deprecated")
+    when, deprecated = index.doc("when"), deprecated_then(index, opts)
+    struck_now = index.doc("deprecated")
     for doc, explain in ranked:
         rel, lines = lines_of(doc)
+        if struck_now[doc] and not deprecated[doc]:  # as of a day before it was struck
+            lines = [f"- {struck_text(line)}" if is_struck(line) else line for line in lines]
         lo, hi = int(start[doc]), int(end[doc])
         w = float(when[doc])
         sources = [m.fields["src"] for m in map(parse_meta, lines) if m and m.fields.get("src")]

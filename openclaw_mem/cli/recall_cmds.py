@@ -1,6 +1,7 @@
 """`mem recall`, `mem get`, `mem index`, `mem context`. numpy loads only inside them."""
 
 import sys
+from datetime import datetime, time
 from typing import Annotated
 
 import typer
@@ -32,6 +33,15 @@ def recall_cmd(
     min_score: Annotated[
         float | None, typer.Option("--min-score", help="Drop results scoring below this.")
     ] = None,
+    as_of: Annotated[
+        str | None,
+        typer.Option(
+            "--as-of",
+            help="Memory as it stood at the end of this day: later lines left out, "
+            "later deprecations not yet made.",
+        ),
+    ] = None,
+    current: Annotated[bool, typer.Option("--current", help="Leave out deprecated facts.")] = False,
     explain: Annotated[bool, typer.Option("--explain", help="Show every ranking stage.")] = False,
     embed: Annotated[
         str | None, typer.Option("--embed", help="none | local | openai (embed.provider).")
@@ -46,11 +56,16 @@ def recall_cmd(
     text = text_argument(query)
     if not text.strip():
         raise UsageError("the query is empty")
+    then = parse_day(as_of) if as_of else None
+    # As of a day, time decay counts from that day's end unless --now says otherwise.
+    moment = parse_when(now, mem.now()) if now or not then else datetime.combine(then, time.max)
     args = {
         "query": text,
         "k": k,
         "min_score": min_score,
-        "now": parse_when(now, mem.now()).isoformat(),
+        "now": moment.replace(microsecond=0).isoformat(),
+        "as_of": then.isoformat() if then else None,
+        "current": current,
         "since": parse_day(since).isoformat() if since else None,
         "until": parse_day(until).isoformat() if until else None,
         "path": path,
