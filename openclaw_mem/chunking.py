@@ -15,6 +15,7 @@ a deprecated fact) is chunked on its own and marked, so ranking can weigh it hal
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import lru_cache
@@ -52,6 +53,7 @@ class Chunk:
     boilerplate: bool = False  # headings, or `mem init`'s own template text, and nothing else
     born: date | None = None  # the day it was written: its log day, or its metadata's day
     gone: date | None = None  # the day it was deprecated or forgotten
+    agent: str | None = None  # the agent whose entry (or whose private fact) this is
 
 
 @lru_cache(maxsize=1)
@@ -115,6 +117,15 @@ def _tail(text: str, tokens: int) -> str:
     return "\n".join(reversed(out))
 
 
+_AGENT_RE = re.compile(r"<!--[^>]*?\bagent[:=]\s*(?P<id>[\w.-]{1,64})")
+
+
+def owner_of(line: str) -> str | None:
+    """The agent a log entry heading or a curated line names in its comment, if any."""
+    m = _AGENT_RE.search(line)
+    return m["id"] if m else None
+
+
 def _chunks_from_ranges(
     rel: str,
     lines: list[str],
@@ -128,6 +139,7 @@ def _chunks_from_ranges(
         lo, hi = _trim(lines, lo, hi)
         if lo >= hi:
             continue
+        agent = owner_of(lines[lo])  # an entry heading's, or a curated line's
         prev = ""
         for a, b in _split_lines(lines, lo, hi, max_tokens):
             a, b = _trim(lines, a, b)
@@ -141,7 +153,7 @@ def _chunks_from_ranges(
             meta = parse_meta(lines[a])
             born = meta.day if meta else (when.date() if when else None)
             gone = deprecated_on(lines[a]) if struck else None
-            out.append(Chunk(rel, a + 1, b, body, when, struck, extra, boiler, born, gone))
+            out.append(Chunk(rel, a + 1, b, body, when, struck, extra, boiler, born, gone, agent))
             prev = body
     return out
 

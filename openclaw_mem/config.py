@@ -104,6 +104,14 @@ KEYS: tuple[Key, ...] = (
         "Off by default: a daily log keeps what was said, and mem status warns instead.",
     ),
     Key(
+        "agents.isolation",
+        "shared",
+        "Several agents in one workspace (mem log --agent, MEM_AGENT): shared (what one agent "
+        "learns, all know; each recalls its own log entries) or isolated (a fact drawn only "
+        "from one agent's entries stays private to it).",
+        ("shared", "isolated"),
+    ),
+    Key(
         "git.autocommit",
         "consolidate",
         "When mem commits by itself: never; consolidate (each consolidation is one commit); "

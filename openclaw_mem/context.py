@@ -88,9 +88,12 @@ class ContextBlock:
         }
 
 
-def _profile_lines(ws: Workspace) -> list[tuple[str | None, str]]:
+def _profile_lines(ws: Workspace, private_to: str | None = None) -> list[tuple[str | None, str]]:
     """USER.md as (section, bullet) pairs: live bullets only, no template prose, no
-    struck-through facts, no metadata comments."""
+    struck-through facts, no metadata comments; with private_to (isolated agents), no fact
+    another agent owns."""
+    from .chunking import owner_of
+
     path = ws.root / "USER.md"
     if not path.exists():
         return []
@@ -100,6 +103,9 @@ def _profile_lines(ws: Workspace) -> list[tuple[str | None, str]]:
         h = heading(line)
         if h:
             section = h[1] if h[0] > 1 else None
+            continue
+        owner = owner_of(line)
+        if private_to and owner and owner != private_to:
             continue
         if is_live_bullet(line):
             out.append((section, f"- {core(line)}"))
@@ -142,8 +148,9 @@ def _compact(snippet: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _working(ws: Workspace, now: datetime) -> list[str]:
-    """Today's and yesterday's entries, oldest first."""
+def _working(ws: Workspace, now: datetime, agent: str | None = None) -> list[str]:
+    """Today's and yesterday's entries, oldest first; for an agent, its own and unmarked
+    ones (another agent's conversation is not this one's)."""
     days = {now.date(), (now - timedelta(days=1)).date()}
     out: list[tuple[datetime, str]] = []
     for path in ws.day_files():
@@ -155,6 +162,8 @@ def _working(ws: Workspace, now: datetime) -> list[str]:
         except BadEncoding:
             continue
         for e in entries:
+            if agent and e.agent and e.agent != agent:
+                continue
             when = e.when or datetime.combine(day, datetime.min.time())
             if when > now:
                 continue
@@ -180,7 +189,8 @@ def build_context(
 
     profile_cap = min(budget, int(budget * PROFILE_SHARE) + used)
     current = None
-    for section, line in _profile_lines(ws):
+    private_to = opts.agent if opts.isolated else None
+    for section, line in _profile_lines(ws, private_to):
         lines = [line] if section == current or not section else [f"{section}:", line]
         cost = sum(estimate_tokens(x) + 1 for x in lines) + (0 if block.profile else 2 + 4)
         if used + cost > profile_cap:
@@ -189,7 +199,7 @@ def build_context(
         current = section or current
         used += cost
 
-    recent = _working(ws, now)
+    recent = _working(ws, now, opts.agent)
     header = estimate_tokens("[Recent conversation]") + 2
     # Keep a quarter of the budget for the recent conversation, when there is one.
     reserve = min(budget // 4, header + sum(estimate_tokens(x) + 1 for x in recent))

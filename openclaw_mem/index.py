@@ -44,7 +44,7 @@ from .workspace import DEFAULT_INCLUDE, Workspace
 if TYPE_CHECKING:
     from .embed.base import Embedder
 
-SCHEMA = 4
+SCHEMA = 5
 PARALLEL_BYTES = 1_000_000  # below this a rebuild is quicker in one process
 EMBED_BATCH = 128
 INDEX_DIR = "index"
@@ -62,6 +62,7 @@ _DOC_FIELDS = (
     "boiler",
     "born",
     "gone",
+    "agent",
 )
 # A document's embedding: not made yet (the provider failed or was absent), made, or not
 # wanted (a chunk of headings alone).
@@ -115,6 +116,13 @@ class IndexParams:
 
 def days_since_epoch(when: datetime | None) -> float:
     return math.nan if when is None else (when - _EPOCH).total_seconds() / 86400.0
+
+
+def agent_key(agent: str | None) -> int:
+    """An agent id as the number the index keeps (0: no agent, shared by all)."""
+    if not agent:
+        return 0
+    return int.from_bytes(hashlib.blake2b(agent.encode("utf-8"), digest_size=8).digest()) or 1
 
 
 def _day_number(day: date | None) -> float:
@@ -190,6 +198,7 @@ def _empty_docs() -> dict[str, np.ndarray]:
         "boiler": np.zeros(0, bool),
         "born": np.zeros(0, np.float64),
         "gone": np.zeros(0, np.float64),
+        "agent": np.zeros(0, np.uint64),
     }
 
 
@@ -254,6 +263,7 @@ def _analyze_files(root: Path, items: Sequence[tuple[str, int, int]], params: In
         "boiler": np.fromiter((c.boilerplate for c in chunks), bool, n),
         "born": np.fromiter((_day_number(c.born) for c in chunks), np.float64, n),
         "gone": np.fromiter((_day_number(c.gone) for c in chunks), np.float64, n),
+        "agent": np.fromiter((agent_key(c.agent) for c in chunks), np.uint64, n),
     }
     an = bm25.analyze(
         tokens, stem_word if params.stem else None, [len(c) for c in context], params.context_weight
@@ -453,7 +463,7 @@ def _join_parts(parts: Sequence[_Part]) -> _Part:
         offset += len(part.chunk_paths)
     meta = {
         name: np.concatenate([p.meta[name] for p in parts]) if parts else _empty_docs()[name]
-        for name in ("start", "end", "when", "deprecated", "boiler", "born", "gone")
+        for name in ("start", "end", "when", "deprecated", "boiler", "born", "gone", "agent")
     }
     return _Part(files, chunk_paths, meta, bm25.concat([p.an for p in parts]), warnings, texts)
 

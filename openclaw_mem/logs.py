@@ -38,6 +38,7 @@ LEADING_TIME_RE = re.compile(
     r"^(?:[-*+]|\d{1,3}[.)])?[ \t]*(?:\*\*|`)?\[?(\d{1,2}):(\d{2})(?::\d{2})?\]?(?:\*\*|`)?(?=\s|$)"
 )
 SESSION_RE = re.compile(r"^[\w.:/@+=-]{1,128}$")
+AGENT_RE = re.compile(r"^[\w.-]{1,64}$")
 _META_RE = re.compile(r"(\w+)\s*:\s*([^;]*?)\s*(?:;|$)")
 
 
@@ -52,6 +53,7 @@ class Entry:
     start_line: int
     end_line: int
     session: str | None = None
+    agent: str | None = None  # which agent logged it (mem log --agent, MEM_AGENT)
 
     @property
     def when(self) -> datetime | None:
@@ -69,6 +71,7 @@ class NewEntry:
     label: str
     text: str
     session: str | None = None
+    agent: str | None = None
 
 
 @dataclass(frozen=True)
@@ -109,6 +112,12 @@ def check_label(label: str) -> str:
     return clean
 
 
+def check_agent(agent: str | None) -> str | None:
+    if agent is not None and not AGENT_RE.match(agent):
+        raise UsageError(f"agent id {agent!r} may hold only letters, digits and . - _ (at most 64)")
+    return agent
+
+
 def check_session(session: str | None) -> str | None:
     if session is not None and not SESSION_RE.match(session):
         raise UsageError(
@@ -123,6 +132,8 @@ def format_entry(entry: NewEntry) -> str:
     meta = []
     if entry.session:
         meta.append(f"session: {entry.session}")
+    if entry.agent:
+        meta.append(f"agent: {entry.agent}")
     body = text.split("\n")
     if any(entry_heading(line) for line in body):
         # The text holds a line that reads like an entry heading: say how long the
@@ -161,6 +172,7 @@ def append_entries(
             raise UsageError("nothing to log: the text is empty")
         check_label(e.label)
         check_session(e.session)
+        check_agent(e.agent)
     written: list[NewEntry] = []
     heads: list[bytes] = []
 
@@ -299,6 +311,7 @@ def parse_log(text: str, day: date | None = None) -> list[Entry]:
                     i + 1,
                     end,
                     meta.get("session") or None,
+                    meta.get("agent") or None,
                 )
             )
             i = nxt

@@ -20,6 +20,7 @@ class PromptEntry:
     role: str
     text: str
     number: int = 0  # E1, E2, ... in the prompt: what an edit's `sources` cite
+    agent: str | None = None  # the agent that logged it; never shown to the model
 
     def line(self) -> str:
         when = self.when.strftime("%Y-%m-%d %H:%M") if self.when else "(no time)"
@@ -46,6 +47,7 @@ class Edit:
     sources: tuple[int, ...] = ()  # the prompt's entry numbers it came from
     origin: str = ""  # the log lines those are (memory/2026-11-24.md#L3), once resolved
     on: date | None = None  # the date of the newest of them: the fact's own date
+    agent: str = ""  # the one agent all its sources came from, if one did: provenance
 
     @property
     def filename(self) -> str:

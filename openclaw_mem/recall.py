@@ -32,7 +32,7 @@ from .markdown import (
 from .search import bm25, minhash, simhash
 from .search.rank import decay_factors, fuse, mmr, normalize, top_k
 from .search.tokenize import is_shingle, shingles, tokenize
-from .workspace import Workspace, glob_match
+from .workspace import Workspace, day_of, glob_match
 
 if TYPE_CHECKING:
     from .embed.base import Embedder
@@ -66,6 +66,8 @@ class RecallOptions:
     path_glob: str | None = None
     as_of: date | None = None  # memory as it stood at the end of this day
     current: bool = False  # leave out what was deprecated (by as_of, when given)
+    agent: str | None = None  # recall for this agent: its own log entries and shared ones
+    isolated: bool = False  # agents.isolation = isolated: other agents' private facts too
 
     @classmethod
     def from_config(cls, cfg, **overrides) -> RecallOptions:
@@ -153,6 +155,16 @@ def _mask(index: Index, opts: RecallOptions) -> np.ndarray:
         mask &= np.where(np.isnan(when), True, when < limit)
     if opts.current:
         mask &= ~deprecated_then(index, opts)
+    if opts.agent:
+        from .index import agent_key
+
+        owner = index.doc("agent")
+        mine = (owner == 0) | (owner == agent_key(opts.agent))
+        # Another agent's log entries are its own conversation; curated lines it owns are
+        # private only when agents are isolated, otherwise what one learns all know.
+        logs = [day_of(Path(p)) is not None for p in index.paths]
+        is_log = np.array(logs or [False])[index.doc("path_id")]
+        mask &= mine | (~is_log & (not opts.isolated))
     return mask
 
 

@@ -34,12 +34,18 @@ def log_cmd(
     at: Annotated[
         str | None, typer.Option("--at", help="ISO time to log at instead of now (local).")
     ] = None,
+    agent: Annotated[
+        str | None,
+        typer.Option("--agent", help="The agent logging it (default: MEM_AGENT)."),
+    ] = None,
 ) -> None:
     """Append one entry to today's daily log, memory/YYYY-MM-DD.md."""
     st = state(ctx)
     mem = st.memory()
     when = parse_when(at, mem.now()) if at is not None else None
-    logged = mem.log(text_argument(text), role=role, speaker=speaker, session=session, at=when)
+    logged = mem.log(
+        text_argument(text), role=role, speaker=speaker, session=session, at=when, agent=agent
+    )
     typer.echo(logged.citation)
     for w in logged.warnings:
         warn(w)

@@ -41,6 +41,10 @@ def recall_cmd(
             "later deprecations not yet made.",
         ),
     ] = None,
+    agent: Annotated[
+        str | None,
+        typer.Option("--agent", help="Recall for this agent (default: MEM_AGENT)."),
+    ] = None,
     current: Annotated[bool, typer.Option("--current", help="Leave out deprecated facts.")] = False,
     explain: Annotated[bool, typer.Option("--explain", help="Show every ranking stage.")] = False,
     embed: Annotated[
@@ -66,6 +70,7 @@ def recall_cmd(
         "now": moment.replace(microsecond=0).isoformat(),
         "as_of": then.isoformat() if then else None,
         "current": current,
+        "agent": agent or mem.agent,
         "since": parse_day(since).isoformat() if since else None,
         "until": parse_day(until).isoformat() if until else None,
         "path": path,
@@ -166,7 +171,12 @@ def context_cmd(
     text = text_argument(query)
     if not text.strip():
         raise UsageError("the query is empty")
-    args = {"query": text, "budget": budget, "now": parse_when(now, mem.now()).isoformat()}
+    args = {
+        "query": text,
+        "budget": budget,
+        "now": parse_when(now, mem.now()).isoformat(),
+        "agent": mem.agent,
+    }
     block = None if no_daemon else mem.ask_resident("context", args)
     if block is None:
         block = mem.answer("context", args)

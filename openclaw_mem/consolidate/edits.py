@@ -57,6 +57,8 @@ def _said(line: str) -> str:
 
 def _bullet(edit: Edit, day: date, indent: str = "", marker: str = "-") -> str:
     fields = {"src": edit.origin} if edit.origin else {}
+    if edit.agent:  # provenance; private to that agent when agents.isolation = isolated
+        fields["agent"] = edit.agent
     meta = LineMeta(edit.type, edit.importance, edit.confidence, edit.on or day, fields)
     return f"{indent}{marker} {core(edit.text)} {meta.comment()}"
 

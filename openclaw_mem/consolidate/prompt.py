@@ -91,7 +91,7 @@ def batches(
         cost = estimate_tokens(entry.line()) + 1
         if cost > budget:
             keep = max(1, len(entry.text) * budget // (cost * 2))
-            entry = PromptEntry(entry.cite, entry.when, entry.role, entry.text[:keep] + " …[cut]")
+            entry = replace(entry, text=entry.text[:keep] + " …[cut]")
             cost = estimate_tokens(entry.line()) + 1
         if current and used + cost > budget:
             out.append(current)

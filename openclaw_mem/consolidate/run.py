@@ -151,7 +151,9 @@ def _consolidate(
         text, n = redact(item.entry.text, opts.redact_extra)
         report.redacted += n
         kept.append(i)
-        prompt.append(PromptEntry(item.cite, item.when, item.entry.role, text))
+        prompt.append(
+            PromptEntry(item.cite, item.when, item.entry.role, text, agent=item.entry.agent)
+        )
 
     docs = read_docs(ws)
     history = read_history(ws)
@@ -239,7 +241,11 @@ def resolve(edits: Sequence[Edit], prompt: Sequence[PromptEntry]) -> list[Edit]:
         cited = [by_number[n] for n in edit.sources if n in by_number]
         origin = ",".join(e.cite for e in cited)  # path#Lx-Ly: `mem get` opens it as cited
         dates = [e.when.date() for e in cited if e.when]
-        out.append(replace(edit, origin=origin, on=max(dates) if dates else None))
+        agents = {e.agent for e in cited}
+        agent = agents.pop() if len(agents) == 1 else None
+        out.append(
+            replace(edit, origin=origin, on=max(dates) if dates else None, agent=agent or "")
+        )
     return out
 
 
@@ -333,6 +339,11 @@ def _run_batch(
             "(acknowledgements, fillers and repeats)."
         )
         edits = []
+    owners = {i.entry.agent for i in covered}
+    if len(owners) == 1 and (owner := owners.pop()):
+        # One agent's conversation: its summary is its own (private when agents are isolated).
+        first, nl, rest = history.partition("\n")
+        history = f"{first} <!-- agent: {owner} -->{nl}{rest}"
     ledger = ledger_line(
         usage.prompt_tokens, usage.completion_tokens, day, provider.label, usage.estimated
     )
