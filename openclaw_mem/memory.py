@@ -202,6 +202,14 @@ class Memory:
     def now(self) -> datetime:
         return self.clock()
 
+    @property
+    def agent(self) -> str | None:
+        """The agent this process works for (MEM_AGENT): its log entries carry the id, and
+        its recall sees its own entries and what is shared (agents.isolation)."""
+        from .logs import check_agent
+
+        return check_agent(self.env.get("MEM_AGENT") or None)
+
     def with_settings(self, flags: Mapping[str, Any]) -> Memory:
         """The same memory with some settings given on the command line (None: not given)."""
         if all(v is None for v in flags.values()):
@@ -238,8 +246,10 @@ class Memory:
         speaker: str | None = None,
         session: str | None = None,
         at: datetime | None = None,
+        agent: str | None = None,
     ) -> Logged:
-        """Append one entry, verbatim, to the day file of `at` (default: now)."""
+        """Append one entry, verbatim, to the day file of `at` (default: now), marked with
+        the agent that logged it (agent, or MEM_AGENT) when there is one."""
         if role is not None and speaker is not None:
             raise UsageError("give a role or a speaker, not both")
         if role is not None and role not in ROLES:
@@ -258,7 +268,8 @@ class Memory:
         when = at or self.now()
         path = self.ws.day_file(when.date())
         rel = self.ws.rel(path)
-        result = append_entries(path, when.date(), [NewEntry(when, label, text, session)], rel=rel)
+        entry = NewEntry(when, label, text, session, agent or self.agent)
+        result = append_entries(path, when.date(), [entry], rel=rel)
         commit, warnings = self._after_append([rel], f"{COMMIT_LOG} {rel}")
         from .firewall import scan
 
@@ -486,6 +497,7 @@ class Memory:
         record_access: bool = True,
         as_of: date | None = None,
         current: bool = False,
+        agent: str | None = None,
     ) -> RecallResult:
         """The chunks that matter for a query, best first, with citations and snippets."""
         from .recall import recall
@@ -501,6 +513,7 @@ class Memory:
             path=path,
             as_of=as_of,
             current=current,
+            agent=agent,
         )
         result = recall(
             self.ws, query, opts, self.index_params, record_access, self.embedder, self.warm_index
@@ -509,6 +522,34 @@ class Memory:
         # terminal does not.
         result.hits = [replace(h, snippet=self.redact(h.snippet)) for h in result.hits]
         return result
+
+    def evaluate(
+        self,
+        file: str | os.PathLike[str] | None = None,
+        *,
+        k: int | None = None,
+        now: datetime | None = None,
+        compare: Iterable[str] = (),
+    ):
+        """`mem eval`: recall@k and MRR of the queries in eval/queries.yaml (or file) against
+        this memory; with compare (KEY=VALUE settings), the same queries again with them.
+        Returns the run (or comparison) and the warnings of loading and running."""
+        from . import evaluate
+
+        overrides = evaluate.parse_overrides(compare)
+        queries = evaluate.load_queries(self, file)
+        when = now or self.now()
+        if overrides:
+            result = evaluate.compare(self, queries, overrides, k=k, now=when)
+            runs = (result.base, result.other)
+        else:
+            result = evaluate.run(self, queries, k=k, now=when)
+            runs = (result,)
+        warnings: list[str] = []
+        for w in (*queries.warnings, *(w for r in runs for w in r.warnings)):
+            if w not in warnings:
+                warnings.append(w)
+        return result, warnings
 
     def search(self, query: str, *, k: int | None = None, min_score: float | None = None) -> dict:
         """Recall for a model (MCP memory_search): OpenClaw's result shape inside a labelled
@@ -536,6 +577,7 @@ class Memory:
         path=None,
         as_of=None,
         current=False,
+        agent=None,
     ):
         from .recall import RecallOptions
 
@@ -548,6 +590,8 @@ class Memory:
             path_glob=path,
             as_of=as_of,
             current=current or None,
+            agent=agent or self.agent,
+            isolated=cfg["agents.isolation"] == "isolated",
         )
 
     def get(self, spec: str, *, start: int | None = None, lines: int | None = None) -> Lines:
@@ -561,7 +605,12 @@ class Memory:
         return replace(got, text=self.redact(got.text))
 
     def context(
-        self, query: str, *, budget: int | None = None, now: datetime | None = None
+        self,
+        query: str,
+        *,
+        budget: int | None = None,
+        now: datetime | None = None,
+        agent: str | None = None,
     ) -> ContextBlock:
         """The block to put in front of a model, within a token budget."""
         from .context import build_context
@@ -574,7 +623,7 @@ class Memory:
             self.ws,
             query,
             cfg["context.budget"],
-            self.recall_options(now=when),
+            self.recall_options(now=when, agent=agent),
             self.index_params,
             when,
             cfg["context.memories"],
@@ -707,13 +756,16 @@ class Memory:
                 path=args.get("path"),
                 as_of=day("as_of"),
                 current=bool(args.get("current")),
+                agent=args.get("agent"),
             )
             return {
                 "results": [h.to_json(explain=True) for h in found.hits],
                 "warnings": list(found.warnings),
             }
         if op == "context":
-            block = self.context(args["query"], budget=args.get("budget"), now=when("now"))
+            block = self.context(
+                args["query"], budget=args.get("budget"), now=when("now"), agent=args.get("agent")
+            )
             return block.to_json()
         if op == "get":
             return self.get(args["spec"]).to_json()

@@ -7,13 +7,14 @@ every parameter's annotation string on each run, ~25 ms of every `mem log`.
 # isort: skip_file
 # Import order is the order `mem --help` lists the commands in.
 from .app import app
-from . import workspace_cmds, log_cmds, recall_cmds, living_cmds
+from . import workspace_cmds, log_cmds, recall_cmds, eval_cmds, living_cmds
 from . import consolidate_cmds, git_cmds, demo_cmd
 
 COMMAND_MODULES = (
     workspace_cmds,
     log_cmds,
     recall_cmds,
+    eval_cmds,
     living_cmds,
     consolidate_cmds,
     git_cmds,
