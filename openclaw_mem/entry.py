@@ -1,8 +1,10 @@
 """The `mem` command's entry point, with a fast path for the call agents make on every turn.
 
-`mem log TEXT …` (with -w, --role, --speaker, --session, --at, `-` for stdin) is recognised
-here and appended through the `Memory` facade without importing the CLI framework, which
-costs more than the append itself. Anything else, and anything this parser is not sure
+`mem log TEXT …` (with -w, --role, --speaker, --session, --at, --agent, `-` for stdin) is
+recognised here and appended through the `Memory` facade without importing the CLI
+framework, which costs more than the append itself; `mem recall … --json` and `mem context`
+are asked of a resident process (`mem watch`, `mem serve`) the same way when one runs.
+Anything else, and anything this parser is not sure
 about (--help, --debug, an unknown option), goes to the full typer app, which prints and
 exits exactly as it always does.
 """
@@ -19,6 +21,7 @@ _LOG = {
     "-s": "speaker",
     "--speaker": "speaker",
     "--session": "session",
+    "--agent": "agent",
     "--at": "at",
 }
 
@@ -93,6 +96,7 @@ def _fast_log(opts: dict) -> int:
             speaker=opts.get("speaker"),
             session=opts.get("session"),
             at=at,
+            agent=opts.get("agent"),
         )
     except MemError as exc:
         from .secrets import redact
@@ -108,11 +112,100 @@ def _fast_log(opts: dict) -> int:
     return 0
 
 
+_ASK = {
+    "recall": {"-k": "k"},
+    "context": {"--budget": "budget"},
+}
+
+
+def _parse_ask(argv: list[str]) -> dict | None:
+    """`mem recall QUERY… --json [-k N]` or `mem context QUERY… [--json] [--budget N]`: the
+    per-turn reads whose output needs no rendering library. None for anything else."""
+    opts: dict = {"words": [], "json": False}
+    i = 0
+    while i < len(argv) and argv[i] in _GLOBAL and i + 1 < len(argv):
+        opts["workspace"], i = argv[i + 1], i + 2
+    if i >= len(argv) or argv[i] not in _ASK:
+        return None
+    op, names = argv[i], _ASK[argv[i]]
+    opts["op"] = op
+    i += 1
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--json":
+            opts["json"] = True
+        elif arg in names and i + 1 < len(argv) and argv[i + 1].isdigit():
+            opts[names[arg]], i = int(argv[i + 1]), i + 1
+        elif arg.startswith("-"):
+            return None  # any other option, `-` for stdin, text with a dash: the full app
+        else:
+            opts["words"].append(arg)
+        i += 1
+    if not " ".join(opts["words"]).strip() or (op == "recall" and not opts["json"]):
+        return None
+    return opts
+
+
+def _fast_ask(opts: dict) -> int | None:
+    """Ask the resident process and print what the full command prints; None when there is
+    no resident process (or anything that needs the full app), to answer the long way."""
+    import json
+    import re
+    from datetime import datetime
+    from pathlib import Path
+
+    env = os.environ
+    agent = env.get("MEM_AGENT") or None
+    if env.get("MEM_NO_DAEMON", "") not in ("", "0") or env.get("MEM_NOW"):
+        return None
+    if agent is not None and not re.fullmatch(r"[\w.-]{1,64}", agent):
+        return None  # the full app says what is wrong with it
+    from .errors import MemError
+    from .resident import ask
+    from .workspace import resolve_workspace
+
+    try:
+        flag = Path(opts["workspace"]).expanduser() if "workspace" in opts else None
+        root = resolve_workspace(flag, env, Path.cwd(), Path.home()).root
+    except MemError:
+        return None
+    now = datetime.now().replace(microsecond=0).isoformat()
+    text = " ".join(opts["words"])
+    if opts["op"] == "recall":
+        args = {"query": text, "k": opts.get("k"), "min_score": None, "now": now}
+        args.update(as_of=None, current=False, agent=agent, since=None, until=None, path=None)
+    else:
+        args = {"query": text, "budget": opts.get("budget"), "now": now, "agent": agent}
+    try:
+        reply = ask(root, opts["op"], args)
+    except OSError:
+        return None
+    if reply is None or not reply.get("ok"):
+        return None  # errors are said by the full app, in its words
+    data = reply["result"]
+    if opts["op"] == "recall":
+        for w in data["warnings"]:
+            print(f"mem: warning: {w}", file=sys.stderr)
+        plain = ("path", "startLine", "endLine", "score", "snippet", "source")
+        data = {"results": [{k: h[k] for k in plain} for h in data["results"]]}
+    if opts["json"]:
+        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+    else:
+        sys.stdout.write(data["text"])
+    return 0
+
+
 def main() -> None:
     argv = sys.argv[1:]
-    opts = None if os.environ.get("MEM_DEBUG", "") not in ("", "0") else _parse(argv)
+    debug = os.environ.get("MEM_DEBUG", "") not in ("", "0")
+    opts = None if debug else _parse(argv)
     if opts is not None:
         sys.exit(_fast_log(opts))
+    asked = None if debug else _parse_ask(argv)
+    if asked is not None:
+        code = _fast_ask(asked)
+        if code is not None:
+            sys.exit(code)
     from .cli import app
 
     app(prog_name="mem")

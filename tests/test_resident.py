@@ -4,6 +4,7 @@ during a refresh gets a whole answer."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -119,3 +120,23 @@ def test_the_socket_is_private(served):
     ws, _ = served
     mode = (ws.root / ".mem" / "mem.sock").stat().st_mode & 0o777
     assert mode == 0o600
+
+
+def test_recall_and_context_skip_the_cli_framework_when_a_resident_answers(served):
+    ws, _ = served
+    for args in (("recall", "--json", "Redis 连接超时"), ("context", "redis", "--budget", "300")):
+        fast = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "openclaw_mem", "-w", str(ws.root), *args],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+        )
+        assert fast.returncode == 0, fast.stderr
+        assert " typer" not in fast.stderr and " rich" not in fast.stderr  # not imported
+        slow = ws(*args, "--no-daemon").stdout
+        if args[0] == "recall":  # scores may differ in the last digit: "now" moved on
+            paths = [(h["path"], h["startLine"]) for h in json.loads(slow)["results"]]
+            got = [(h["path"], h["startLine"]) for h in json.loads(fast.stdout)["results"]]
+            assert got == paths and got
+        else:
+            assert fast.stdout == slow
