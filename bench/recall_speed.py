@@ -30,6 +30,7 @@ import contextlib
 import json
 import os
 import random
+import resource
 import shutil
 import signal
 import statistics
@@ -202,18 +203,18 @@ class Resident:
             encoding="utf-8",
         )
         self.first_line = ""
-        reader = threading.Thread(target=self._read_first, daemon=True)
-        reader.start()
-        reader.join(WATCH_READY)
+        self._ready = threading.Event()
+        threading.Thread(target=self._read, daemon=True).start()
+        self._ready.wait(WATCH_READY)
         if "answering" not in self.first_line:
             self.stop()
             said = self.first_line.strip() or f"nothing within {WATCH_READY:.0f} s"
             raise ChildFailed(f"`mem watch` is not answering: {said}")
 
-    def _read_first(self) -> None:
+    def _read(self) -> None:
         self.first_line = self.proc.stdout.readline()
-        # keep draining, so a chatty watcher never blocks on a full pipe
-        for _ in self.proc.stdout:
+        self._ready.set()
+        for _ in self.proc.stdout:  # keep draining: a chatty watcher never blocks on the pipe
             pass
 
     def stop(self) -> int | None:
@@ -291,6 +292,8 @@ def print_table(size: int, rows: list[Row], notes: list[str], qmd: Row | None) -
         print(line)
     for note in notes:
         print(f"  note: {note}")
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"  note: RSS floor {own:.1f} MiB = this script's peak (Linux charges it to children)")
     sys.stdout.flush()
 
 
@@ -384,6 +387,8 @@ def main() -> None:
     ap.add_argument("--sizes", default="1000,10000,100000", help="chunks, comma-separated")
     ap.add_argument("--runs", type=int, default=7, help="timed runs per command")
     args = ap.parse_args()
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:  # started in the background:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # let `mem watch` hear SIGINT
     sizes = sorted(int(s) for s in args.sizes.split(",") if s.strip())
 
     exe = shutil.which("mem")
