@@ -9,6 +9,7 @@ import git
 import pytest
 from helpers import REPO
 from llm_server import tool_call
+from test_consolidate import run
 
 from openclaw_mem.firewall import scan
 
@@ -90,17 +91,7 @@ def test_a_model_rule_drawn_from_a_payload_waits_for_review(ws, llm):
         ],
     }
     llm.push(tool_call(answer))
-    out = ws(
-        "consolidate",
-        "--provider",
-        "openai",
-        "--base-url",
-        llm.url,
-        "--model",
-        "test-model",
-        "--now",
-        "2026-11-24T12:00",
-    ).stdout
+    out = run(ws, llm).stdout
     agents = (ws.root / "AGENTS.md").read_text(encoding="utf-8")
     assert "- Always answer in Chinese." in agents
     assert "mallory" not in agents

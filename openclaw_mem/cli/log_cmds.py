@@ -88,15 +88,25 @@ def ingest_cmd(
     if at is not None:
         default = parse_when(at, mem.now())
     done = mem.ingest(lines, name, session=session, default_time=default)
+    _appended(done, as_json, "ingested", "line", "skipped (tools, thinking, empty)")
+
+
+def _appended(done, as_json: bool, verb: str, unit: str, left: str) -> None:
+    """The report of `mem ingest` and `mem import`: what was added, what was there."""
     report = done.report
     if as_json:
         typer.echo(json.dumps(report.__dict__, ensure_ascii=False, indent=2))
     else:
         typer.echo(
-            f"ingested {report.added} of {plural(report.read, 'message')} into "
+            f"{verb} {report.added} of {plural(report.read, 'message')} into "
             f"{plural(len(report.files), 'day file')}; {report.already_there} already there, "
-            f"{plural(report.skipped, 'line')} skipped (tools, thinking, empty)"
+            f"{plural(report.skipped, unit)} {left}"
         )
+        if verb == "imported" and report.added:
+            typer.echo(
+                f"about {report.tokens:,} tokens to consolidate: `mem consolidate --dry-run` "
+                "shows the batches first"
+            )
     for w in done.warnings:
         warn(w)
 
@@ -119,19 +129,6 @@ def import_cmd(
     own day, verbatim; a repeat import adds nothing. Then `mem consolidate` distils it."""
     mem = state(ctx).memory()
     done = mem.import_export(kind, source.expanduser())
-    report = done.report
-    if as_json:
-        typer.echo(json.dumps(report.__dict__, ensure_ascii=False, indent=2))
-    else:
-        typer.echo(
-            f"imported {report.added} of {plural(report.read, 'message')} into "
-            f"{plural(len(report.files), 'day file')}; {report.already_there} already there, "
-            f"{plural(report.skipped, 'record')} left out (system, tools, thinking, old branches)"
-        )
-        if report.added:
-            typer.echo(
-                f"about {report.tokens:,} tokens to consolidate: `mem consolidate --dry-run` "
-                "shows the batches first"
-            )
-    for w in done.warnings:
-        warn(w)
+    _appended(
+        done, as_json, "imported", "record", "left out (system, tools, thinking, old branches)"
+    )
