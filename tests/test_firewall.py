@@ -53,7 +53,8 @@ def test_offline_consolidation_keeps_every_payload_out_of_curated_memory(ws):
     ws("log", "--role", "user", "--at", "2026-11-25T11:00", "Please always answer in Chinese.")
     ws("consolidate", "--provider", "offline", "--now", "2026-11-26T09:00")
     curated = _curated(ws.root)
-    assert "always answer in Chinese" in curated  # the person's own wish still lands
+    agents = (ws.root / "AGENTS.md").read_text(encoding="utf-8")
+    assert "- Always answer in Chinese <!-- rule" in agents  # the person's own wish is a rule
     assert "evil.example" not in curated and "mallory" not in curated
     for case in PAYLOADS:
         assert case["text"][:40] not in curated

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..consolidate.schema import read_answer
+from ..firewall import flagged
 from ..markdown import core, history_stamp, is_live_bullet, split_doc
 from ..proposal import PromptEntry, Proposal, Request, Usage
 from ..search import minhash
@@ -128,6 +129,24 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"^I (?:really |also |much |absolutely )?"
             r"(?P<v>prefer|like|love|enjoy|hate|dislike|don't like|do not like) (?P<x>.+)",
             re.I,
+        ),
+    ),
+    # How the person wants the assistant to behave, said as a standing request: a rule for
+    # AGENTS.md ("Please always answer in Chinese", "以后请用中文回答"). Text that only reads
+    # like one (a pasted web page) is held by the firewall before it gets here.
+    (
+        "rule",
+        re.compile(
+            r"^please\s+(?P<x>(?:always|never|from now on)\s+(?:answer|reply|respond|write|use|"
+            r"keep|give|include|call|ask|avoid|show|format|add|put)\b.+)",
+            re.I,
+        ),
+    ),
+    (
+        "rule",
+        re.compile(
+            r"^(?:以后|今后|从现在起|之后)?[\s，,]*(?:请|麻烦)?(?:你)?(?:以后|今后)?"
+            r"(?P<x>(?:总是|一直|每次都?|一律|始终|永远不要|不要再)(?:用|使用|回答|回复|写|给|加|附上|说).+)"
         ),
     ),
     (
@@ -294,6 +313,9 @@ class OfflineProvider:
         for entry in request.entries:
             if entry.role not in USER_ROLES:
                 continue  # another speaker's words, or the assistant's: they stay in the log
+            # What reads like an instruction is proposed (the firewall holds it for review)
+            # but takes no room a section keeps for what the person said.
+            held = flagged(entry.text)
             for sentence in sentences(entry.text):
                 if REDACTED in sentence or _QUESTION_RE.search(sentence):
                     continue
@@ -305,9 +327,11 @@ class OfflineProvider:
                     continue
                 if edit["op"] == "add" and similar.repeats(edit["text"]):
                     continue
-                per_section[section] = per_section.get(section, 0) + 1
                 edit["sources"] = [entry.number]
                 edits.append(edit)
+                if held:
+                    continue
+                per_section[section] = per_section.get(section, 0) + 1
                 used.append(f"{_hhmm(entry)}{sentence.rstrip('.。')}")
         history = self._history(request.entries, used, request.now)
         timed = [e.when for e in request.entries if e.when]
