@@ -9,7 +9,7 @@ character, so a Chinese profile does not overflow the budget.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
 from .errors import BadEncoding
 from .fsutil import read_text
@@ -17,11 +17,15 @@ from .index import IndexParams
 from .logs import read_entries
 from .markdown import (
     core,
+    deprecated_on,
     entry_heading,
     heading,
     is_bullet,
     is_live_bullet,
+    is_struck,
     lines_of,
+    parse_meta,
+    struck_text,
     without_conflicts,
 )
 from .recall import RecallOptions, recall
@@ -88,7 +92,9 @@ class ContextBlock:
         }
 
 
-def _profile_lines(ws: Workspace, private_to: str | None = None) -> list[tuple[str | None, str]]:
+def _profile_lines(
+    ws: Workspace, private_to: str | None = None, as_of: date | None = None
+) -> list[tuple[str | None, str]]:
     """USER.md as (section, bullet) pairs: live bullets only, no template prose, no
     struck-through facts, no metadata comments; with private_to (isolated agents), no fact
     another agent owns."""
@@ -107,6 +113,14 @@ def _profile_lines(ws: Workspace, private_to: str | None = None) -> list[tuple[s
         owner = owner_of(line)
         if private_to and owner and owner != private_to:
             continue
+        if as_of:  # the profile as it stood then: not yet written, not yet struck
+            meta = parse_meta(line)
+            if meta and meta.day > as_of:
+                continue
+            struck = deprecated_on(line) if is_struck(line) else None
+            if struck and struck > as_of:
+                out.append((section, f"- {struck_text(line)}"))
+                continue
         if is_live_bullet(line):
             out.append((section, f"- {core(line)}"))
     return out
@@ -190,7 +204,7 @@ def build_context(
     profile_cap = min(budget, int(budget * PROFILE_SHARE) + used)
     current = None
     private_to = opts.agent if opts.isolated else None
-    for section, line in _profile_lines(ws, private_to):
+    for section, line in _profile_lines(ws, private_to, opts.as_of):
         lines = [line] if section == current or not section else [f"{section}:", line]
         cost = sum(estimate_tokens(x) + 1 for x in lines) + (0 if block.profile else 2 + 4)
         if used + cost > profile_cap:

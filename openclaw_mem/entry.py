@@ -186,8 +186,8 @@ def _fast_ask(opts: dict) -> int | None:
     if opts["op"] == "recall":
         for w in data["warnings"]:
             print(f"mem: warning: {w}", file=sys.stderr)
-        plain = ("path", "startLine", "endLine", "score", "snippet", "source")
-        data = {"results": [{k: h[k] for k in plain} for h in data["results"]]}
+        plain = ("path", "startLine", "endLine", "score", "snippet", "source", "superseded")
+        data = {"results": [{k: h[k] for k in plain if k in h} for h in data["results"]]}
     if opts["json"]:
         sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
     else:

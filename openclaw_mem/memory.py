@@ -611,6 +611,8 @@ class Memory:
         budget: int | None = None,
         now: datetime | None = None,
         agent: str | None = None,
+        as_of: date | None = None,
+        current: bool = False,
     ) -> ContextBlock:
         """The block to put in front of a model, within a token budget."""
         from .context import build_context
@@ -623,7 +625,7 @@ class Memory:
             self.ws,
             query,
             cfg["context.budget"],
-            self.recall_options(now=when, agent=agent),
+            self.recall_options(now=when, agent=agent, as_of=as_of, current=current),
             self.index_params,
             when,
             cfg["context.memories"],
@@ -718,14 +720,25 @@ class Memory:
             embedder=self.embedder,
         )
 
-    def serve_mcp(self, *, read_only: bool = False) -> None:
-        """Answer MCP requests on stdin/stdout until stdin closes; meanwhile answer recall,
-        context and get for the CLI over the resident socket."""
+    def for_agent(self, agent: str | None) -> Memory:
+        """The same memory working for one agent (as MEM_AGENT=agent would)."""
+        from .logs import check_agent
+
+        if not agent:
+            return self
+        return Memory(
+            self.ws, self.config, {**self.env, "MEM_AGENT": check_agent(agent)}, self.clock
+        )
+
+    def serve_mcp(self, *, read_only: bool = False, agent: str | None = None) -> None:
+        """Answer MCP requests on stdin/stdout until stdin closes (for one agent, when given);
+        meanwhile answer recall, context and get for the CLI over the resident socket, where
+        each request says which agent asks."""
         from .mcp_server import serve_stdio
 
         resident = self.start_resident()
         try:
-            serve_stdio(self, read_only=read_only)
+            serve_stdio(self.for_agent(agent), read_only=read_only)
         finally:
             if resident is not None:
                 resident.stop()
@@ -764,7 +777,12 @@ class Memory:
             }
         if op == "context":
             block = self.context(
-                args["query"], budget=args.get("budget"), now=when("now"), agent=args.get("agent")
+                args["query"],
+                budget=args.get("budget"),
+                now=when("now"),
+                agent=args.get("agent"),
+                as_of=day("as_of"),
+                current=bool(args.get("current")),
             )
             return block.to_json()
         if op == "get":

@@ -114,6 +114,8 @@ class Hit:
             "snippet": self.snippet,
             "source": self.source,
         }
+        if self.deprecated:  # superseded: said once, no longer current (OpenClaw has no key)
+            out["superseded"] = True
         if explain:
             out["date"] = self.when.isoformat(timespec="minutes") if self.when else None
             out["deprecated"] = self.deprecated

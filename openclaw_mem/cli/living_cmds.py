@@ -180,9 +180,13 @@ def audit_cmd(
 def serve_cmd(
     ctx: typer.Context,
     read_only: Annotated[bool, typer.Option("--read-only", help="No memory_log tool.")] = False,
+    agent: Annotated[
+        str | None,
+        typer.Option("--agent", help="Serve one agent: its log tag and its recall (MEM_AGENT)."),
+    ] = None,
 ) -> None:
     """Serve the memory over MCP on stdio: memory_search, memory_get, memory_log."""
-    state(ctx).memory().serve_mcp(read_only=read_only)
+    state(ctx).memory().serve_mcp(read_only=read_only, agent=agent)
 
 
 @app.command("sync")

@@ -10,6 +10,14 @@ from ..errors import UsageError
 from .app import app, parse_day, parse_when, state, text_argument, warn
 
 
+def _moment(now: str | None, as_of, default) -> str:
+    """The "now" of a read: --now, else the end of the --as-of day (time decay and the
+    recent conversation count from there), else the clock."""
+    if now or not as_of:
+        return parse_when(now, default).isoformat()
+    return datetime.combine(as_of, time.max).replace(microsecond=0).isoformat()
+
+
 @app.command("recall")
 def recall_cmd(
     ctx: typer.Context,
@@ -61,13 +69,11 @@ def recall_cmd(
     if not text.strip():
         raise UsageError("the query is empty")
     then = parse_day(as_of) if as_of else None
-    # As of a day, time decay counts from that day's end unless --now says otherwise.
-    moment = parse_when(now, mem.now()) if now or not then else datetime.combine(then, time.max)
     args = {
         "query": text,
         "k": k,
         "min_score": min_score,
-        "now": moment.replace(microsecond=0).isoformat(),
+        "now": _moment(now, then, mem.now()),
         "as_of": then.isoformat() if then else None,
         "current": current,
         "agent": agent or mem.agent,
@@ -80,8 +86,10 @@ def recall_cmd(
         data = mem.with_settings({"embed.provider": embed}).answer("recall", args)
     for w in data["warnings"]:
         warn(w)
-    plain = ("path", "startLine", "endLine", "score", "snippet", "source")
-    hits = data["results"] if explain else [{k: h[k] for k in plain} for h in data["results"]]
+    plain = ("path", "startLine", "endLine", "score", "snippet", "source", "superseded")
+    hits = data["results"]
+    if not explain:
+        hits = [{k: h[k] for k in plain if k in h} for h in hits]
     from . import render
 
     if as_json:
@@ -160,6 +168,11 @@ def context_cmd(
         int | None, typer.Option("--budget", help="Token budget (context.budget).")
     ] = None,
     now: Annotated[str | None, typer.Option("--now", help="As of this ISO date or time.")] = None,
+    as_of: Annotated[
+        str | None,
+        typer.Option("--as-of", help="Memory as it stood at the end of this day."),
+    ] = None,
+    current: Annotated[bool, typer.Option("--current", help="Leave out deprecated facts.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     no_daemon: Annotated[
         bool, typer.Option("--no-daemon", help="Answer in this process, not a resident one.")
@@ -171,11 +184,14 @@ def context_cmd(
     text = text_argument(query)
     if not text.strip():
         raise UsageError("the query is empty")
+    then = parse_day(as_of) if as_of else None
     args = {
         "query": text,
         "budget": budget,
-        "now": parse_when(now, mem.now()).isoformat(),
+        "now": _moment(now, then, mem.now()),
         "agent": mem.agent,
+        "as_of": then.isoformat() if then else None,
+        "current": current,
     }
     block = None if no_daemon else mem.ask_resident("context", args)
     if block is None:
