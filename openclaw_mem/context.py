@@ -8,6 +8,7 @@ character, so a Chinese profile does not overflow the budget.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
 
@@ -39,6 +40,13 @@ HEADER = (
 FENCE = ("<memory>", "</memory>")
 GROUPS = ("preferences", "history", "goals")
 PROFILE_SHARE = 0.45  # the profile may take this much of the budget at most
+_FENCE_TAG = re.compile(r"<(/?)(memory\s*)>", re.I)
+
+
+def _unfenced(line: str) -> str:
+    """A remembered line cannot close (or open) the fence it is quoted in: its `</memory>`
+    is shown escaped, `&lt;/memory&gt;`."""
+    return _FENCE_TAG.sub(lambda m: f"&lt;{m[1]}{m[2]}&gt;", line)
 
 
 @dataclass(frozen=True)
@@ -74,7 +82,8 @@ class ContextBlock:
                     parts += [f'- "{m.text}" ({m.cite})' for m in self.memories[group]]
         if self.working:
             parts += ["", "[Recent conversation]", *self.working]
-        return "\n".join([*parts, FENCE[1]]) + "\n"
+        body = [parts[0], *(_unfenced(p) for p in parts[1:])]
+        return "\n".join([*body, FENCE[1]]) + "\n"
 
     @property
     def tokens(self) -> int:

@@ -22,8 +22,14 @@ from dataclasses import dataclass
 _I = re.I
 _IM = re.I | re.M
 
-# Metadata comments mem writes itself are not payloads.
-_OWN_COMMENT = r"(?:[a-z]+ i=|session:|lines:|consolidated:|agent:|archived:)"
+# Metadata comments mem writes itself are not payloads: exactly their grammar, up to the
+# comment's end, so a payload cannot borrow one of their openings.
+_OWN_COMMENT = (
+    r"(?:[a-z]+ i=[\d.]+ c=[\d.]+ \d{4}-\d{2}-\d{2}(?: [a-z]+=[^\s>]{1,300}){0,4}"
+    r"|(?:session: [\w.:/@+=-]{1,128}|agent: [\w.-]{1,64}|lines: \d{1,9})"
+    r"(?:; (?:session: [\w.:/@+=-]{1,128}|agent: [\w.-]{1,64}|lines: \d{1,9})){0,2}"
+    r"|consolidated: [^>]{0,2000}|archived [^>]{0,200}|archived: [^>]{0,200})\s*-->"
+)
 
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
@@ -61,7 +67,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|\[/?INST\]|<</?SYS>>|"
             r"^\s*#{1,6}\s*(?:system|assistant|instructions?)\s*:|</?(?:system|assistant)\s*>|"
-            r"^\s*(?:system|assistant)\s*:\s*\S",
+            r"^\s*(?:system|assistant)\s*:\s*\S|</?memory\s*>",
             _IM,
         ),
     ),

@@ -271,6 +271,9 @@ def _hold_flagged(
     keep, held = [], []
     for edit in edits:
         reasons = [why[n] for n in edit.sources if n in why]
+        own = scan(f"{edit.text}\n{edit.target}")
+        if own:  # the edit is itself an instruction, whatever it cites
+            reasons.insert(0, ", ".join(f.kind for f in own))
         if reasons:
             held.append((edit, reasons[0]))
         else:
