@@ -117,7 +117,12 @@ def _tail(text: str, tokens: int) -> str:
     return "\n".join(reversed(out))
 
 
-_AGENT_RE = re.compile(r"<!--[^>]*?\bagent[:=]\s*(?P<id>[\w.-]{1,64})")
+# An entry heading's `<!-- …; agent: ID -->` or a curated line's `… agent=ID -->`: a field
+# of mem's own comment (after its opening, a `;` or a space), never inside another value
+# such as a session id; the gap is bounded so a line of many `<!--` stays linear.
+_AGENT_RE = re.compile(
+    r"<!--[^>]{0,600}?(?:<!--|;|\s)\s*agent(?::\s*|=)(?P<id>[\w.-]{1,64})\s*(?:;|-->|\s)"
+)
 
 
 def owner_of(line: str) -> str | None:

@@ -134,7 +134,7 @@ def _parse_ask(argv: list[str]) -> dict | None:
         arg = argv[i]
         if arg == "--json":
             opts["json"] = True
-        elif arg in names and i + 1 < len(argv) and argv[i + 1].isdigit():
+        elif arg in names and i + 1 < len(argv) and argv[i + 1].isascii() and argv[i + 1].isdigit():
             opts[names[arg]], i = int(argv[i + 1]), i + 1
         elif arg.startswith("-"):
             return None  # any other option, `-` for stdin, text with a dash: the full app

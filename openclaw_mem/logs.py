@@ -113,13 +113,13 @@ def check_label(label: str) -> str:
 
 
 def check_agent(agent: str | None) -> str | None:
-    if agent is not None and not AGENT_RE.match(agent):
+    if agent is not None and not AGENT_RE.fullmatch(agent):
         raise UsageError(f"agent id {agent!r} may hold only letters, digits and . - _ (at most 64)")
     return agent
 
 
 def check_session(session: str | None) -> str | None:
-    if session is not None and not SESSION_RE.match(session):
+    if session is not None and not SESSION_RE.fullmatch(session):
         raise UsageError(
             f"session id {session!r} may hold only letters, digits and . : / @ + = - _ "
             "(at most 128)"

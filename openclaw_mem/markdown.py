@@ -107,7 +107,6 @@ HEADING_RE = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<title>.*?)(?:[ \t]+#+)?[ 
 BULLET_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d{1,3}[.)])[ \t]+")
 FENCE_RE = re.compile(r"^[ \t]*(?P<fence>```|~~~)")
 _TRAILING_COMMENT_RE = re.compile(r"[ \t]*<!--.*?-->[ \t]*$")
-_COMMENT_RE = re.compile(r"[ \t]*<!--.*?-->", re.S)
 
 
 def heading(line: str) -> tuple[int, str] | None:
@@ -137,13 +136,25 @@ def bullet_prefix(line: str) -> tuple[str, str]:
 
 def trailing_comment(line: str) -> str:
     """The metadata comment at the end of a line, without surrounding spaces ("" if none)."""
+    if not line.rstrip(" \t").endswith("-->"):
+        return ""  # also keeps a line of many unclosed `<!--` linear
     m = _TRAILING_COMMENT_RE.search(line)
     return m[0].strip() if m else ""
 
 
 def strip_comments(text: str) -> str:
-    """Text without its HTML comments (metadata is for tools, not for reading or matching)."""
-    return _COMMENT_RE.sub("", text)
+    """Text without its HTML comments (metadata is for tools, not for reading or matching).
+    An unclosed `<!--` stays as it is; scanning by hand keeps many of them linear."""
+    out, pos = [], 0
+    while True:
+        start = text.find("<!--", pos)
+        end = text.find("-->", start + 4) if start >= 0 else -1
+        if end < 0:
+            out.append(text[pos:])
+            return "".join(out)
+        head = text[pos:start]
+        out.append(head.rstrip(" \t") if head.endswith((" ", "\t")) else head)
+        pos = end + 3
 
 
 def core(line: str) -> str:

@@ -590,7 +590,8 @@ class Memory:
             path_glob=path,
             as_of=as_of,
             current=current or None,
-            agent=agent or self.agent,
+            # None: this process's agent (MEM_AGENT); "": a caller that named none.
+            agent=self.agent if agent is None else agent,
             isolated=cfg["agents.isolation"] == "isolated",
         )
 
@@ -769,7 +770,7 @@ class Memory:
                 path=args.get("path"),
                 as_of=day("as_of"),
                 current=bool(args.get("current")),
-                agent=args.get("agent"),
+                agent=args.get("agent") or "",  # each caller says who asks
             )
             return {
                 "results": [h.to_json(explain=True) for h in found.hits],
@@ -780,7 +781,7 @@ class Memory:
                 args["query"],
                 budget=args.get("budget"),
                 now=when("now"),
-                agent=args.get("agent"),
+                agent=args.get("agent") or "",  # each caller says who asks
                 as_of=day("as_of"),
                 current=bool(args.get("current")),
             )

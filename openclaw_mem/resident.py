@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-VERSION = 1
+VERSION = 2  # 2: recall and context take agent, as_of and current
 SOCKET = "mem.sock"
 CONNECT_TIMEOUT = 0.2
 ANSWER_TIMEOUT = 30.0

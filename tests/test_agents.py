@@ -57,3 +57,23 @@ def test_consolidated_facts_keep_their_agent_and_isolation_makes_them_private(ws
     assert "tabs over spaces" not in ws("context", query, "--no-daemon").stdout
     monkeypatch.setenv("MEM_AGENT", "coder")
     assert "tabs over spaces" in ws("context", query, "--no-daemon").stdout
+
+
+def test_an_agent_is_read_from_its_own_field_not_from_a_session_id(ws, monkeypatch):
+    ws("log", "--session", "x-agent:eve", "--agent", "bob", "--role", "user", "bob walrus note")
+    monkeypatch.setenv("MEM_AGENT", "bob")
+    assert [p for p, _ in paths_and_lines(ws, "walrus")] == ["memory/" + next(
+        p.name for p in (ws.root / "memory").glob("*.md"))]  # fmt: skip
+    monkeypatch.setenv("MEM_AGENT", "eve")
+    assert paths_and_lines(ws, "walrus") == []
+
+
+def test_a_resident_process_answers_each_caller_as_the_caller_asks(ws):
+    from openclaw_mem.memory import Memory
+
+    three_voices(ws)
+    resident = Memory.open(ws.root, env={"MEM_AGENT": "coder"})  # started by one agent
+    everyone = resident.answer("recall", {"query": "staging", "agent": None})["results"]
+    assert len(everyone) == 3  # a caller that names no agent sees all, as in-process
+    writer = resident.answer("recall", {"query": "staging", "agent": "writer"})["results"]
+    assert sorted(h["startLine"] for h in writer) == [6, 9]
