@@ -38,11 +38,11 @@ def audit_lines(
     for number, line in lines:
         if not line.strip():
             continue
-        flags = scan(line)
+        # Excerpts come from the redacted line: a secret cut in half would escape the filter.
+        flags = scan(redact(line, extra)[0])
         if flags:
-            excerpt = redact(flags[0].excerpt, extra)[0]
             kinds = ", ".join(f.kind for f in flags)
-            out.append(Finding(path, number, "instruction", kinds, excerpt, commit))
+            out.append(Finding(path, number, "instruction", kinds, flags[0].excerpt, commit))
         families = find(line, extra)
         if families:
             excerpt = redact(" ".join(line.split()), extra)[0][:120]
@@ -56,24 +56,32 @@ def audit_text(path: str, text: str, extra: Sequence[str] = ()) -> list[Finding]
 
 def _added_lines(root: Path) -> Iterable[tuple[str, str, int, str]]:
     """(commit, path, line, text) for every Markdown line any commit added, oldest first."""
+    top = subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "--show-toplevel"], capture_output=True, check=False
+    )
+    if top.returncode != 0 or Path(top.stdout.decode().strip()).resolve() != root.resolve():
+        return  # not this workspace's own repository: its paths would not be ours
     cmd = [
-        "git", "-C", str(root), "log", "--reverse", "-p", "--no-color", "--no-ext-diff",
-        "--unified=0", "--format=%x00%H", "--", "*.md",
+        "git", "-c", "core.quotepath=off", "-C", str(root), "log", "--reverse", "-p",
+        "--no-color", "--no-ext-diff", "--unified=0", "--format=%x00%H", "--", "*.md",
     ]  # fmt: skip
     proc = subprocess.run(cmd, capture_output=True, check=False)
     if proc.returncode != 0:
         return
-    commit, path, line = "", "", 0
+    commit, path, line, header = "", "", 0, False
     for raw in proc.stdout.decode("utf-8", "replace").split("\n"):
         if raw.startswith("\x00"):
-            commit = raw[1:].strip()
-        elif raw.startswith("+++ "):
+            commit, header = raw[1:].strip(), False
+        elif raw.startswith("diff --git "):
+            path, header = "", True  # file headers until the first hunk
+        elif header and raw.startswith("+++ "):
             target = raw[4:]
             path = target[2:] if target.startswith("b/") else ""
         elif raw.startswith("@@"):
+            header = False
             plus = raw.split("+", 1)[1].split(" ", 1)[0]
             line = int(plus.split(",", 1)[0])
-        elif raw.startswith("+") and path:
+        elif raw.startswith("+") and path and not header:
             yield commit, path, line, raw[1:]
             line += 1
 

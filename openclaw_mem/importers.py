@@ -57,6 +57,11 @@ def _conversations_json(path: Path, kind: str) -> list:
     return data
 
 
+def _dict(value: object) -> dict:
+    """A field that should hold an object: real exports drift, so anything else is empty."""
+    return value if isinstance(value, dict) else {}
+
+
 def _joined(parts: object) -> str:
     if not isinstance(parts, list):
         return ""
@@ -77,16 +82,19 @@ def _chatgpt(data: list) -> tuple[list[Message], int]:
         node_id, path, seen = conv.get("current_node"), [], set()
         while isinstance(node_id, str) and node_id in mapping and node_id not in seen:
             seen.add(node_id)
-            path.append(mapping[node_id])
-            node_id = mapping[node_id].get("parent")
+            node = _dict(mapping[node_id])
+            path.append(node)
+            node_id = node.get("parent")
         for node in reversed(path):
-            msg = node.get("message") if isinstance(node, dict) else None
+            msg = node.get("message")
             if not isinstance(msg, dict):
                 continue
-            role = (msg.get("author") or {}).get("role")
-            content = msg.get("content") or {}
-            hidden = (msg.get("metadata") or {}).get("is_visually_hidden_from_conversation")
-            text = _joined(content.get("parts")) if content.get("content_type") == "text" else ""
+            role = _dict(msg.get("author")).get("role")
+            content = _dict(msg.get("content"))
+            hidden = _dict(msg.get("metadata")).get("is_visually_hidden_from_conversation")
+            # A message with an image is `multimodal_text`: its string parts are what was said.
+            kind = content.get("content_type")
+            text = _joined(content.get("parts")) if kind in ("text", "multimodal_text") else ""
             if role not in ("user", "assistant") or hidden or not text.strip():
                 skipped += 1  # system prompts, tool runs, code and its output, empty turns
                 continue
@@ -123,7 +131,8 @@ def _claude(data: list) -> tuple[list[Message], int]:
             if role is None or not text.strip():
                 skipped += 1
                 continue
-            messages.append(Message(parse_time(msg.get("created_at")), role, text, session))
+            sid = str(session) if isinstance(session, str | int) else None
+            messages.append(Message(parse_time(msg.get("created_at")), role, text, sid))
     return messages, skipped
 
 
@@ -158,7 +167,8 @@ def _claude_code(path: Path) -> tuple[list[Message], int]:
                 raise UsageError(
                     f"{file}:{number} is not valid JSON ({exc.msg}); nothing was imported"
                 ) from None
-            msg = obj.get("message") if isinstance(obj, dict) else None
+            obj = _dict(obj)
+            msg = obj.get("message")
             if (
                 obj.get("type") not in ("user", "assistant")
                 or not isinstance(msg, dict)
@@ -169,20 +179,23 @@ def _claude_code(path: Path) -> tuple[list[Message], int]:
             content = msg.get("content")
             if isinstance(content, str):
                 text = content
-            else:  # only text blocks: thinking, tool_use and tool_result are not the conversation
+            elif isinstance(content, list):  # text blocks: not thinking, tool_use, tool_result
                 text = _joined(
                     [
                         b.get("text")
-                        for b in content or []
+                        for b in content
                         if isinstance(b, dict) and b.get("type") == "text"
                     ]
                 )
+            else:
+                text = ""
             role = msg.get("role")
             if role not in ("user", "assistant") or obj.get("isMeta") or not text.strip():
                 skipped += 1
                 continue
-            session = obj.get("sessionId") or file.stem
-            messages.append(Message(parse_time(obj.get("timestamp")), role, text, str(session)))
+            session = obj.get("sessionId")
+            session = str(session) if isinstance(session, str | int) and session else file.stem
+            messages.append(Message(parse_time(obj.get("timestamp")), role, text, session))
     return messages, skipped
 
 

@@ -87,7 +87,10 @@ def parse_time(value: object) -> datetime | None:
         except ValueError:
             return None
         if moment.tzinfo is not None:
-            moment = moment.astimezone().replace(tzinfo=None)
+            try:
+                moment = moment.astimezone().replace(tzinfo=None)
+            except (OverflowError, ValueError):  # year 9999 west of UTC: no usable time
+                return None
         return moment.replace(microsecond=0)
     return None
 
@@ -169,7 +172,8 @@ def append_messages(
         when = msg.when or last
         last = when
         sid = session or msg.session
-        if sid is not None and not SESSION_RE.match(sid):
+        sid = None if sid is None else str(sid)
+        if sid is not None and not SESSION_RE.fullmatch(sid):
             sid = None
         by_day[when.date()].append(NewEntry(when, msg.role, msg.text, sid))
     for day in sorted(by_day):

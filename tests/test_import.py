@@ -123,3 +123,69 @@ def test_imported_text_is_recalled_and_an_injected_message_is_flagged(ws, tmp_pa
     assert planted in (ws.root / "memory" / "2026-11-26.md").read_text(encoding="utf-8")
     hits = ws.json("recall", "extractor fan landlord")["results"]
     assert hits and "extractor fan" in hits[0]["snippet"]
+
+
+@pytest.mark.parametrize(
+    "kind, content",
+    [
+        ("chatgpt", [{"mapping": {"a": None, "b": "x"}, "current_node": "a"}]),
+        (
+            "chatgpt",
+            [
+                {
+                    "current_node": "n",
+                    "mapping": {
+                        "n": {
+                            "parent": None,
+                            "message": {"author": "user", "content": "hi", "metadata": "x"},
+                        }
+                    },
+                }
+            ],
+        ),
+        ("claude", [{"uuid": 7, "chat_messages": [{"sender": "human", "text": "hello there"}]}]),
+        ("claude", [{"uuid": {}, "chat_messages": [None, {"sender": "human", "content": 5}]}]),
+    ],
+)
+def test_drifting_export_shapes_are_skipped_not_a_crash(ws, tmp_path, kind, content):
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(content), encoding="utf-8")
+    result = ws("import", kind, str(path), "--json")
+    assert "Traceback" not in result.stderr and "unexpected" not in result.stderr
+
+
+def test_claude_code_lines_of_other_shapes_are_skipped(ws, tmp_path):
+    session = tmp_path / "s.jsonl"
+    session.write_text(
+        '[1, 2]\n"text"\nnull\n'
+        '{"type": "user", "message": {"role": "user", "content": 5}}\n'
+        '{"type": "user", "timestamp": "9999-12-31T23:59:59-12:00", '
+        '"message": {"role": "user", "content": "still here"}}\n',
+        encoding="utf-8",
+    )
+    data = ws.json("import", "claude-code", str(session))
+    assert data["added"] == 1 and data["skipped"] == 4
+
+
+def test_a_chatgpt_message_with_an_image_keeps_its_words(ws, tmp_path):
+    conv = {
+        "id": "c1",
+        "current_node": "u",
+        "mapping": {
+            "u": {
+                "parent": None,
+                "message": {
+                    "author": {"role": "user"},
+                    "create_time": 1795511525,
+                    "content": {
+                        "content_type": "multimodal_text",
+                        "parts": [{"asset_pointer": "file-service://x"}, "What breed is Rex?"],
+                    },
+                },
+            }
+        },
+    }
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps([conv]), encoding="utf-8")
+    assert ws.json("import", "chatgpt", str(path))["added"] == 1
+    assert "What breed is Rex?" in [e["text"] for e in logged(ws.root)]
