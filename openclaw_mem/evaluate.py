@@ -395,6 +395,12 @@ def compare(
     the same moment. A comparison that sets recall.k (and no explicit k) cuts off there."""
     if not overrides:
         raise UsageError("give at least one KEY=VALUE to compare with")
+    rebuilt = sorted(k for k in overrides if k.startswith(("index.", "embed.")))
+    if rebuilt:  # the index is one cache per workspace: a comparison must not rebuild it
+        raise UsageError(
+            f"--compare {rebuilt[0]} would rebuild this workspace's index; compare it on a "
+            "copy of the workspace (cp -r, then mem eval there)"
+        )
     other_mem = mem.with_settings(dict(overrides))
     typed = {name: other_mem.config[name] for name in overrides}
     when = now or mem.now()
