@@ -9,6 +9,20 @@ import typer
 from ..errors import UsageError
 from .app import app, parse_day, parse_when, state, text_argument, warn
 
+# Options recall, context and get share.
+AsOf = Annotated[
+    str | None,
+    typer.Option(
+        "--as-of",
+        help="Memory as it stood at the end of this day: later lines left out, "
+        "later deprecations not yet made.",
+    ),
+]
+Current = Annotated[bool, typer.Option("--current", help="Leave out deprecated facts.")]
+NoDaemon = Annotated[
+    bool, typer.Option("--no-daemon", help="Answer in this process, not a resident one.")
+]
+
 
 def _moment(now: str | None, as_of, default) -> str:
     """The "now" of a read: --now, else the end of the --as-of day (time decay and the
@@ -41,26 +55,17 @@ def recall_cmd(
     min_score: Annotated[
         float | None, typer.Option("--min-score", help="Drop results scoring below this.")
     ] = None,
-    as_of: Annotated[
-        str | None,
-        typer.Option(
-            "--as-of",
-            help="Memory as it stood at the end of this day: later lines left out, "
-            "later deprecations not yet made.",
-        ),
-    ] = None,
+    as_of: AsOf = None,
     agent: Annotated[
         str | None,
         typer.Option("--agent", help="Recall for this agent (default: MEM_AGENT)."),
     ] = None,
-    current: Annotated[bool, typer.Option("--current", help="Leave out deprecated facts.")] = False,
+    current: Current = False,
     explain: Annotated[bool, typer.Option("--explain", help="Show every ranking stage.")] = False,
     embed: Annotated[
         str | None, typer.Option("--embed", help="none | local | openai (embed.provider).")
     ] = None,
-    no_daemon: Annotated[
-        bool, typer.Option("--no-daemon", help="Answer in this process, not a resident one.")
-    ] = False,
+    no_daemon: NoDaemon = False,
 ) -> None:
     """Find the memories that matter: BM25 + pseudo-vectors fused 0.3/0.7, time decay, MMR."""
     st = state(ctx)
@@ -107,9 +112,7 @@ def get_cmd(
         str, typer.Argument(help="PATH, PATH:FROM, PATH:FROM:N, or a citation PATH#Lx-Ly.")
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-    no_daemon: Annotated[
-        bool, typer.Option("--no-daemon", help="Answer in this process, not a resident one.")
-    ] = False,
+    no_daemon: NoDaemon = False,
 ) -> None:
     """Print lines of a memory file (OpenClaw's memory_get); only inside the workspace."""
     mem = state(ctx).memory()
@@ -168,15 +171,10 @@ def context_cmd(
         int | None, typer.Option("--budget", help="Token budget (context.budget).")
     ] = None,
     now: Annotated[str | None, typer.Option("--now", help="As of this ISO date or time.")] = None,
-    as_of: Annotated[
-        str | None,
-        typer.Option("--as-of", help="Memory as it stood at the end of this day."),
-    ] = None,
-    current: Annotated[bool, typer.Option("--current", help="Leave out deprecated facts.")] = False,
+    as_of: AsOf = None,
+    current: Current = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-    no_daemon: Annotated[
-        bool, typer.Option("--no-daemon", help="Answer in this process, not a resident one.")
-    ] = False,
+    no_daemon: NoDaemon = False,
 ) -> None:
     """The block to put in front of a model: user profile, recalled memories grouped as
     preferences / history / goals, and the recent conversation, within a token budget."""
