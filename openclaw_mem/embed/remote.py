@@ -41,22 +41,9 @@ class OpenAIEmbedder:
 
     def _get_client(self):
         if self._client is None:
-            import openai
+            from ..openai_client import make_client
 
-            http_client = None
-            if not self.api_key:
-
-                def no_auth(request) -> None:
-                    request.headers.pop("authorization", None)
-
-                http_client = openai.DefaultHttpxClient(event_hooks={"request": [no_auth]})
-            self._client = openai.OpenAI(
-                api_key=self.api_key or "unused",
-                base_url=self.base_url,
-                timeout=self.timeout,
-                max_retries=self.max_retries,
-                http_client=http_client,
-            )
+            self._client = make_client(self.api_key, self.base_url, self.timeout, self.max_retries)
         return self._client
 
     def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:

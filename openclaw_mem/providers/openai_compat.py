@@ -72,24 +72,9 @@ class OpenAIProvider:
 
     def _get_client(self):
         if self._client is None:
-            import openai
+            from ..openai_client import make_client
 
-            http_client = None
-            if not self.api_key:
-                # Local servers (Ollama, llama.cpp) need no key, but the client insists on
-                # one: give it a placeholder and take the header off every request, so no
-                # made-up credential is ever sent anywhere.
-                def no_auth(request) -> None:
-                    request.headers.pop("authorization", None)
-
-                http_client = openai.DefaultHttpxClient(event_hooks={"request": [no_auth]})
-            self._client = openai.OpenAI(
-                api_key=self.api_key or "unused",
-                base_url=self.base_url,
-                timeout=self.timeout,
-                max_retries=self.max_retries,
-                http_client=http_client,
-            )
+            self._client = make_client(self.api_key, self.base_url, self.timeout, self.max_retries)
         return self._client
 
     def _call(self, convo: list[dict], **kwargs):
