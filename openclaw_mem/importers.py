@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from .errors import UsageError
-from .ingest import Message, parse_time
+from .ingest import Message, json_lines, parse_time
 
 KINDS = ("chatgpt", "claude", "claude-code")
 
@@ -158,16 +158,8 @@ def _claude_code(path: Path) -> tuple[list[Message], int]:
             lines = file.read_bytes().decode("utf-8").splitlines()
         except UnicodeDecodeError:
             raise UsageError(f"{file} is not valid UTF-8; nothing was imported") from None
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise UsageError(
-                    f"{file}:{number} is not valid JSON ({exc.msg}); nothing was imported"
-                ) from None
-            obj = _dict(obj)
+        for _, value in json_lines(lines, str(file), "imported"):
+            obj = _dict(value)
             msg = obj.get("message")
             if (
                 obj.get("type") not in ("user", "assistant")

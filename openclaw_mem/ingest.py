@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -95,21 +95,29 @@ def parse_time(value: object) -> datetime | None:
     return None
 
 
-def parse_transcript(lines: Iterable[str], source: str) -> tuple[list[Message], int]:
-    """Messages with text, and the count of lines skipped. Bad JSON stops everything."""
-    messages: list[Message] = []
-    skipped = 0
-    session: str | None = None
+def json_lines(
+    lines: Iterable[str], source: str, done: str = "ingested"
+) -> Iterator[tuple[int, object]]:
+    """(line number, value) of each non-blank JSONL line; one that is not JSON stops the
+    whole read (`nothing was {done}`), before anything is written."""
     for number, line in enumerate(lines, 1):
         line = line.strip().lstrip("\ufeff")
         if not line:
             continue
         try:
-            obj = json.loads(line)
+            yield number, json.loads(line)
         except json.JSONDecodeError as exc:
             raise UsageError(
-                f"{source}:{number} is not valid JSON ({exc.msg}); nothing was ingested"
+                f"{source}:{number} is not valid JSON ({exc.msg}); nothing was {done}"
             ) from None
+
+
+def parse_transcript(lines: Iterable[str], source: str) -> tuple[list[Message], int]:
+    """Messages with text, and the count of lines skipped. Bad JSON stops everything."""
+    messages: list[Message] = []
+    skipped = 0
+    session: str | None = None
+    for number, obj in json_lines(lines, source):
         if not isinstance(obj, dict):
             raise UsageError(f"{source}:{number} is not a JSON object; nothing was ingested")
         kind = obj.get("type")
