@@ -24,12 +24,25 @@ NoDaemon = Annotated[
 ]
 
 
-def _moment(now: str | None, as_of, default) -> str:
-    """The "now" of a read: --now, else the end of the --as-of day (time decay and the
-    recent conversation count from there), else the clock."""
-    if now or not as_of:
-        return parse_when(now, default).isoformat()
-    return datetime.combine(as_of, time.max).replace(microsecond=0).isoformat()
+def _read_args(mem, query: list[str], now, as_of, current: bool, agent) -> dict:
+    """What recall and context both send, to a resident process or to `Memory.answer`. As
+    of a day, "now" (time decay, the recent conversation) is that day's end unless --now
+    says otherwise; the agent is --agent, else MEM_AGENT."""
+    text = text_argument(query)
+    if not text.strip():
+        raise UsageError("the query is empty")
+    then = parse_day(as_of) if as_of else None
+    if now or not then:
+        moment = parse_when(now, mem.now())
+    else:
+        moment = datetime.combine(then, time.max).replace(microsecond=0)
+    return {
+        "query": text,
+        "now": moment.isoformat(),
+        "as_of": then.isoformat() if then else None,
+        "current": current,
+        "agent": agent or mem.agent,
+    }
 
 
 @app.command("recall")
@@ -70,18 +83,11 @@ def recall_cmd(
     """Find the memories that matter: BM25 + pseudo-vectors fused 0.3/0.7, time decay, MMR."""
     st = state(ctx)
     mem = st.memory()
-    text = text_argument(query)
-    if not text.strip():
-        raise UsageError("the query is empty")
-    then = parse_day(as_of) if as_of else None
-    args = {
-        "query": text,
+    args = _read_args(mem, query, now, as_of, current, agent)
+    text = args["query"]
+    args |= {
         "k": k,
         "min_score": min_score,
-        "now": _moment(now, then, mem.now()),
-        "as_of": then.isoformat() if then else None,
-        "current": current,
-        "agent": agent or mem.agent,
         "since": parse_day(since).isoformat() if since else None,
         "until": parse_day(until).isoformat() if until else None,
         "path": path,
@@ -179,18 +185,7 @@ def context_cmd(
     """The block to put in front of a model: user profile, recalled memories grouped as
     preferences / history / goals, and the recent conversation, within a token budget."""
     mem = state(ctx).memory()
-    text = text_argument(query)
-    if not text.strip():
-        raise UsageError("the query is empty")
-    then = parse_day(as_of) if as_of else None
-    args = {
-        "query": text,
-        "budget": budget,
-        "now": _moment(now, then, mem.now()),
-        "agent": mem.agent,
-        "as_of": then.isoformat() if then else None,
-        "current": current,
-    }
+    args = _read_args(mem, query, now, as_of, current, None) | {"budget": budget}
     block = None if no_daemon else mem.ask_resident("context", args)
     if block is None:
         block = mem.answer("context", args)
