@@ -36,7 +36,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from recall_quality import DEFAULT_DATA, parse_session_time
+from recall_quality import DEFAULT_DATA, TUNE, parse_session_time
 
 from openclaw_mem.logs import NewEntry, append_entries, parse_log
 from openclaw_mem.markdown import parse_citation, parse_meta, split_doc
@@ -129,6 +129,7 @@ def score(sample: dict, root: Path, provider: str, settings: dict) -> dict:
     lines = added_lines(root, before)
     supported = misattributed = user_lines = user_tokens = 0
     captured: set[int] = set()
+    verdicts: list[tuple[bool, str, str]] = []
     for name, line, cites in lines:
         dias = []
         for cite in cites:
@@ -148,6 +149,7 @@ def score(sample: dict, root: Path, provider: str, settings: dict) -> dict:
                 if speaker == user:
                     captured.add(i)
         supported += ok
+        verdicts.append((ok, name, line))
     user_facts = [i for i, f in enumerate(facts) if f[0] == user]
     history = words((root / "HISTORY.md").read_text(encoding="utf-8"))
     summaries = list(sample.get("session_summary", {}).values())
@@ -162,6 +164,7 @@ def score(sample: dict, root: Path, provider: str, settings: dict) -> dict:
         "user_tokens": user_tokens,
         "turns": turns,
         "history": sum(overlap) / max(len(overlap), 1),
+        "verdicts": verdicts,
     }
 
 
@@ -171,22 +174,32 @@ def main() -> None:
     ap.add_argument("--provider", default="offline")
     ap.add_argument("--model")
     ap.add_argument("--base-url")
+    ap.add_argument("--lines", action="store_true", help="print every added line and its verdict")
     args = ap.parse_args()
     settings = {k: v for k, v in (("model", args.model), ("base_url", args.base_url)) if v}
     data = json.loads(args.data.read_text(encoding="utf-8"))
-    totals: dict[str, float] = {}
+    parts: dict[str, dict[str, float]] = {"tune": {}, "check": {}, "all": {}}
     print(
         f"{'conversation':<12} {'lines':>5} {'precision':>9} {'recall':>7} {'misattr':>7} "
         f"{'USER lines/100t':>15} {'USER tok/100t':>13} {'history':>7}"
     )
     with tempfile.TemporaryDirectory() as tmp:
         for sample in data:
-            r = score(sample, Path(tmp) / sample["sample_id"], args.provider, settings)
-            for k, v in r.items():
-                totals[k] = totals.get(k, 0) + v
-            print(row(sample["sample_id"], r))
-    totals["history"] /= len(data)
-    print(row("all", totals))
+            name = sample["sample_id"]
+            r = score(sample, Path(tmp) / name, args.provider, settings)
+            for part in ("tune" if name in TUNE else "check", "all"):
+                parts[part]["samples"] = parts[part].get("samples", 0) + 1
+                for k, v in r.items():
+                    if k != "verdicts":
+                        parts[part][k] = parts[part].get(k, 0) + v
+            print(row(name, r))
+            if args.lines:
+                for verdict, file, line in r["verdicts"]:
+                    print(f"  {'ok ' if verdict else 'BAD'} {file:<9} {line}")
+    for part, totals in parts.items():
+        if totals.get("samples"):
+            totals["history"] /= totals["samples"]
+            print(row(part, totals))
 
 
 def row(name: str, r: dict) -> str:

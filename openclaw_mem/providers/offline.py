@@ -7,13 +7,17 @@ Chinese, and keeps durable statements only:
   always / never / 不要 / 每次;
 - identity ("I'm a nurse", "I live in …", "I work at …", "my name is …", "我是…", "我住在…")
   -> USER Identity, as "Is a nurse", "Lives in …";
-- preferences with an object ("I prefer / like / love … X", "please keep …", "我喜欢…")
-  -> USER Preferences, as "Likes X"; "I love them!" names nothing and is left out;
-- tools and projects ("I'm using …", "I'm building …", "我在用…") -> MEMORY Projects;
-- plans with a time ("I plan to … next month", "我打算明年…") -> USER Goals;
+- preferences with an object ("I prefer / like / love … X", "I'm passionate about X",
+  "please keep …", "我喜欢…") -> USER Preferences, as "Likes X"; "I love them!" names
+  nothing and is left out;
+- tools and projects ("I'm using …", "I'm building …", "I've been learning …", "我在用…")
+  -> MEMORY Projects;
+- plans with a time ("I plan to … next month", "I'm going to … this month", "我打算明年…")
+  -> USER Goals;
 - corrections ("actually …", "不对…", "现在改用…", "switched to …") -> deprecate the line
   they replace (the one sharing most words with them), or add a fact when none does.
-Other speakers' words, questions, greetings, feelings and passing states stay in the log.
+Other speakers' words, questions, greetings, feelings and passing states stay in the log, and
+so does a line that would still say "I" once rewritten; an aside after a dash is cut.
 A line close to one already there (MinHash similarity) is not added again, and a section
 grows by at most a few lines a run. Every edit cites the entry it came from.
 The history paragraph is built from the entries' times and the statements taken.
@@ -52,11 +56,13 @@ _LEAD_RE = re.compile(
     re.I,
 )
 # What a statement is about must be named in it: an object that opens with a pronoun, a
-# demonstrative or a wh-word ("that it teaches me", "how simple it is", "when you try"), or
-# leans on an "it"/"them" from the turn before, says nothing on its own.
+# demonstrative, a wh-word or an indefinite ("that it teaches me", "how simple it is",
+# "something exciting"), that is missing ("working on for a while"), or that leans on an
+# "it"/"them" from the turn before, says nothing on its own.
 _UNNAMED_RE = re.compile(
     r"^(?:it|them|that|this|those|these|you|him|her|so|too|very|all|everything|how|when|"
-    r"what|where|why|being|doing)\b|^(?:\S+\s+){0,3}(?:it|them)\b|\b(?:you|your|yours)\b",
+    r"what|where|why|being|doing|something|anything|nothing|stuff|things|for|lately|now)\b|"
+    r"^(?:\S+\s+){0,3}(?:it|them)\b|\b(?:you|your|yours)\b",
     re.I,
 )
 _NOT_IDENTITY_RE = re.compile(r"^(?:a|an)\s+(?:huge|big|great|massive|total|real|bit)\b", re.I)
@@ -83,11 +89,23 @@ _VERBS = {
     "intend": "Intends",
     "hope": "Hopes",
     "aim": "Aims",
-    "am going": "Is going",
-    "'m going": "Is going",
+    "planning": "Plans",
+    "hoping": "Hopes",
+    "going": "Is going",
+    "gonna": "Is going",
     "using": "Uses",
     "working on": "Is working on",
     "building": "Is building",
+    "learning": "Is learning",
+    "studying": "Is studying",
+    "practicing": "Practises",
+    "practising": "Practises",
+    "researching": "Is researching",
+    "looking into": "Is looking into",
+    "training for": "Is training for",
+    "passionate about": "Is passionate about",
+    "into": "Is into",
+    "keen on": "Is keen on",
 }
 
 # kind, pattern; `v` is the verb (rewritten in the third person), `x` what it is about.
@@ -161,13 +179,30 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(r"^我(?P<x>(?:更|比较|很|也|一直)?(?:喜欢|偏好|习惯|讨厌|不喜欢).+)"),
     ),
     (
+        "preference",
+        re.compile(
+            r"^I(?:'m|’m| am) (?:really |so |very |also |truly )?"
+            r"(?P<v>passionate about|into|a (?:big |huge )?fan of|keen on) (?P<x>.+)",
+            re.I,
+        ),
+    ),
+    (
         "tool",
-        re.compile(r"^I(?:'m| am) (?:now )?(?P<v>using|working on|building) (?P<x>.+)", re.I),
+        re.compile(
+            r"^I(?:'m|’m| am|'ve been|’ve been| have been) (?:now |still |currently |also |just )?"
+            r"(?P<v>using|working on|building|learning|studying|practicing|practising|"
+            r"researching|looking into|training for) (?P<x>.+)",
+            re.I,
+        ),
     ),
     ("tool", re.compile(r"^我(?P<x>(?:最近|现在|正在|目前)?(?:在用|在做|用的是).+)")),
     (
         "goal",
-        re.compile(r"^I (?P<v>plan|want|intend|hope|aim|am going|'m going) to (?P<x>.+)", re.I),
+        re.compile(
+            r"^I(?: |'m |’m | am )(?P<v>plan|want|intend|hope|aim|planning|hoping|going|gonna)"
+            r"(?P<to> to)? (?P<x>.+)",
+            re.I,
+        ),
     ),
     ("goal", re.compile(r"^我(?P<x>(?:打算|计划|准备|想要|希望|的目标是).+)")),
 )
@@ -239,6 +274,10 @@ def _clean(text: str) -> str:
 
 
 _POSSESSIVE = re.compile(r"\b(?:my|our)\b", re.I)
+# What follows a dash is an aside ("keen on counseling - I'd love to help"), and a line that
+# still says "I" or "me" once rewritten speaks for someone the reader cannot see.
+_ASIDE_RE = re.compile(r"\s+[-–—]+\s+")
+_FIRST_PERSON_RE = re.compile(r"\b(?:I|I'\w+|I’\w+|me|myself)\b")
 
 
 def _stand_alone(kind: str, m: re.Match[str], sentence: str) -> str | None:
@@ -251,8 +290,11 @@ def _stand_alone(kind: str, m: re.Match[str], sentence: str) -> str | None:
         if kind == "identity" and x.lower().startswith(("a ", "an ", "from ")):
             x = "Is " + x
         return _clean(x)
+    x = _ASIDE_RE.split(x, maxsplit=1)[0]
     x = _POSSESSIVE.sub("their", x)
-    if _UNNAMED_RE.search(x) or len(_words(x)) < MIN_CONTENT_WORDS:
+    if _UNNAMED_RE.search(x) or _FIRST_PERSON_RE.search(x):
+        return None
+    if kind != "identity" and len(_words(x)) < MIN_CONTENT_WORDS:  # "Lives in Lisbon" is plenty
         return None
     verb = m["v"].lower()
     if kind == "identity":
@@ -267,7 +309,7 @@ def _stand_alone(kind: str, m: re.Match[str], sentence: str) -> str | None:
         }[verb]
     else:
         head = _VERBS.get(verb, verb.capitalize())
-    glue = " to " if kind == "goal" else " "
+    glue = " to " if m.groupdict().get("to") else " "
     return _clean(f"{head}{glue}{x}")
 
 
@@ -367,6 +409,8 @@ class OfflineProvider:
                 if old is not None:
                     edit.update(file=old.file, op="deprecate", target=old.text)
                     del edit["section"]
+                elif _FIRST_PERSON_RE.search(text):
+                    return None  # corrects nothing here, and does not stand alone as a fact
             return edit
         return None
 

@@ -1,0 +1,97 @@
+"""The offline provider's rules, statement by statement: what it takes, how it rewrites it to
+stand alone, and what it leaves in the log. Statements are invented; the shapes are those of
+real chat (contractions, asides after a dash, replies that lean on the turn before)."""
+
+from datetime import datetime
+
+import pytest
+
+from openclaw_mem.proposal import PromptEntry, Request
+from openclaw_mem.providers.offline import OfflineProvider
+
+NOW = datetime(2026, 11, 30, 9, 0)
+
+
+def propose(*texts: str, role: str = "user", documents: dict[str, str] | None = None):
+    entries = tuple(
+        PromptEntry(f"memory/2026-11-30.md#L{3 + 2 * i}", NOW, role, text, number=i + 1)
+        for i, text in enumerate(texts)
+    )
+    docs = documents or {"MEMORY.md": "# Memory\n", "USER.md": "# User\n", "AGENTS.md": "# A\n"}
+    return OfflineProvider().propose(Request(entries, docs, NOW))
+
+
+def taken(text: str) -> list[tuple[str, str, str]]:
+    return [(e.file, e.section, e.text) for e in propose(text).edits]
+
+
+@pytest.mark.parametrize(
+    "said, file, section, line",
+    [
+        ("I'm a nurse at the city hospital.", "USER", "Identity",
+         "Is a nurse at the city hospital"),
+        ("I live in Lisbon with my partner.", "USER", "Identity",
+         "Lives in Lisbon with their partner"),
+        ("I really enjoy restoring old film cameras.", "USER", "Preferences",
+         "Enjoys restoring old film cameras"),
+        ("I'm passionate about teaching kids to code.", "USER", "Preferences",
+         "Is passionate about teaching kids to code"),
+        ("I'm going to a jazz festival in Montreal next month!", "USER", "Goals",
+         "Is going to a jazz festival in Montreal next month"),
+        ("I'm planning to run the Berlin marathon in 2027.", "USER", "Goals",
+         "Plans to run the Berlin marathon in 2027"),
+        ("I've been learning the cello with an online tutor.", "MEMORY", "Projects",
+         "Is learning the cello with an online tutor"),
+        ("I'm still looking into evening courses in carpentry.", "MEMORY", "Projects",
+         "Is looking into evening courses in carpentry"),
+        ("I'm keen on volunteering at the animal shelter - I'd love that so much.", "USER",
+         "Preferences", "Is keen on volunteering at the animal shelter"),
+        ("Remember that the boiler service is booked for March 3.", "MEMORY", "Facts",
+         "The boiler service is booked for March 3"),
+        ("我住在杭州西湖区。", "USER", "Identity", "住在杭州西湖区"),
+    ],
+)  # fmt: skip
+def test_a_durable_statement_becomes_a_line_that_stands_alone(said, file, section, line):
+    assert taken(said) == [(file, section, line)]
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I'm gonna keep chasing my dreams!",  # a plan with no time is a passing thought
+        "I'm going to check my schedule and get back to you.",
+        "I love them!",  # names nothing
+        "I love that you chose pottery.",  # about the other speaker
+        "I've been working on for a while, such a relief to have it done.",  # no object
+        "I'm working on something exciting too.",  # an indefinite says nothing
+        "I'm so excited and thankful.",  # a feeling
+        "Do you like hiking?",  # a question
+        "I'm into it, honestly.",  # leans on the turn before
+        "They've been there for me since I moved from my home town.",  # corrects nothing
+    ],
+)
+def test_what_does_not_stand_alone_stays_in_the_log(said):
+    assert taken(said) == []
+
+
+def test_another_speakers_words_never_become_the_users():
+    assert propose("I'm a pilot and I live in Oslo.", role="Andrew").edits == ()
+
+
+def test_a_section_takes_at_most_three_lines_a_run_and_every_edit_cites_its_entry():
+    likes = [f"I love {thing} on weekend mornings." for thing in
+             ("baking sourdough bread", "sketching city buildings", "cycling coastal roads",
+              "playing chess online", "growing tomatoes indoors")]  # fmt: skip
+    edits = propose(*likes).edits
+    assert [e.text for e in edits] == [
+        "Loves baking sourdough bread on weekend mornings",
+        "Loves sketching city buildings on weekend mornings",
+        "Loves cycling coastal roads on weekend mornings",
+    ]
+    assert [e.sources for e in edits] == [(1,), (2,), (3,)]
+
+
+def test_a_near_copy_of_a_line_already_there_is_not_added_again():
+    user = "# User\n\n## Preferences\n- Loves baking sourdough bread on weekend mornings\n"
+    docs = {"MEMORY.md": "# Memory\n", "USER.md": user, "AGENTS.md": "# A\n"}
+    assert propose("I love baking sourdough bread on weekend mornings!", documents=docs).edits == ()
