@@ -3,7 +3,8 @@
 `mem log TEXT …` (with -w, --role, --speaker, --session, --at, --agent, `-` for stdin) is
 recognised here and appended through the `Memory` facade without importing the CLI
 framework, which costs more than the append itself; `mem recall … --json` and `mem context`
-are asked of a resident process (`mem watch`, `mem serve`) the same way when one runs.
+are asked of a resident process (`mem watch`, `mem serve`) the same way when one runs, and
+answered in this process through the facade when none does.
 Anything else, and anything this parser is not sure
 about (--help, --debug, an unknown option), goes to the full typer app, which prints and
 exits exactly as it always does.
@@ -119,9 +120,10 @@ _ASK = {
 
 
 def _parse_ask(argv: list[str]) -> dict | None:
-    """`mem recall QUERY… --json [-k N]` or `mem context QUERY… [--json] [--budget N]`: the
-    per-turn reads whose output needs no rendering library. None for anything else."""
-    opts: dict = {"words": [], "json": False}
+    """`mem recall QUERY… --json [-k N] [--no-daemon]` or `mem context QUERY… [--json]
+    [--budget N] [--no-daemon]`: the per-turn reads whose output needs no rendering library.
+    None for anything else."""
+    opts: dict = {"words": [], "json": False, "no_daemon": False}
     i = 0
     while i < len(argv) and argv[i] in _GLOBAL and i + 1 < len(argv):
         opts["workspace"], i = argv[i + 1], i + 2
@@ -134,6 +136,8 @@ def _parse_ask(argv: list[str]) -> dict | None:
         arg = argv[i]
         if arg == "--json":
             opts["json"] = True
+        elif arg == "--no-daemon":
+            opts["no_daemon"] = True
         elif arg in names and i + 1 < len(argv) and argv[i + 1].isascii() and argv[i + 1].isdigit():
             opts[names[arg]], i = int(argv[i + 1]), i + 1
         elif arg.startswith("-"):
@@ -146,43 +150,58 @@ def _parse_ask(argv: list[str]) -> dict | None:
     return opts
 
 
-def _fast_ask(opts: dict) -> int | None:
-    """Ask the resident process and print what the full command prints; None when there is
-    no resident process (or anything that needs the full app), to answer the long way."""
-    import json
-    import re
-    from datetime import datetime
-    from pathlib import Path
-
-    env = os.environ
-    agent = env.get("MEM_AGENT") or None
-    if env.get("MEM_NO_DAEMON", "") not in ("", "0") or env.get("MEM_NOW"):
-        return None
-    if agent is not None and not re.fullmatch(r"[\w.-]{1,64}", agent):
-        return None  # the full app says what is wrong with it
-    from .errors import MemError
-    from .resident import ask
-    from .workspace import resolve_workspace
-
-    try:
-        flag = Path(opts["workspace"]).expanduser() if "workspace" in opts else None
-        root = resolve_workspace(flag, env, Path.cwd(), Path.home()).root
-    except MemError:
-        return None
-    now = datetime.now().replace(microsecond=0).isoformat()
+def _ask_args(opts: dict, now: str, agent: str | None) -> dict:
+    """What the full command sends for these options (recall_cmds._read_args and the rest)."""
     text = " ".join(opts["words"])
     if opts["op"] == "recall":
         args = {"query": text, "k": opts.get("k"), "min_score": None, "now": now}
         args.update(as_of=None, current=False, agent=agent, since=None, until=None, path=None)
-    else:
-        args = {"query": text, "budget": opts.get("budget"), "now": now, "agent": agent}
-    try:
-        reply = ask(root, opts["op"], args)
-    except OSError:
-        return None
-    if reply is None or not reply.get("ok"):
-        return None  # errors are said by the full app, in its words
-    data = reply["result"]
+        return args
+    return {"query": text, "budget": opts.get("budget"), "now": now, "agent": agent}
+
+
+def _fast_ask(opts: dict) -> int | None:
+    """Answer without the CLI framework: from the resident process when one runs, else in
+    this process through the facade; print what the full command prints. None hands the
+    call to the full app (it says every error in its own words)."""
+    import json
+    import re
+    from pathlib import Path
+
+    env = os.environ
+    agent = env.get("MEM_AGENT") or None
+    if agent is not None and not re.fullmatch(r"[\w.-]{1,64}", agent):
+        return None  # the full app says what is wrong with it
+    from .errors import ExitCode, MemError
+
+    flag = Path(opts["workspace"]).expanduser() if "workspace" in opts else None
+    data = None
+    daemon = not opts["no_daemon"] and env.get("MEM_NO_DAEMON", "") in ("", "0")
+    if daemon:
+        from datetime import datetime
+
+        from .resident import ask
+        from .workspace import resolve_workspace
+
+        try:
+            root = resolve_workspace(flag, env, Path.cwd(), Path.home()).root
+            reply = ask(root, opts["op"], _ask_args(opts, _now(datetime.now()), agent))
+        except (MemError, OSError):
+            return None
+        if reply is not None and not reply.get("ok"):
+            return None
+        data = reply["result"] if reply is not None else None
+    if data is None:
+        from .memory import Memory
+
+        try:
+            mem = Memory.open(flag)
+            data = mem.answer(opts["op"], _ask_args(opts, _now(mem.now()), mem.agent))
+        except MemError:
+            return None
+        except KeyboardInterrupt:
+            print("mem: interrupted", file=sys.stderr)
+            return int(ExitCode.INTERRUPTED)
     if opts["op"] == "recall":
         for w in data["warnings"]:
             print(f"mem: warning: {w}", file=sys.stderr)
@@ -195,6 +214,10 @@ def _fast_ask(opts: dict) -> int | None:
     return 0
 
 
+def _now(moment) -> str:
+    return moment.replace(microsecond=0).isoformat()
+
+
 def main() -> None:
     argv = sys.argv[1:]
     debug = os.environ.get("MEM_DEBUG", "") not in ("", "0")
@@ -203,6 +226,9 @@ def main() -> None:
         sys.exit(_fast_log(opts))
     asked = None if debug else _parse_ask(argv)
     if asked is not None:
+        # One query multiplies a few small matrices: OpenBLAS's thread pool would cost more
+        # CPU to start (~90 ms a process on two cores) than it could ever save here.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         code = _fast_ask(asked)
         if code is not None:
             sys.exit(code)
