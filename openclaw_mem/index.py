@@ -158,9 +158,18 @@ class Index:
     dim: int = 0  # embedding dimension (0: no vectors yet)
     warnings: list[str] = field(default_factory=list)
     stats: dict = field(default_factory=dict)  # what the last refresh did
+    _joined: dict = field(default_factory=dict, repr=False, compare=False)
 
     def doc(self, name: str) -> np.ndarray:
-        return np.concatenate([self.base.docs[name], self.delta.docs[name]])
+        """A per-document array over base and delta. The join is kept until either part is
+        replaced: a resident process answers many queries from one index."""
+        parts = (self.base.docs[name], self.delta.docs[name])
+        kept = self._joined.get(name)
+        if kept is None or kept[0] is not parts[0] or kept[1] is not parts[1]:
+            joined = np.concatenate(parts)
+            joined.flags.writeable = False
+            kept = self._joined[name] = (*parts, joined)
+        return kept[2]
 
     @property
     def segments(self) -> list[bm25.Postings]:
@@ -524,7 +533,11 @@ def _save_segment(seg: Segment, folder: Path) -> None:
     np.save(folder / "sim.npy", seg.sim)
 
 
-def _load_segment(folder: Path, first: int, params: IndexParams) -> Segment:
+def _load_segment(folder: Path, first: int, params: IndexParams, deep: bool) -> Segment:
+    """The arrays of one segment, memory-mapped. Shapes are always checked; `deep` (the files
+    changed since they were last verified) also checks every value a query indexes with,
+    which reads whole arrays: ~40 MB at 100k chunks, too much for every call."""
+
     def arr(name: str) -> np.ndarray:
         return np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False)
 
@@ -532,25 +545,54 @@ def _load_segment(folder: Path, first: int, params: IndexParams) -> Segment:
     docs = {n: np.asarray(arr(n)) for n in _DOC_FIELDS}
     sig, sim = arr("sig"), arr("sim")
     n = len(docs["start"])
-    start, end = docs["start"], docs["end"]
     ok = (
-        (n == 0 or (int(start.min()) >= 1 and bool(np.all(end >= start))))
-        and bool(np.all(np.isin(docs["vec"], (VEC_MISSING, VEC_MADE, VEC_NONE))))
-        and bool(np.all(np.diff(np.asarray(post.ptr)) >= 0))
-        and len(post.ptr) == len(post.terms) + 1
+        len(post.ptr) == len(post.terms) + 1
         and int(post.ptr[0]) == 0
         and int(post.ptr[-1]) == len(post.docs) == len(post.tfs) == len(post.ctfs)
         and all(len(v) == n for v in docs.values())
         and sig.shape == (n, params.num_perm)
         and sim.shape == (n, params.sim_bits // 8)
-        and (
-            len(post.docs) == 0
-            or (int(post.docs.min()) >= first and int(post.docs.max()) < first + n)
-        )
     )
+    if ok and deep:
+        start, end = docs["start"], docs["end"]
+        ok = (
+            (n == 0 or (int(start.min()) >= 1 and bool(np.all(end >= start))))
+            and bool(np.all(np.isin(docs["vec"], (VEC_MISSING, VEC_MADE, VEC_NONE))))
+            and bool(np.all(np.diff(np.asarray(post.ptr)) >= 0))
+            and (
+                len(post.docs) == 0
+                or (int(post.docs.min()) >= first and int(post.docs.max()) < first + n)
+            )
+        )
     if not ok:
         raise ValueError(f"inconsistent arrays in {folder}")
     return Segment(post, docs, sig, sim)
+
+
+PREAD_ROWS = 2048  # more rows than this are gathered through the map
+
+
+def read_rows(a: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Some rows of a 2-D array, as a copy. From a memory map, a few rows are read with
+    pread: touching scattered rows through the map pages in their neighbourhood too (the
+    kernel maps up to 64 KB around each fault), which at 100k chunks charged ~40 MB to a
+    query whose MMR compared a few hundred signatures."""
+    rows = np.asarray(rows, np.int64)
+    name = getattr(a, "filename", None)
+    if not isinstance(a, np.memmap) or not name or len(rows) > PREAD_ROWS:
+        return np.array(a[rows])
+    out = np.empty((len(rows), *a.shape[1:]), a.dtype)
+    size = out[0].nbytes if len(rows) else 0
+    fd = os.open(name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    try:
+        for i, r in enumerate(rows.tolist()):
+            data = os.pread(fd, size, a.offset + r * size)
+            if len(data) != size:
+                raise ValueError(f"{name} is shorter than its header says")
+            out[i] = np.frombuffer(data, a.dtype).reshape(a.shape[1:])
+    finally:
+        os.close(fd)
+    return out
 
 
 class _Store:
@@ -564,28 +606,38 @@ class _Store:
     def meta_path(self) -> Path:
         return self.root / "meta.json"
 
-    def _verify(self, meta: dict) -> None:
-        """Every array file against the checksum written with it. Hashing is paid only when
-        a file's (size, mtime, inode) differs from the last verification: a same-size
-        overwrite, a zeroed or swapped array, is caught on the next open."""
+    def _stats(self, names) -> dict[str, list[int]]:
+        out = {}
+        for name in names:
+            st = (self.root / name).stat()
+            out[name] = [st.st_size, st.st_mtime_ns, st.st_ino]
+        return out
+
+    def _verify(self, meta: dict) -> tuple[set[str], dict]:
+        """Every array file against the checksum written with it. Hashing is paid only for
+        a file whose (size, mtime, inode) differs from when it was last verified (or
+        written): a same-size overwrite, a zeroed or swapped array, is caught on the next
+        open. Returns the files hashed now, and the stats to record once their values have
+        been checked too."""
         sums = meta.get("checksums")
         if not isinstance(sums, dict) or not sums:
             raise ValueError("no checksums")
-        stats = {}
-        for name in sums:
-            st = (self.root / name).stat()
-            stats[name] = [st.st_size, st.st_mtime_ns, st.st_ino]
-        seen = self.root / "verified.json"
+        stats = self._stats(sums)
         try:
-            if json.loads(seen.read_text(encoding="utf-8")) == stats:
-                return
+            seen = json.loads(self.verified_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            pass
-        for name, want in sums.items():
-            if _file_hash(self.root / name) != want:
+            seen = {}
+        if not isinstance(seen, dict):
+            seen = {}
+        changed = {name for name in sums if seen.get(name) != stats[name]}
+        for name in sorted(changed):
+            if _file_hash(self.root / name) != sums[name]:
                 raise ValueError(f"{name} does not match its checksum")
-        with contextlib.suppress(OSError):
-            atomic_write_text(seen, json.dumps(stats))
+        return changed, stats
+
+    @property
+    def verified_path(self) -> Path:
+        return self.root / "verified.json"
 
     def load(self, params: IndexParams) -> Index | None:
         try:
@@ -594,10 +646,11 @@ class _Store:
             return None
         if meta.get("stamp") != params.stamp():
             return None
-        self._verify(meta)
+        changed, stats = self._verify(meta)
+        touched = {name.split("/", 1)[0] for name in changed}
         p = params.num_perm
-        base = _load_segment(self.root / meta["base"], 0, params)
-        delta = _load_segment(self.root / meta["delta"], base.n, params)
+        base = _load_segment(self.root / meta["base"], 0, params, meta["base"] in touched)
+        delta = _load_segment(self.root / meta["delta"], base.n, params, meta["delta"] in touched)
         live = np.load(self.root / meta["delta"] / "live.npy", allow_pickle=False)
         perm = (
             np.load(self.root / meta["base"] / "perm_a.npy", allow_pickle=False),
@@ -606,9 +659,12 @@ class _Store:
         if len(live) != base.n + delta.n or len(perm[0]) != p or len(perm[1]) != p:
             raise ValueError("inconsistent live mask or permutations")
         paths = list(meta["paths"])
-        pid = np.concatenate([base.docs["path_id"], delta.docs["path_id"]])
-        if len(pid) and (pid.min() < 0 or pid.max() >= len(paths)):
-            raise ValueError("path table does not cover the documents")
+        if changed:
+            pid = np.concatenate([base.docs["path_id"], delta.docs["path_id"]])
+            if len(pid) and (pid.min() < 0 or pid.max() >= len(paths)):
+                raise ValueError("path table does not cover the documents")
+            with contextlib.suppress(OSError):
+                atomic_write_text(self.verified_path, json.dumps(stats))
         return Index(params, paths, base, delta, live, perm, meta["files"], int(meta["dim"]))
 
     def save(self, index: Index, base_changed: bool, base_name: str | None) -> str:
@@ -640,6 +696,9 @@ class _Store:
             "written": datetime.now().isoformat(timespec="seconds"),
         }
         atomic_write_text(self.meta_path, json.dumps(meta, ensure_ascii=False))
+        # What was just written from consistent arrays needs no hashing on the next open.
+        with contextlib.suppress(OSError):
+            atomic_write_text(self.verified_path, json.dumps(self._stats(checksums)))
         for child in self.root.iterdir():  # earlier generations nobody points at
             if child.is_dir() and child.name not in (base_name, delta_name):
                 shutil.rmtree(child, ignore_errors=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
 from pathlib import Path
@@ -30,11 +29,31 @@ DEFAULT_INCLUDE = ("*.md", "memory/**/*.md")
 DAY_FILE_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[-_ ].*)?\.md$")
 
 
-@dataclass(frozen=True)
 class Workspace:
-    root: Path
-    found_by: str = "flag"  # flag | env MEM_WORKSPACE | ancestor | default
-    links: list[str] = field(default_factory=list, compare=False)  # symlinks the last scan met
+    """A memory workspace: its root, how it was found (flag | env MEM_WORKSPACE | ancestor |
+    default), and the symlinks the last scan met. A plain class, not a dataclass: the
+    per-turn fast path resolves a workspace, and `dataclasses` costs it ~5 ms to import."""
+
+    __slots__ = ("found_by", "links", "root")
+
+    def __init__(self, root: Path, found_by: str = "flag", links: list[str] | None = None):
+        object.__setattr__(self, "root", root)
+        object.__setattr__(self, "found_by", found_by)
+        object.__setattr__(self, "links", [] if links is None else links)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Workspace is read-only: cannot set {name}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Workspace):
+            return NotImplemented
+        return (self.root, self.found_by) == (other.root, other.found_by)
+
+    def __hash__(self) -> int:
+        return hash((self.root, self.found_by))
+
+    def __repr__(self) -> str:
+        return f"Workspace(root={self.root!r}, found_by={self.found_by!r})"
 
     @property
     def memory_dir(self) -> Path:

@@ -81,3 +81,18 @@ def test_an_unchanged_index_is_not_hashed_again(ws, monkeypatch):
     monkeypatch.setattr(index, "_file_hash", lambda p: calls.append(p) or real(p))
     ws("recall", "redis")
     assert calls == []
+
+
+def test_what_a_refresh_wrote_is_not_hashed_on_the_next_open(ws, monkeypatch):
+    """`mem log` then `mem recall` on every turn: the refresh writes a new delta, and the
+    next call must not re-hash the whole base to trust it."""
+    _setup(ws)
+    ws("log", "--at", "2026-11-30T10:00", "one more redis note")
+    ws("recall", "redis")  # refreshes the index and records the files it wrote
+    from openclaw_mem import index
+
+    calls = []
+    real = index._file_hash
+    monkeypatch.setattr(index, "_file_hash", lambda p: calls.append(p) or real(p))
+    ws("recall", "redis")
+    assert calls == []

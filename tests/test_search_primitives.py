@@ -207,3 +207,18 @@ def test_top_k_orders_and_skips_zeros():
     s = np.array([0.0, 3.0, 1.0, 3.0, 2.0])
     assert top_k(s, 3).tolist() == [1, 3, 4]
     assert top_k(s, 10).tolist() == [1, 3, 4, 2]
+
+
+def test_top_k_breaks_a_tie_at_the_boundary_by_the_second_score_then_the_index():
+    s = np.array([1.0] * 8 + [2.0])
+    second = np.array([0.1, 0.5, 0.0, 0.9, 0.5, 0.2, 0.0, 0.3, 0.0])
+    assert top_k(s, 4, tiebreak=second).tolist() == [8, 3, 1, 4]
+    assert top_k(s, 3).tolist() == [8, 0, 1]  # no second score: the lower index
+
+
+@given(st.lists(st.integers(-50, 50), max_size=40))
+def test_distinct_is_np_unique(values):
+    from openclaw_mem.search.rank import distinct
+
+    a = np.asarray(values, np.int64)
+    assert distinct(a).tolist() == np.unique(a).tolist()

@@ -267,8 +267,7 @@ def scores(
     if n == 0 or not query:
         return TextScores(own, total, matched, borrowed)
     meaningful = {t for t in query if content is None or content(t)} or set(query)
-    avgdl = float(doc_len[live].sum()) / n
-    norm = k1 * (1 - b + b * doc_len.astype(np.float64) / (avgdl or 1.0))
+    avgdl = float(doc_len[live].sum()) / n or 1.0
     cache: dict[str, tuple | None] = {}
     for term in query:
         if term not in cache:
@@ -285,10 +284,11 @@ def scores(
             else:
                 w = float(idf(n, df or len(docs)))
                 full = tf + context_weight * ctf
+                norm = k1 * (1 - b + b * doc_len[docs].astype(np.float64) / avgdl)
                 cache[term] = (
                     docs,
-                    w * tf * (k1 + 1) / (tf + norm[docs]),
-                    w * full * (k1 + 1) / (full + norm[docs]),
+                    w * tf * (k1 + 1) / (tf + norm),
+                    w * full * (k1 + 1) / (full + norm),
                     ctf > 0,
                 )
         hit = cache[term]
