@@ -140,3 +140,37 @@ def test_recall_and_context_skip_the_cli_framework_when_a_resident_answers(serve
             assert got == paths and got
         else:
             assert fast.stdout == slow
+
+
+def test_with_no_resident_recall_and_context_answer_in_process_without_the_cli_framework(ws):
+    for i, text in enumerate(["Redis 连接超时 on the settlement worker", "deploy at 5pm"]):
+        ws("log", "--at", f"2026-11-30T09:0{i}", text)
+    assert not resident.serving(ws.root)
+    for args in (
+        ("recall", "--json", "Redis 连接超时"),
+        ("recall", "--no-daemon", "--json", "-k", "1", "Redis"),
+        ("context", "--no-daemon", "redis"),
+    ):
+        fast = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "openclaw_mem", "-w", str(ws.root), *args],
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+        )
+        assert fast.returncode == 0, fast.stderr
+        assert " typer" not in fast.stderr and " rich" not in fast.stderr
+        slow = ws(*args).stdout
+        if args[0] == "recall":
+            paths = [(h["path"], h["startLine"]) for h in json.loads(slow)["results"]]
+            got = [(h["path"], h["startLine"]) for h in json.loads(fast.stdout)["results"]]
+            assert got == paths and got
+        else:
+            assert fast.stdout == slow
+    missing = subprocess.run(
+        [sys.executable, "-m", "openclaw_mem", "-w", str(ws.root / "nope"), "recall", "--json", "x"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+    )
+    assert missing.returncode != 0 and missing.stderr.startswith("mem: error:")
+    assert "Traceback" not in missing.stderr
