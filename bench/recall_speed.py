@@ -399,6 +399,14 @@ def main() -> None:
         (tmp / "scratch").mkdir()
         env = {**os.environ, "MEM_EMBED_PROVIDER": "none", "HOME": str(tmp / "home")}
         env.pop("MEM_WORKSPACE", None)
+        # An installed package has its bytecode; with PYTHONDONTWRITEBYTECODE set and stale
+        # .pyc files (an editable install after an edit) every call would compile mem's
+        # modules from source (~20 ms) and the table would measure that.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        import openclaw_mem
+
+        package = Path(openclaw_mem.__file__).parent
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], check=False)
         runner = Runner(tmp / "scratch", env)
 
         qmd = Qmd.find(runner)

@@ -178,14 +178,15 @@ def _fast_ask(opts: dict) -> int | None:
     data = None
     daemon = not opts["no_daemon"] and env.get("MEM_NO_DAEMON", "") in ("", "0")
     if daemon:
-        from datetime import datetime
+        import time
 
         from .resident import ask
         from .workspace import resolve_workspace
 
         try:
             root = resolve_workspace(flag, env, Path.cwd(), Path.home()).root
-            reply = ask(root, opts["op"], _ask_args(opts, _now(datetime.now()), agent))
+            now = time.strftime("%Y-%m-%dT%H:%M:%S")  # local, to the second, as mem.now()
+            reply = ask(root, opts["op"], _ask_args(opts, now, agent))
         except (MemError, OSError):
             return None
         if reply is not None and not reply.get("ok"):
@@ -196,7 +197,8 @@ def _fast_ask(opts: dict) -> int | None:
 
         try:
             mem = Memory.open(flag)
-            data = mem.answer(opts["op"], _ask_args(opts, _now(mem.now()), mem.agent))
+            now = mem.now().replace(microsecond=0).isoformat()
+            data = mem.answer(opts["op"], _ask_args(opts, now, mem.agent))
         except MemError:
             return None
         except KeyboardInterrupt:
@@ -214,21 +216,18 @@ def _fast_ask(opts: dict) -> int | None:
     return 0
 
 
-def _now(moment) -> str:
-    return moment.replace(microsecond=0).isoformat()
-
-
 def main() -> None:
     argv = sys.argv[1:]
     debug = os.environ.get("MEM_DEBUG", "") not in ("", "0")
     opts = None if debug else _parse(argv)
     if opts is not None:
         sys.exit(_fast_log(opts))
+    # mem multiplies small matrices (a query's candidates, a batch of vectors): OpenBLAS's
+    # thread pool costs more than it saves, ~90 ms of CPU to start a process on two cores,
+    # and in a resident process its spinning threads doubled a query's wall time.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     asked = None if debug else _parse_ask(argv)
     if asked is not None:
-        # One query multiplies a few small matrices: OpenBLAS's thread pool would cost more
-        # CPU to start (~90 ms a process on two cores) than it could ever save here.
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         code = _fast_ask(asked)
         if code is not None:
             sys.exit(code)

@@ -5,11 +5,14 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping, Sequence
-from datetime import date
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import UsageError, WorkspaceNotFound
+
+if TYPE_CHECKING:  # the per-turn fast path resolves a workspace and needs no datetime
+    from datetime import date
 
 MEMORY_DIR = "memory"
 STATE_DIR = ".mem"  # derived, git-ignored: index cache, access stats, locks
@@ -156,6 +159,8 @@ def day_of(path: Path) -> date | None:
     if not m:
         return None
     try:
+        from datetime import date
+
         return date(int(m[1]), int(m[2]), int(m[3]))
     except ValueError:
         return None

@@ -167,7 +167,7 @@ def test_with_no_resident_recall_and_context_answer_in_process_without_the_cli_f
         else:
             assert fast.stdout == slow
     missing = subprocess.run(
-        [sys.executable, "-m", "openclaw_mem", "-w", str(ws.root / "nope"), "recall", "--json", "x"],
+        [sys.executable, "-m", "openclaw_mem", "-w", str(ws.root / "no"), "recall", "--json", "x"],
         capture_output=True,
         text=True,
         encoding="utf-8",

@@ -222,3 +222,17 @@ def test_distinct_is_np_unique(values):
 
     a = np.asarray(values, np.int64)
     assert distinct(a).tolist() == np.unique(a).tolist()
+
+
+@given(
+    st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0]), min_size=1, max_size=40),
+    st.data(),
+    st.integers(1, 12),
+)
+def test_top_k_is_a_full_sort_by_score_tiebreak_and_index(values, data, k):
+    s = np.asarray(values)
+    second = np.asarray(
+        data.draw(st.lists(st.sampled_from([0.0, 0.3, 0.7]), min_size=len(s), max_size=len(s)))
+    )
+    ranked = sorted((i for i in range(len(s)) if s[i] > 0), key=lambda i: (-s[i], -second[i], i))
+    assert top_k(s, k, tiebreak=second).tolist() == ranked[:k]

@@ -58,7 +58,14 @@ def top_k(
     idx = np.flatnonzero(s > 0)
     if len(idx) > k:
         kth = np.partition(s[idx], len(idx) - k)[len(idx) - k]  # the k-th highest score
-        idx = idx[s[idx] >= kth]  # all of the ties at the boundary, sorted out below
+        ties = idx[s[idx] == kth]
+        idx = idx[s[idx] > kth]
+        need = k - len(idx)
+        if tiebreak is not None and len(ties) > need:  # the best of the ties by tiebreak
+            t = tiebreak[ties]
+            cut = np.partition(t, len(t) - need)[len(t) - need]
+            ties = np.concatenate([ties[t > cut], ties[t == cut][: need - int((t > cut).sum())]])
+        idx = np.concatenate([idx, ties[:need]])
     second = np.zeros(len(idx)) if tiebreak is None else tiebreak[idx]
     order = np.lexsort((idx, -second, -s[idx]))
     return idx[order[:k]]
