@@ -395,6 +395,9 @@ class OfflineProvider:
             if kind == "remember" and _RULE_WORDS.search(text):
                 kind = "rule"
             file, section, typ, importance, confidence = TARGETS[kind]
+            if kind == "tool" and text[:1].isascii() and text[:1].isalpha():
+                # MEMORY.md is not about the user alone: say whose project it is.
+                text = f"User {text[:1].lower()}{text[1:]}"
             edit = {
                 "file": file,
                 "op": "add",
