@@ -201,6 +201,8 @@ def _fast_ask(opts: dict) -> int | None:
             data = mem.answer(opts["op"], _ask_args(opts, now, mem.agent))
         except MemError:
             return None
+        except Exception:  # a bug: the full app reports it through its one error funnel
+            return None
         except KeyboardInterrupt:
             print("mem: interrupted", file=sys.stderr)
             return int(ExitCode.INTERRUPTED)

@@ -259,25 +259,31 @@ def scores(
     what its borrowed context adds on top (term frequency own + context_weight * context).
     `matched` marks documents whose own text holds a query term that `content` accepts (a
     word that carries meaning, not "I" or "the"); every query term when none does."""
-    own = np.zeros(len(live), np.float64)
-    total = np.zeros(len(live), np.float64)
-    matched = np.zeros(len(live), bool)
-    borrowed = np.zeros(len(live), bool)
+    size = len(live)
+    matched = np.zeros(size, bool)
+    borrowed = np.zeros(size, bool)
     n = int(live.sum())
     if n == 0 or not query:
-        return TextScores(own, total, matched, borrowed)
+        return TextScores(np.zeros(size), np.zeros(size), matched, borrowed)
     meaningful = {t for t in query if content is None or content(t)} or set(query)
     avgdl = float(doc_len[live].sum()) / n or 1.0
     cache: dict[str, tuple | None] = {}
+    hits = []
     for term in query:
         if term not in cache:
             h = term_hash(term)
-            found = [seg.lookup(h) for seg in segments]
-            docs = np.concatenate([f[0] for f in found])
-            tf = np.concatenate([f[1] for f in found]).astype(np.float64)
-            ctf = np.concatenate([f[2] for f in found]).astype(np.float64)
+            found = [f for f in (seg.lookup(h) for seg in segments) if len(f[0])]
+            if not found:
+                cache[term] = None
+                continue
+            if len(found) == 1:  # one segment holds most terms: no join
+                docs, tf, ctf = found[0]
+            else:
+                docs, tf, ctf = (np.concatenate(p) for p in zip(*found, strict=True))
             alive = live[docs]
-            docs, tf, ctf = docs[alive], tf[alive], ctf[alive]
+            if not alive.all():
+                docs, tf, ctf = docs[alive], tf[alive], ctf[alive]
+            tf, ctf = tf.astype(np.float64), ctf.astype(np.float64)
             df = int(np.count_nonzero(tf))  # documents whose own text holds the term
             if len(docs) == 0:
                 cache[term] = None
@@ -290,14 +296,21 @@ def scores(
                     w * tf * (k1 + 1) / (tf + norm),
                     w * full * (k1 + 1) / (full + norm),
                     ctf > 0,
+                    df == len(docs),
                 )
         hit = cache[term]
         if hit is not None:
-            own[hit[0]] += hit[1]
-            total[hit[0]] += hit[2]
+            hits.append(hit)
             if term in meaningful:
-                matched[hit[0][hit[1] > 0]] = True
+                matched[hit[0] if hit[4] else hit[0][hit[1] > 0]] = True
                 borrowed[hit[0][hit[3]]] = True
+    if not hits:
+        return TextScores(np.zeros(size), np.zeros(size), matched, borrowed)
+    # One pass each instead of a gather-add-scatter per term; a document's parts are still
+    # added in query order, so the sums are bit-identical to adding term by term.
+    docs = np.concatenate([hit[0] for hit in hits])
+    own = np.bincount(docs, np.concatenate([hit[1] for hit in hits]), size)
+    total = np.bincount(docs, np.concatenate([hit[2] for hit in hits]), size)
     return TextScores(own, total - own, matched, borrowed)
 
 
