@@ -308,7 +308,7 @@ def scores(
         return TextScores(np.zeros(size), np.zeros(size), matched, borrowed)
     # One pass each instead of a gather-add-scatter per term; a document's parts are still
     # added in query order, so the sums are bit-identical to adding term by term.
-    docs = np.concatenate([hit[0] for hit in hits])
+    docs = np.concatenate([hit[0] for hit in hits]).astype(np.intp)  # bincount's own type
     own = np.bincount(docs, np.concatenate([hit[1] for hit in hits]), size)
     total = np.bincount(docs, np.concatenate([hit[2] for hit in hits]), size)
     return TextScores(own, total - own, matched, borrowed)
