@@ -122,24 +122,31 @@ def test_the_socket_is_private(served):
     assert mode == 0o600
 
 
+def _fast_equals_full_app(ws, args: tuple[str, ...], full_args: tuple[str, ...]) -> None:
+    """`mem ARGS` in a fresh interpreter (the fast path) imports neither typer nor rich and
+    prints what the full app prints for FULL_ARGS (recall: the same hits; scores may differ
+    in the last digit, "now" having moved on)."""
+    fast = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "openclaw_mem", "-w", str(ws.root), *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+    )
+    assert fast.returncode == 0, fast.stderr
+    assert " typer" not in fast.stderr and " rich" not in fast.stderr  # not imported
+    slow = ws(*full_args).stdout
+    if args[0] == "recall":
+        paths = [(h["path"], h["startLine"]) for h in json.loads(slow)["results"]]
+        got = [(h["path"], h["startLine"]) for h in json.loads(fast.stdout)["results"]]
+        assert got == paths and got
+    else:
+        assert fast.stdout == slow
+
+
 def test_recall_and_context_skip_the_cli_framework_when_a_resident_answers(served):
     ws, _ = served
     for args in (("recall", "--json", "Redis 连接超时"), ("context", "redis", "--budget", "300")):
-        fast = subprocess.run(
-            [sys.executable, "-X", "importtime", "-m", "openclaw_mem", "-w", str(ws.root), *args],
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-        )
-        assert fast.returncode == 0, fast.stderr
-        assert " typer" not in fast.stderr and " rich" not in fast.stderr  # not imported
-        slow = ws(*args, "--no-daemon").stdout
-        if args[0] == "recall":  # scores may differ in the last digit: "now" moved on
-            paths = [(h["path"], h["startLine"]) for h in json.loads(slow)["results"]]
-            got = [(h["path"], h["startLine"]) for h in json.loads(fast.stdout)["results"]]
-            assert got == paths and got
-        else:
-            assert fast.stdout == slow
+        _fast_equals_full_app(ws, args, (*args, "--no-daemon"))
 
 
 def test_with_no_resident_recall_and_context_answer_in_process_without_the_cli_framework(ws):
@@ -151,21 +158,7 @@ def test_with_no_resident_recall_and_context_answer_in_process_without_the_cli_f
         ("recall", "--no-daemon", "--json", "-k", "1", "Redis"),
         ("context", "--no-daemon", "redis"),
     ):
-        fast = subprocess.run(
-            [sys.executable, "-X", "importtime", "-m", "openclaw_mem", "-w", str(ws.root), *args],
-            capture_output=True,
-            text=True,
-            encoding="utf-8",
-        )
-        assert fast.returncode == 0, fast.stderr
-        assert " typer" not in fast.stderr and " rich" not in fast.stderr
-        slow = ws(*args).stdout
-        if args[0] == "recall":
-            paths = [(h["path"], h["startLine"]) for h in json.loads(slow)["results"]]
-            got = [(h["path"], h["startLine"]) for h in json.loads(fast.stdout)["results"]]
-            assert got == paths and got
-        else:
-            assert fast.stdout == slow
+        _fast_equals_full_app(ws, args, args)
     missing = subprocess.run(
         [sys.executable, "-m", "openclaw_mem", "-w", str(ws.root / "no"), "recall", "--json", "x"],
         capture_output=True,
