@@ -96,3 +96,14 @@ def test_what_a_refresh_wrote_is_not_hashed_on_the_next_open(ws, monkeypatch):
     monkeypatch.setattr(index, "_file_hash", lambda p: calls.append(p) or real(p))
     ws("recall", "redis")
     assert calls == []
+
+
+def test_rows_read_with_pread_equal_the_mapped_rows(tmp_path):
+    from openclaw_mem.index import read_rows
+
+    arr = np.arange(5000 * 8, dtype=np.uint32).reshape(5000, 8)
+    np.save(tmp_path / "a.npy", arr)
+    mapped = np.load(tmp_path / "a.npy", mmap_mode="r")
+    for rows in ([], [0], [4999, 3, 3, 1200], list(range(0, 5000, 2))):  # the last: > 2048
+        got = read_rows(mapped, np.asarray(rows, np.int64))
+        assert got.shape == (len(rows), 8) and (got == arr[rows]).all()

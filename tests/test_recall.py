@@ -148,3 +148,16 @@ def test_index_command_and_status(ws):
     assert refreshed["mode"] == "refresh" and refreshed["changed"] == ["memory/2026-11-30.md"]
     assert ws.json("index", "--rebuild")["mode"] == "rebuild"
     assert "index" in ws("status").stdout
+
+
+def test_the_vector_half_is_the_idf_weighted_share_of_query_words_a_chunk_holds(ws):
+    ws("log", "--at", "2026-11-30T09:00", "redis timeout on the settlement worker")
+    ws("log", "--at", "2026-11-30T09:01", "redis upgrade planned")
+    for i in range(4):  # make "timeout" the rarer, heavier word
+        ws("log", "--at", f"2026-11-30T09:1{i}", f"redis note {i}")
+    hits = ws.json("recall", "--now", "2026-11-30T12:00", "--explain", "redis timeout")["results"]
+    share = {h["startLine"]: h["explain"]["lsh"] for h in hits}
+    both = next(h["startLine"] for h in hits if "timeout" in h["snippet"])
+    assert share[both] == 1.0
+    partial = [v for line, v in share.items() if line != both]
+    assert partial and all(0 < v < 0.5 for v in partial)  # "redis" alone: the lighter word

@@ -137,33 +137,6 @@ def test_numpy_signatures_are_bit_identical_to_datasketch(sets):
     assert sizes.tolist() == [len(s) for s in sets]
 
 
-@settings(max_examples=60, deadline=None)
-@given(
-    sets=st.lists(
-        st.sets(st.sampled_from("abcdefghijklmnop"), max_size=12), min_size=1, max_size=10
-    ),
-    query=st.sets(st.sampled_from("abcdefghijklmnopqrs"), min_size=1, max_size=5),
-)
-def test_membership_never_misses_a_member(sets, query):
-    a, b = minhash.permutations(64, 1)
-    sig, _ = signatures(sets, a, b)
-    qs = sorted(query)
-    got = minhash.members(sig, qs, a, b, block=16)
-    for i, s in enumerate(sets):
-        for j, q in enumerate(qs):
-            if q in s:
-                assert got[i, j]
-
-
-def test_membership_rejects_most_absent_words():
-    a, b = minhash.permutations(256, 1)
-    docs = [set(f"w{i}-{j}" for j in range(30)) for i in range(200)]
-    sig, _ = signatures(docs, a, b)
-    got = minhash.members(sig, ["absent-1", "absent-2", "w7-3"], a, b)
-    assert got[:, :2].mean() < 0.05
-    assert got[7, 2] and got[:, 2].sum() <= 10
-
-
 scores01 = st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=30)
 
 

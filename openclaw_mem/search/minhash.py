@@ -109,31 +109,3 @@ def containment(j: np.ndarray, q_size: int, d_sizes: np.ndarray) -> np.ndarray:
         return np.zeros_like(j, dtype=np.float64)
     inter = j * (q_size + d_sizes) / (1.0 + j)
     return np.clip(inter / q_size, 0.0, 1.0) * (d_sizes > 0)
-
-
-def members(
-    sigs: np.ndarray, shingles: Sequence[str], a: np.ndarray, b: np.ndarray, block: int = 32
-) -> np.ndarray:
-    """For each row and query shingle: could the shingle be in that row's set?
-
-    A member's permuted hash is never below the set's minimum, so `h_i(q) < sig[i]` for any
-    permutation proves q absent; an absent shingle survives all p permutations of a set of
-    size n only with probability (n / (n + 1)) ** p (2 % for n = 30, p = 256: 0.02 %).
-    One-sided: a true member is never missed. Permutations are checked a block at a time
-    on the rows still in doubt. Returns a bool array rows x len(shingles).
-    """
-    out = np.zeros((len(sigs), len(shingles)), bool)
-    if len(sigs) == 0 or not shingles:
-        return out
-    hashes = np.fromiter((hash32(s) for s in shingles), np.uint32, len(shingles))
-    perm = _permuted(hashes, a, b)
-    p = sigs.shape[1]
-    for j in range(len(shingles)):
-        rows = np.flatnonzero(np.all(sigs[:, :block] <= perm[j, :block], axis=1))
-        for lo in range(block, p, block):
-            if len(rows) == 0:
-                break
-            ok = np.all(sigs[rows, lo : lo + block] <= perm[j, lo : lo + block], axis=1)
-            rows = rows[ok]
-        out[rows, j] = True
-    return out
