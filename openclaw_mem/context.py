@@ -206,6 +206,7 @@ def build_context(
     memories: int = 5,
     embedder=None,
     warm=None,
+    defer=None,
 ) -> ContextBlock:
     block = ContextBlock(budget)
     used = estimate_tokens("\n".join((FENCE[0], HEADER, FENCE[1]))) + 1
@@ -227,7 +228,7 @@ def build_context(
     # Keep a quarter of the budget for the recent conversation, when there is one.
     reserve = min(budget // 4, header + sum(estimate_tokens(x) + 1 for x in recent))
     hits = recall(
-        ws, query, replace(opts, k=memories + 3, now=now), params, True, embedder, warm
+        ws, query, replace(opts, k=memories + 3, now=now), params, True, embedder, warm, defer
     ).hits
     taken = 0
     for hit in hits:

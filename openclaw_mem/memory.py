@@ -498,8 +498,10 @@ class Memory:
         as_of: date | None = None,
         current: bool = False,
         agent: str | None = None,
+        defer=None,
     ) -> RecallResult:
-        """The chunks that matter for a query, best first, with citations and snippets."""
+        """The chunks that matter for a query, best first, with citations and snippets.
+        `defer`: where to hand the counting of the hits as used, to run after answering."""
         from .recall import recall
 
         if not query.strip():
@@ -516,7 +518,14 @@ class Memory:
             agent=agent,
         )
         result = recall(
-            self.ws, query, opts, self.index_params, record_access, self.embedder, self.warm_index
+            self.ws,
+            query,
+            opts,
+            self.index_params,
+            record_access,
+            self.embedder,
+            self.warm_index,
+            defer,
         )
         # Logs keep what was said, secrets included; what recall hands to a model or a
         # terminal does not.
@@ -614,6 +623,7 @@ class Memory:
         agent: str | None = None,
         as_of: date | None = None,
         current: bool = False,
+        defer=None,
     ) -> ContextBlock:
         """The block to put in front of a model, within a token budget."""
         from .context import build_context
@@ -632,6 +642,7 @@ class Memory:
             cfg["context.memories"],
             self.embedder,
             self.warm_index,
+            defer,
         )
         block.proposals = len(self.proposals())
         block.profile = [self.redact(line) for line in block.profile]
@@ -746,9 +757,10 @@ class Memory:
 
     # ------------------------------------------------------------- the resident process
 
-    def answer(self, op: str, args: dict) -> dict:
+    def answer(self, op: str, args: dict, defer=None) -> dict:
         """recall, context or get as JSON-able data: what the resident process sends, and what
-        the CLI renders either way, so both paths print the same."""
+        the CLI renders either way, so both paths print the same. `defer` takes bookkeeping
+        that can wait until the answer is sent (the resident process passes it)."""
         from datetime import date as _date
 
         def when(name: str):
@@ -771,6 +783,7 @@ class Memory:
                 as_of=day("as_of"),
                 current=bool(args.get("current")),
                 agent=args.get("agent") or "",  # each caller says who asks
+                defer=defer,
             )
             return {
                 "results": [h.to_json(explain=True) for h in found.hits],
@@ -784,6 +797,7 @@ class Memory:
                 agent=args.get("agent") or "",  # each caller says who asks
                 as_of=day("as_of"),
                 current=bool(args.get("current")),
+                defer=defer,
             )
             return block.to_json()
         if op == "get":

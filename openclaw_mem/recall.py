@@ -195,6 +195,7 @@ class QueryVector:
 
 
 Vectors = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]  # docs -> (found, rows)
+Defer = Callable[[Callable[[], None]], None]  # takes work to do after the answer is sent
 
 
 def rank_index(
@@ -494,9 +495,12 @@ def recall(
     record_access: bool = True,
     embedder: Embedder | None = None,
     index: Index | None = None,
+    defer: Defer | None = None,
 ) -> RecallResult:
     """Rank, read the snippets, and (unless told not to) count the hits as used. `index`: one
-    kept fresh by a watcher (the resident process); else it is opened and refreshed here."""
+    kept fresh by a watcher (the resident process); else it is opened and refreshed here.
+    `defer` takes the counting (a locked rewrite of .mem/access.json, with fsync) to run
+    once the answer is on its way: the resident process answers first."""
     from . import access
 
     params = params or IndexParams()
@@ -553,7 +557,11 @@ def recall(
         )
         used.append((access.chunk_key(rel, lines), rel, lo, hi))
     if record_access:
-        access.record(ws, used, opts.now or datetime.now())
+        when = opts.now or datetime.now()
+        if defer is None:
+            access.record(ws, used, when)
+        else:
+            defer(lambda: access.record(ws, used, when))
     return RecallResult(hits, warnings)
 
 

@@ -79,9 +79,10 @@ def serving(root: Path) -> bool:
 
 
 class Resident:
-    """The server: a thread per connection, answers from `handle(op, args) -> result`."""
+    """The server: a thread per connection, answers from `handle(op, args, defer) ->
+    result`; what the handler passes to `defer` runs once the answer is sent."""
 
-    def __init__(self, root: Path, handle: Callable[[str, dict], object]) -> None:
+    def __init__(self, root: Path, handle: Callable[[str, dict, Callable], object]) -> None:
         self.root = root
         self.handle = handle
         self.path = socket_path(root)
@@ -136,19 +137,24 @@ class Resident:
             except (OSError, ValueError):
                 return
             reply: dict = {"v": VERSION}
+            later: list[Callable[[], None]] = []
             if not isinstance(request, dict) or request.get("v") != VERSION:
                 reply.update(ok=False, error="protocol version mismatch", code=2)
             elif request.get("root") != str(self.root):
                 reply.update(ok=False, foreign=True, error="this process serves another workspace")
             else:
                 try:
-                    reply.update(ok=True, result=self.handle(request["op"], request["args"]))
+                    result = self.handle(request["op"], request["args"], later.append)
+                    reply.update(ok=True, result=result)
                 except MemError as exc:
                     reply.update(ok=False, error=exc.message, code=int(exc.exit_code))
                 except Exception as exc:  # an answer, never a hung client
                     reply.update(ok=False, error=f"{type(exc).__name__}: {exc}", code=1)
             with contextlib.suppress(OSError):
                 conn.sendall(json.dumps(reply, ensure_ascii=False, default=str).encode() + b"\n")
+        for job in later:  # bookkeeping (access counts): the client has its answer already
+            with contextlib.suppress(OSError):  # best effort, as it is in-process
+                job()
 
     def stop(self) -> None:
         self._stop.set()

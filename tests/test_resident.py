@@ -167,3 +167,19 @@ def test_with_no_resident_recall_and_context_answer_in_process_without_the_cli_f
     )
     assert missing.returncode != 0 and missing.stderr.startswith("mem: error:")
     assert "Traceback" not in missing.stderr
+
+
+def test_a_resident_counts_what_it_recalled_once_the_answer_is_sent(served):
+    ws, _ = served
+    access = ws.root / ".mem" / "access.json"
+    before = json.loads(access.read_text(encoding="utf-8")) if access.exists() else {}
+    hits = ws.json("recall", "--now", "2026-11-30T12:00", "Redis 连接超时")["results"]
+    assert hits
+    for _ in range(100):  # the count is written after the reply, on the resident's thread
+        after = json.loads(access.read_text(encoding="utf-8")) if access.exists() else {}
+        if sum(r["count"] for r in after.values()) > sum(r["count"] for r in before.values()):
+            break
+        time.sleep(0.02)
+    else:
+        raise AssertionError("the resident never counted the hits it gave")
+    assert any(r["path"] == hits[0]["path"] for r in after.values())
