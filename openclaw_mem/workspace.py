@@ -58,6 +58,9 @@ class Workspace:
     def __repr__(self) -> str:
         return f"Workspace(root={self.root!r}, found_by={self.found_by!r})"
 
+    def __reduce__(self):  # copy and pickle rebuild it through __init__, not setattr
+        return (Workspace, (self.root, self.found_by, list(self.links)))
+
     @property
     def memory_dir(self) -> Path:
         return self.root / MEMORY_DIR

@@ -109,3 +109,16 @@ def test_logging_works_without_git(tmp_path, runner):
         assert "not in a git repository" in result.stderr and "mem init" in result.stderr
     status = runner.invoke(app, ["-w", str(root), "status", "--json"])
     assert status.exit_code == 0 and '"repo": false' in status.stdout
+
+
+def test_a_workspace_copies_and_pickles_and_stays_read_only(tmp_path):
+    import copy
+    import pickle
+
+    from openclaw_mem.workspace import Workspace
+
+    ws = Workspace(tmp_path, "env MEM_WORKSPACE", ["memory/link.md"])
+    for twin in (copy.copy(ws), copy.deepcopy(ws), pickle.loads(pickle.dumps(ws))):
+        assert twin == ws and hash(twin) == hash(ws) and twin.links == ["memory/link.md"]
+    with pytest.raises(AttributeError):
+        ws.root = tmp_path / "elsewhere"
