@@ -11,7 +11,7 @@ sys of exactly that child, from os.wait4) and the peak RSS of that child (ru_max
 - ripgrep, `rg -c -i redis memory/` (the floor for reading the same files without ranking),
   when rg is on PATH;
 - qmd, `qmd search redis` over memory/ indexed as a qmd collection, when a working `qmd` is on
-  PATH (`npm install -g @tobilu/qmd`; it needs bun), with the ratios mem/qmd;
+  PATH (`npm install -g @tobilu/qmd bun`: qmd runs under bun), with the ratios mem/qmd;
 - `mem recall --no-daemon --json redis 连接超时`, warm, answered in-process;
 - `mem recall --json redis 连接超时` answered by a resident `mem watch` over .mem/mem.sock;
 - `mem log --at 2026-11-30T09:00 "one more note"` (smallest size only).
@@ -242,7 +242,7 @@ class Qmd:
     def find(cls, runner: Runner) -> Qmd:
         exe = shutil.which("qmd")
         if not exe:
-            return cls(None, "no `qmd` on PATH; npm install -g @tobilu/qmd")
+            return cls(None, "no `qmd` on PATH; npm install -g @tobilu/qmd bun")
         try:
             runner.once([exe, "--help"])
         except ChildFailed as exc:
