@@ -107,3 +107,13 @@ def test_rows_read_with_pread_equal_the_mapped_rows(tmp_path):
     for rows in ([], [0], [4999, 3, 3, 1200], list(range(0, 5000, 2))):  # the last: > 2048
         got = read_rows(mapped, np.asarray(rows, np.int64))
         assert got.shape == (len(rows), 8) and (got == arr[rows]).all()
+
+
+@pytest.mark.parametrize("garbage", ["[1, 2]", '{"base-x/start.npy": "yes"}', "not json", ""])
+def test_a_garbled_verification_record_only_costs_a_re_hash(ws, garbage):
+    base = _setup(ws)
+    good = ws.json("recall", "--now", "2026-11-30", "redis")["results"]
+    (base.parent / "verified.json").write_text(garbage, encoding="utf-8")
+    result = ws("recall", "--json", "--now", "2026-11-30", "redis")
+    assert result.stderr == "" and json.loads(result.stdout)["results"] == good
+    assert isinstance(json.loads((base.parent / "verified.json").read_text(encoding="utf-8")), dict)
