@@ -12,7 +12,6 @@ lazily so that `import openclaw_mem` stays cheap on the per-turn path):
 from __future__ import annotations
 
 from importlib import import_module
-from typing import Any
 
 __version__ = "0.1.0"
 
@@ -35,7 +34,7 @@ _API = {
 __all__ = ["__version__", *_API]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:  # not typing.Any: typing costs ~2 ms to import
     if name in _API:
         return getattr(import_module(f".{_API[name]}", __name__), name)
     raise AttributeError(f"module 'openclaw_mem' has no attribute {name!r}")

@@ -166,7 +166,6 @@ def _fast_ask(opts: dict) -> int | None:
     call to the full app (it says every error in its own words)."""
     import json
     import re
-    from pathlib import Path
 
     env = os.environ
     agent = env.get("MEM_AGENT") or None
@@ -174,17 +173,17 @@ def _fast_ask(opts: dict) -> int | None:
         return None  # the full app says what is wrong with it
     from .errors import ExitCode, MemError
 
-    flag = Path(opts["workspace"]).expanduser() if "workspace" in opts else None
+    flag = os.path.expanduser(opts["workspace"]) if "workspace" in opts else None
     data = None
     daemon = not opts["no_daemon"] and env.get("MEM_NO_DAEMON", "") in ("", "0")
     if daemon:
         import time
 
-        from .resident import ask
-        from .workspace import resolve_workspace
+        from .socket_client import ask
+        from .workspace_root import find_root
 
         try:
-            root = resolve_workspace(flag, env, Path.cwd(), Path.home()).root
+            root = find_root(flag, env, os.getcwd(), os.path.expanduser("~"))[0]
             now = time.strftime("%Y-%m-%dT%H:%M:%S")  # local, to the second, as mem.now()
             reply = ask(root, opts["op"], _ask_args(opts, now, agent))
         except (MemError, OSError):

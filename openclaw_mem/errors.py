@@ -7,7 +7,7 @@ and what to do; the CLI prints it as one line on stderr and exits with its code.
 from __future__ import annotations
 
 from enum import IntEnum
-from pathlib import Path
+from os import PathLike
 
 
 class ExitCode(IntEnum):
@@ -72,7 +72,7 @@ class WriteError(MemError):
 
     exit_code = ExitCode.UNWRITABLE
 
-    def __init__(self, path: Path, exc: OSError) -> None:
+    def __init__(self, path: PathLike[str] | str, exc: OSError) -> None:
         import errno
 
         reason = {
@@ -90,7 +90,7 @@ class BadEncoding(MemError):
 
     exit_code = ExitCode.USAGE
 
-    def __init__(self, path: Path, rel: str | None = None) -> None:
+    def __init__(self, path: PathLike[str] | str, rel: str | None = None) -> None:
         self.path = path
         name = rel or str(path)
         super().__init__(

@@ -2,13 +2,13 @@
 when there is one) in memory and answer recall, context and get over a Unix domain socket,
 so an agent's per-turn `mem recall` costs a Python start-up, not an index load.
 
-Protocol, version 1: the client connects to `.mem/mem.sock` (mode 0600) and writes one JSON
-object on one line, `{"v": 1, "root": "/abs/workspace", "op": "recall" | "context" | "get" |
-"ping", "args": {...}}`; the server answers with one line, `{"v": 1, "ok": true, "result":
-...}` or `{"v": 1, "ok": false, "error": "...", "code": N}`. A server answers only for its own
-workspace. The client side (`ask`) imports nothing heavier than `socket` and `json`, and
-gives up within a fraction of a second: a socket nobody answers on is a stale one, removed,
-and the command answers in-process instead.
+Protocol, version 2: the client connects to `.mem/mem.sock` (mode 0600) and writes one JSON
+object on one line, `{"v": 2, "root": "/abs/workspace", "op": "recall" | "context" | "get" |
+"ping", "args": {...}}`; the server answers with one line, `{"v": 2, "ok": true, "result":
+...}` or `{"v": 2, "ok": false, "error": "...", "code": N}`. A server answers only for its own
+workspace. The client side (`ask`, in socket_client.py) imports nothing heavier than
+`_socket` and `json`, and gives up within a fraction of a second: a socket nobody answers on
+is a stale one, removed, and the command answers in-process instead.
 """
 
 from __future__ import annotations
@@ -17,65 +17,17 @@ import contextlib
 import json
 import os
 import socket
-import stat
 import threading
 from collections.abc import Callable
 from pathlib import Path
 
-VERSION = 2  # 2: recall and context take agent, as_of and current
-SOCKET = "mem.sock"
-CONNECT_TIMEOUT = 0.2
-ANSWER_TIMEOUT = 30.0
+from .socket_client import ANSWER_TIMEOUT, SOCKET, VERSION, ask, serving
+
+__all__ = ["SOCKET", "VERSION", "Resident", "ask", "serving", "socket_path"]
 
 
 def socket_path(root: Path) -> Path:
     return root / ".mem" / SOCKET
-
-
-def ask(root: Path, op: str, args: dict, timeout: float = ANSWER_TIMEOUT) -> dict | None:
-    """The resident process's answer, or None when there is none to ask (then answer
-    in-process). A domain error comes back as {"error", "code"}."""
-    path = socket_path(root)
-    try:
-        if not stat.S_ISSOCK(path.lstat().st_mode):
-            return None
-    except OSError:
-        return None
-    if len(str(path)) > 100:  # AF_UNIX paths are short
-        return None
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        sock.settimeout(CONNECT_TIMEOUT)
-        try:
-            sock.connect(str(path))
-        except (ConnectionRefusedError, FileNotFoundError):
-            with contextlib.suppress(OSError):  # nobody listens: a process that died
-                path.unlink()
-            return None
-        except OSError:
-            return None
-        sock.settimeout(timeout)
-        request = {"v": VERSION, "root": str(root), "op": op, "args": args}
-        sock.sendall(json.dumps(request, ensure_ascii=False).encode("utf-8") + b"\n")
-        data = b""
-        while not data.endswith(b"\n"):
-            chunk = sock.recv(1 << 16)
-            if not chunk:
-                return None
-            data += chunk
-        answer = json.loads(data)
-    except (OSError, ValueError):
-        return None
-    finally:
-        sock.close()
-    if not isinstance(answer, dict) or answer.get("v") != VERSION or answer.get("foreign"):
-        return None  # not ours to trust: answer in-process
-    return answer
-
-
-def serving(root: Path) -> bool:
-    answer = ask(root, "ping", {}, timeout=1.0)
-    return bool(answer and answer.get("ok"))
 
 
 class Resident:

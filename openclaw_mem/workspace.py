@@ -9,12 +9,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import UsageError, WorkspaceNotFound
+from .errors import UsageError
+from .workspace_root import MEMORY_DIR, find_root
 
 if TYPE_CHECKING:  # the per-turn fast path resolves a workspace and needs no datetime
     from datetime import date
 
-MEMORY_DIR = "memory"
 STATE_DIR = ".mem"  # derived, git-ignored: index cache, access stats, locks
 CORE_FILES = ("AGENTS.md", "USER.md", "MEMORY.md", "HISTORY.md")
 CURATED_FILES = ("MEMORY.md", "USER.md", "AGENTS.md")  # what consolidation edits
@@ -214,37 +214,13 @@ def glob_match(rel: str, pattern: str) -> bool:
     return _glob_re(pattern).match(rel) is not None
 
 
-def looks_like_workspace(path: Path) -> bool:
-    return (path / "MEMORY.md").is_file() or (path / MEMORY_DIR).is_dir()
-
-
 def resolve_workspace(
     flag: Path | None, env: Mapping[str, str], cwd: Path, home: Path
 ) -> Workspace:
     """--workspace, then MEM_WORKSPACE, then the nearest ancestor holding MEMORY.md or
-    memory/, then ~/.openclaw/workspace."""
-    hint = "; `mem init` creates one"
-    if flag is not None:
-        root = flag.expanduser()
-        if not root.is_dir():
-            raise WorkspaceNotFound(f"workspace {root} does not exist{hint}: mem init {root}")
-        return Workspace(root.resolve(), "flag --workspace")
-    if env.get("MEM_WORKSPACE"):
-        root = Path(env["MEM_WORKSPACE"]).expanduser()
-        if not root.is_dir():
-            raise WorkspaceNotFound(f"MEM_WORKSPACE={root} does not exist{hint}: mem init {root}")
-        return Workspace(root.resolve(), "env MEM_WORKSPACE")
-    for candidate in (cwd, *cwd.parents):
-        if looks_like_workspace(candidate):
-            how = "current directory" if candidate == cwd else "ancestor of the current directory"
-            return Workspace(candidate.resolve(), how)
-    default = home / ".openclaw" / "workspace"
-    if default.is_dir():
-        return Workspace(default.resolve(), "default ~/.openclaw/workspace")
-    raise WorkspaceNotFound(
-        "no memory workspace here, in MEM_WORKSPACE or at ~/.openclaw/workspace"
-        f"{hint} (mem init DIR, or mem -w DIR ...)"
-    )
+    memory/, then ~/.openclaw/workspace (the rules: workspace_root.find_root)."""
+    root, how = find_root(None if flag is None else str(flag), env, str(cwd), str(home))
+    return Workspace(Path(root), how)
 
 
 def init_target(flag: Path | None, arg: Path | None, env: Mapping[str, str], cwd: Path) -> Path:

@@ -149,6 +149,30 @@ def test_recall_and_context_skip_the_cli_framework_when_a_resident_answers(serve
         _fast_equals_full_app(ws, args, (*args, "--no-daemon"))
 
 
+def test_asking_a_resident_imports_next_to_nothing(served):
+    """On a bare interpreter (no site, so nothing preloaded) the per-turn client imports json
+    and our few small modules: not socket's Python wrapper, pathlib, typing or threading,
+    which cost ~10 ms between them, more than the rest of its start-up."""
+    ws, _ = served
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(resident.__file__)))
+    probe = (
+        f"import sys\nsys.path.insert(0, {repo!r})\nfrom openclaw_mem.entry import main\n"
+        "sys.argv = ['mem'] + sys.argv[1:]\ntry:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(' '.join(sorted(sys.modules)), file=sys.stderr)\n"
+    )
+    args = ("-w", str(ws.root), "recall", "--json", "Redis 连接超时")
+    run = subprocess.run(
+        [sys.executable, "-S", "-c", probe, *args], capture_output=True, text=True, encoding="utf-8"
+    )
+    assert run.returncode == 0, run.stderr
+    loaded = set(run.stderr.split())
+    assert "openclaw_mem.socket_client" in loaded  # it did ask the resident
+    assert not loaded & {"socket", "pathlib", "typing", "threading", "numpy", "openclaw_mem.memory"}
+    hits = [(h["path"], h["startLine"]) for h in json.loads(run.stdout)["results"]]
+    full = ws.json("recall", "--no-daemon", "Redis 连接超时")["results"]
+    assert hits and hits == [(h["path"], h["startLine"]) for h in full]
+
+
 def test_with_no_resident_recall_and_context_answer_in_process_without_the_cli_framework(ws):
     for i, text in enumerate(["Redis 连接超时 on the settlement worker", "deploy at 5pm"]):
         ws("log", "--at", f"2026-11-30T09:0{i}", text)
