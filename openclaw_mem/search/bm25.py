@@ -269,10 +269,23 @@ def scores(
     avgdl = float(doc_len[live].sum()) / n or 1.0
     cache: dict[str, tuple | None] = {}
     hits = []
+    found_by_term = {}
+    for term in dict.fromkeys(query):
+        h = term_hash(term)
+        found = [f for f in (seg.lookup(h) for seg in segments) if len(f[0])]
+        if found:
+            found_by_term[term] = found
+    # The length norm of every document at once when the query's postings outnumber the
+    # documents (a common word, a CJK character): one dense pass, then a gather per term,
+    # instead of five passes over each term's postings. Same operations per element, so
+    # the same values either way.
+    dense_norm = None
+    if sum(len(d) for found in found_by_term.values() for d, _, _ in found) > size:
+        dense_norm = k1 * (1 - b + b * doc_len.astype(np.float64) / avgdl)
+    all_live = n == size
     for term in query:
         if term not in cache:
-            h = term_hash(term)
-            found = [f for f in (seg.lookup(h) for seg in segments) if len(f[0])]
+            found = found_by_term.get(term)
             if not found:
                 cache[term] = None
                 continue
@@ -280,24 +293,37 @@ def scores(
                 docs, tf, ctf = found[0]
             else:
                 docs, tf, ctf = (np.concatenate(p) for p in zip(*found, strict=True))
-            alive = live[docs]
-            if not alive.all():
-                docs, tf, ctf = docs[alive], tf[alive], ctf[alive]
+            docs = docs.astype(np.intp)  # once: every gather below and bincount want intp
+            if not all_live:
+                alive = live[docs]
+                if not alive.all():
+                    docs, tf, ctf = docs[alive], tf[alive], ctf[alive]
             tf, ctf = tf.astype(np.float64), ctf.astype(np.float64)
             df = int(np.count_nonzero(tf))  # documents whose own text holds the term
             if len(docs) == 0:
                 cache[term] = None
             else:
                 w = float(idf(n, df or len(docs)))
-                full = tf + context_weight * ctf
-                norm = k1 * (1 - b + b * doc_len[docs].astype(np.float64) / avgdl)
-                cache[term] = (
-                    docs,
-                    w * tf * (k1 + 1) / (tf + norm),
-                    w * full * (k1 + 1) / (full + norm),
-                    ctf > 0,
-                    df == len(docs),
-                )
+                if dense_norm is not None:
+                    norm = dense_norm[docs]
+                else:
+                    norm = k1 * (1 - b + b * doc_len[docs].astype(np.float64) / avgdl)
+                # w·tf·(k1+1) / (tf+norm), own and with context, computed in place: each
+                # fresh array of a common term's postings costs page faults, more than the
+                # arithmetic. The operations and their order are the textbook formula's.
+                has_context = ctf > 0
+                own = tf * w
+                own *= k1 + 1
+                den = tf + norm
+                own /= den
+                full = ctf  # tf + context_weight·ctf, in ctf's buffer
+                full *= context_weight
+                full += tf
+                np.add(full, norm, out=den)
+                full *= w
+                full *= k1 + 1
+                full /= den
+                cache[term] = (docs, own, full, has_context, df == len(docs))
         hit = cache[term]
         if hit is not None:
             hits.append(hit)
@@ -308,16 +334,19 @@ def scores(
         return TextScores(np.zeros(size), np.zeros(size), matched, borrowed)
     # One pass each instead of a gather-add-scatter per term; a document's parts are still
     # added in query order, so the sums are bit-identical to adding term by term.
-    docs = np.concatenate([hit[0] for hit in hits]).astype(np.intp)  # bincount's own type
+    docs = np.concatenate([hit[0] for hit in hits])
     own = np.bincount(docs, np.concatenate([hit[1] for hit in hits]), size)
     total = np.bincount(docs, np.concatenate([hit[2] for hit in hits]), size)
     return TextScores(own, total - own, matched, borrowed)
 
 
-def capped(text: TextScores, cap: float, alone: float = 0.0) -> np.ndarray:
+def capped(
+    text: TextScores, cap: float, alone: float = 0.0, docs: np.ndarray | None = None
+) -> np.ndarray:
     """Own score plus the context's share, which may add at most `cap` times the own score.
     A chunk that matches by borrowed words alone scores `alone` times what they add (0: it
-    does not match at all)."""
-    return np.where(
-        text.own > 0, text.own + np.minimum(text.context, cap * text.own), alone * text.context
+    does not match at all). For `docs` only, when given."""
+    own, context = (
+        (text.own, text.context) if docs is None else (text.own[docs], text.context[docs])
     )
+    return np.where(own > 0, own + np.minimum(context, cap * own), alone * context)
