@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -209,3 +210,18 @@ def test_top_k_is_a_full_sort_by_score_tiebreak_and_index(values, data, k):
     )
     ranked = sorted((i for i in range(len(s)) if s[i] > 0), key=lambda i: (-s[i], -second[i], i))
     assert top_k(s, k, tiebreak=second).tolist() == ranked[:k]
+
+
+@pytest.mark.parametrize("n,k", [(100_000, 60), (5_000, 7), (1_000, 1), (300, 299)])
+def test_top_k_from_a_sampled_floor_is_the_full_sort(n, k):
+    """Large n goes through the sampled floor; scores with heavy ties (a pseudo-vector's few
+    values) and without must still give exactly the full sort's first k."""
+    rng = np.random.default_rng(n + k)
+    for s in (rng.random(n) * (rng.random(n) > 0.4), rng.integers(0, 4, n) / 3.0):
+        second = rng.integers(0, 3, n) / 2.0
+        ranked = np.lexsort((np.arange(n), -second, -s))
+        want = [int(i) for i in ranked if s[i] > 0][:k]
+        assert top_k(s, k, tiebreak=second).tolist() == want
+        assert (
+            top_k(s, k).tolist() == [int(i) for i in np.lexsort((np.arange(n), -s)) if s[i] > 0][:k]
+        )

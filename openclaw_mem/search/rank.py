@@ -57,9 +57,20 @@ def top_k(
     s = scores if mask is None else np.where(mask, scores, 0.0)
     idx = np.flatnonzero(s > 0)
     if len(idx) > k:
-        kth = np.partition(s[idx], len(idx) - k)[len(idx) - k]  # the k-th highest score
-        ties = idx[s[idx] == kth]
-        idx = idx[s[idx] > kth]
+        v = s[idx]
+        step = math.isqrt(len(idx) // k)
+        if step > 1:
+            # Partitioning every score to find the k-th costs the most when k is a pool of
+            # ~60 among 100k. The k-th highest of every step-th score is a floor that at
+            # least k scores reach, so the k best are among those at or above it: about
+            # k·step of them, and two partitions of ~sqrt(n·k) replace one of n.
+            sample = v[::step]
+            floor = np.partition(sample, len(sample) - k)[len(sample) - k]
+            keep = v >= floor
+            idx, v = idx[keep], v[keep]
+        kth = np.partition(v, len(v) - k)[len(v) - k]  # the k-th highest score
+        ties = idx[v == kth]
+        idx = idx[v > kth]
         need = k - len(idx)
         if tiebreak is not None and len(ties) > need:  # the best of the ties by tiebreak
             t = tiebreak[ties]
