@@ -230,11 +230,14 @@ def rank_index(
         content=is_shingle,
     )
     lexical = split.matched | (split.borrowed & (opts.context_alone > 0))
-    text = bm25.capped(split, opts.context_cap, opts.context_alone) * (lexical & mask)
-    by_embedding = query_vector is not None and index.dim > 0 and opts.mode != "bm25"
-    words = np.zeros(len(mask))
+    # Text and word scores are 0 outside the admitted chunks, so they are computed, and
+    # their best taken, over those alone (ascending ids: ties still go to the lower id).
     admitted = np.flatnonzero(lexical & mask)
-    words[admitted] = _membership(index, q_tokens, opts, admitted)
+    text_a = bm25.capped(split, opts.context_cap, opts.context_alone, admitted)
+    words_a = _membership(index, q_tokens, opts, admitted)
+    text, words = np.zeros(len(mask)), np.zeros(len(mask))
+    text[admitted], words[admitted] = text_a, words_a
+    by_embedding = query_vector is not None and index.dim > 0 and opts.mode != "bm25"
     if by_embedding:
         q_bits = simhash.sign_bits(query_vector.vector, index.planes())[0]
         estimate = np.concatenate(
@@ -249,9 +252,9 @@ def rank_index(
     pool = max(opts.k, 1) * max(opts.candidate_multiplier, 1)
     lists = []
     if opts.mode != "lsh":
-        lists.append(top_k(text, pool, tiebreak=words))
+        lists.append(admitted[top_k(text_a, pool, tiebreak=words_a)])
     if opts.mode != "bm25":
-        lists.append(top_k(words, pool, tiebreak=text))
+        lists.append(admitted[top_k(words_a, pool, tiebreak=text_a)])
         if by_embedding:
             lists.append(top_k(meaning, pool, tiebreak=text))
     cand = distinct(np.concatenate(lists)) if lists else np.zeros(0, np.int64)
@@ -386,8 +389,12 @@ def _membership(
         return np.zeros(len(docs))
     w = np.asarray(weights)
     if opts.similarity == "membership":
-        held = np.stack([np.isin(docs, posted) for posted in holders], axis=1)
-        return (held @ w) / w.sum()
+        # Each word's weight added where it is held (a word lists a chunk once), in word
+        # order: a dense pass per word instead of a sort of the candidates per word.
+        share = np.zeros(len(index.live))
+        for posted, weight in zip(holders, weights, strict=True):
+            share[posted] += weight
+        return share[docs] / w.sum()
     sigs = _signature_rows(index, docs)
     jac = minhash.jaccard(sigs, minhash.signature(qs, *index.perm))
     if opts.similarity == "jaccard":
