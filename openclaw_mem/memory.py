@@ -718,7 +718,10 @@ class Memory:
                     on_consolidated(report)
 
         def refreshed(refresh: Refresh) -> None:
+            from . import heap
+
             self.warm_index = refresh.index  # requests from now on see the new index
+            heap.give_back()  # a refresh's arrays dwarf a query's: keep none of them
             if refresh.paths:  # the warm-up at start is not news
                 on_refresh(refresh)
 
@@ -823,10 +826,14 @@ class Memory:
 
     def start_resident(self):
         """Serve this memory on .mem/mem.sock; None when another process already does."""
+        from . import heap
         from .resident import Resident
 
         server = Resident(self.root, self.answer)
-        return server if server.start() else None
+        if not server.start():
+            return None
+        heap.keep_freed_memory()  # query after query: keep the heap warm (heap.py says why)
+        return server
 
     # ------------------------------------------------------------- write rules
 
