@@ -164,17 +164,18 @@ def _fast_ask(opts: dict) -> int | None:
     """Answer without the CLI framework: from the resident process when one runs, else in
     this process through the facade; print what the full command prints. None hands the
     call to the full app (it says every error in its own words)."""
-    import json
-    import re
-
     env = os.environ
     agent = env.get("MEM_AGENT") or None
-    if agent is not None and not re.fullmatch(r"[\w.-]{1,64}", agent):
-        return None  # the full app says what is wrong with it
+    if agent is not None:
+        import re
+
+        if not re.fullmatch(r"[\w.-]{1,64}", agent):
+            return None  # the full app says what is wrong with it
     from .errors import ExitCode, MemError
 
     flag = os.path.expanduser(opts["workspace"]) if "workspace" in opts else None
-    data = None
+    shown = None
+    render = "json" if opts["json"] else "text"
     daemon = not opts["no_daemon"] and env.get("MEM_NO_DAEMON", "") in ("", "0")
     if daemon:
         import time
@@ -185,19 +186,26 @@ def _fast_ask(opts: dict) -> int | None:
         try:
             root = find_root(flag, env, os.getcwd(), os.path.expanduser("~"))[0]
             now = time.strftime("%Y-%m-%dT%H:%M:%S")  # local, to the second, as mem.now()
-            reply = ask(root, opts["op"], _ask_args(opts, now, agent))
+            reply = ask(root, opts["op"], _ask_args(opts, now, agent), render=render)
         except (MemError, OSError):
             return None
-        if reply is not None and not reply.get("ok"):
-            return None
-        data = reply["result"] if reply is not None else None
-    if data is None:
+        if reply is not None:
+            shown = reply.get("result") if reply.get("ok") else None
+            if not (
+                isinstance(shown, dict)
+                and isinstance(shown.get("stdout"), str)
+                and isinstance(shown.get("stderr"), list)
+            ):
+                return None  # an error, or not what we asked for: the full app decides
+    if shown is None:
+        from .fast_output import render as rendered
         from .memory import Memory
 
         try:
             mem = Memory.open(flag)
             now = mem.now().replace(microsecond=0).isoformat()
             data = mem.answer(opts["op"], _ask_args(opts, now, mem.agent))
+            shown = rendered(opts["op"], data, render == "json")
         except MemError:
             return None
         except Exception:  # a bug: the full app reports it through its one error funnel
@@ -205,15 +213,9 @@ def _fast_ask(opts: dict) -> int | None:
         except KeyboardInterrupt:
             print("mem: interrupted", file=sys.stderr)
             return int(ExitCode.INTERRUPTED)
-    if opts["op"] == "recall":
-        for w in data["warnings"]:
-            print(f"mem: warning: {w}", file=sys.stderr)
-        plain = ("path", "startLine", "endLine", "score", "snippet", "source", "superseded")
-        data = {"results": [{k: h[k] for k in plain if k in h} for h in data["results"]]}
-    if opts["json"]:
-        sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
-    else:
-        sys.stdout.write(data["text"])
+    for line in shown["stderr"]:
+        print(line, file=sys.stderr)
+    sys.stdout.write(shown["stdout"])
     return 0
 
 

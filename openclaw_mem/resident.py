@@ -2,13 +2,15 @@
 when there is one) in memory and answer recall, context and get over a Unix domain socket,
 so an agent's per-turn `mem recall` costs a Python start-up, not an index load.
 
-Protocol, version 2: the client connects to `.mem/mem.sock` (mode 0600) and writes one JSON
-object on one line, `{"v": 2, "root": "/abs/workspace", "op": "recall" | "context" | "get" |
-"ping", "args": {...}}`; the server answers with one line, `{"v": 2, "ok": true, "result":
-...}` or `{"v": 2, "ok": false, "error": "...", "code": N}`. A server answers only for its own
-workspace. The client side (`ask`, in socket_client.py) imports nothing heavier than
-`_socket` and `json`, and gives up within a fraction of a second: a socket nobody answers on
-is a stale one, removed, and the command answers in-process instead.
+Protocol, version 3: the client connects to `.mem/mem.sock` (mode 0600) and writes one JSON
+object on one line, `{"v": 3, "root": "/abs/workspace", "op": "recall" | "context" | "get" |
+"ping", "args": {...}}`, for recall and context optionally with `"render": "json" | "text"`
+to get back what the command prints instead of the data; the server answers with one line,
+`{"v": 3, "ok": true, "result": ...}` or `{"v": 3, "ok": false, "error": "...", "code": N}`.
+A server answers only for its own workspace. The client side (`ask`, in socket_client.py)
+imports nothing heavier than `_socket` and `_json`, and gives up within a fraction of a
+second: a socket nobody answers on is a stale one, removed, and the command answers
+in-process instead.
 """
 
 from __future__ import annotations
@@ -97,6 +99,10 @@ class Resident:
             else:
                 try:
                     result = self.handle(request["op"], request["args"], later.append)
+                    if request.get("render") in ("json", "text"):  # what the client prints
+                        from .fast_output import render
+
+                        result = render(request["op"], result, request["render"] == "json")
                     reply.update(ok=True, result=result)
                 except MemError as exc:
                     reply.update(ok=False, error=exc.message, code=int(exc.exit_code))

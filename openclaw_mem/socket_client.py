@@ -1,19 +1,24 @@
 """The client half of the resident protocol (see resident.py): find `.mem/mem.sock` and ask.
 
 This runs on every agent turn before anything else is imported, so it imports only `os`,
-`stat`, `json` and `_socket`. The `socket` module is a Python wrapper over `_socket` whose
-import builds enums of every constant and pulls in `selectors` and `array`: about 2 ms of a
-start-up that is otherwise ~10 ms, for nothing a one-shot client uses.
+`stat`, `_socket` and `_json`, the C halves of `socket` and `json`. The Python halves cost a
+bare interpreter more than the rest of its start-up: `socket` builds enums of every constant
+and pulls in `selectors` and `array` (~2 ms); json.decoder and json.encoder import `re` and
+with it `enum` (~5 ms). Where `_json` is missing (not CPython), `json` stands in.
 """
 
 from __future__ import annotations
 
 import _socket
-import json
 import os
 import stat
 
-VERSION = 2  # 2: recall and context take agent, as_of and current
+try:
+    import _json
+except ImportError:  # pragma: no cover - CPython always has it
+    _json = None
+
+VERSION = 3  # 2: recall and context take agent, as_of and current; 3: "render"
 SOCKET = "mem.sock"
 CONNECT_TIMEOUT = 0.2
 ANSWER_TIMEOUT = 30.0
@@ -24,11 +29,66 @@ def socket_file(root: str | os.PathLike[str]) -> str:
     return os.path.join(os.fspath(root), ".mem", SOCKET)
 
 
+def dumps(value: object) -> str:
+    """JSON for the values a request holds (str, int, float, bool, None, lists, dicts)."""
+    if _json is None:
+        import json
+
+        return json.dumps(value, ensure_ascii=False)
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, str):
+        return _json.encode_basestring(value)
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
+        return float.__repr__(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(map(dumps, value)) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{dumps(str(k))}: {dumps(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"cannot send a {type(value).__name__}")
+
+
+def loads(text: str) -> object:
+    """One JSON value, the whole of `text` (as json.loads)."""
+    if _json is None:
+        import json
+
+        return json.loads(text)
+    text = text.strip(" \t\n\r")  # JSON's whitespace, which the scanner does not skip
+    try:
+        value, end = _json.make_scanner(_Decoding)(text, 0)
+    except StopIteration:  # the scanner's way of saying "no value here"
+        raise ValueError("not JSON") from None
+    if end != len(text):
+        raise ValueError("extra data after the JSON value")
+    return value
+
+
+class _Decoding:
+    """What the C scanner reads off a json.JSONDecoder: its defaults."""
+
+    strict = True
+    object_hook = object_pairs_hook = None
+    parse_float, parse_int = float, int
+    parse_constant = staticmethod(
+        {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float("-inf")}.__getitem__
+    )
+
+
 def ask(
-    root: str | os.PathLike[str], op: str, args: dict, timeout: float = ANSWER_TIMEOUT
+    root: str | os.PathLike[str],
+    op: str,
+    args: dict,
+    timeout: float = ANSWER_TIMEOUT,
+    render: str | None = None,
 ) -> dict | None:
     """The resident process's answer, or None when there is none to ask (then answer
-    in-process). A domain error comes back as {"error", "code"}."""
+    in-process). A domain error comes back as {"error", "code"}. With render "json" or
+    "text", a recall or context comes back as what the command prints (fast_output)."""
     path = socket_file(root)
     try:
         if not stat.S_ISSOCK(os.lstat(path).st_mode):
@@ -53,15 +113,17 @@ def ask(
             return None
         sock.settimeout(timeout)
         request = {"v": VERSION, "root": os.fspath(root), "op": op, "args": args}
-        sock.sendall(json.dumps(request, ensure_ascii=False).encode("utf-8") + b"\n")
+        if render is not None:
+            request["render"] = render
+        sock.sendall(dumps(request).encode("utf-8") + b"\n")
         data = b""
         while not data.endswith(b"\n"):
             chunk = sock.recv(1 << 16)
             if not chunk:
                 return None
             data += chunk
-        answer = json.loads(data)
-    except (OSError, ValueError):
+        answer = loads(data.decode("utf-8"))
+    except (OSError, ValueError, TypeError):
         return None
     finally:
         sock.close()

@@ -13,6 +13,8 @@ import threading
 import time
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from openclaw_mem import resident
 from openclaw_mem.memory import Memory
@@ -150,9 +152,10 @@ def test_recall_and_context_skip_the_cli_framework_when_a_resident_answers(serve
 
 
 def test_asking_a_resident_imports_next_to_nothing(served):
-    """On a bare interpreter (no site, so nothing preloaded) the per-turn client imports json
-    and our few small modules: not socket's Python wrapper, pathlib, typing or threading,
-    which cost ~10 ms between them, more than the rest of its start-up."""
+    """On a bare interpreter (no site, so nothing preloaded) the per-turn client imports the C
+    halves of socket and json and our few small modules: not socket's or json's Python
+    halves (json's imports re), pathlib, typing or threading, which cost ~15 ms between them,
+    more than the rest of its start-up."""
     ws, _ = served
     repo = os.path.dirname(os.path.dirname(os.path.abspath(resident.__file__)))
     probe = (
@@ -167,7 +170,17 @@ def test_asking_a_resident_imports_next_to_nothing(served):
     assert run.returncode == 0, run.stderr
     loaded = set(run.stderr.split())
     assert "openclaw_mem.socket_client" in loaded  # it did ask the resident
-    assert not loaded & {"socket", "pathlib", "typing", "threading", "numpy", "openclaw_mem.memory"}
+    heavy = {
+        "socket",
+        "json",
+        "re",
+        "pathlib",
+        "typing",
+        "threading",
+        "numpy",
+        "openclaw_mem.memory",
+    }
+    assert not loaded & heavy, loaded & heavy
     hits = [(h["path"], h["startLine"]) for h in json.loads(run.stdout)["results"]]
     full = ws.json("recall", "--no-daemon", "Redis 连接超时")["results"]
     assert hits and hits == [(h["path"], h["startLine"]) for h in full]
@@ -266,3 +279,31 @@ def test_starting_a_resident_tunes_the_heap_and_a_refresh_gives_memory_back(ws, 
     finally:
         server.stop()
     assert "give back" in calls
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@given(_JSON)
+def test_the_clients_json_is_the_json_modules(value):
+    """The client speaks JSON through _json's C halves; both ways it must agree with json."""
+    from openclaw_mem import socket_client
+
+    text = socket_client.dumps(value)
+    assert json.loads(text) == value
+    assert socket_client.loads(json.dumps(value, ensure_ascii=False, indent=1)) == value
+    assert socket_client.loads(text + "\n") == value
+
+
+@pytest.mark.parametrize("bad", ["", "{", '{"v": 3} x', "[1,]", "nul", '"\\x"'])
+def test_the_clients_json_refuses_what_json_refuses(bad):
+    from openclaw_mem import socket_client
+
+    with pytest.raises(ValueError):
+        json.loads(bad)
+    with pytest.raises(ValueError):
+        socket_client.loads(bad)
