@@ -297,6 +297,31 @@ def print_table(size: int, rows: list[Row], notes: list[str], qmd: Row | None) -
     sys.stdout.flush()
 
 
+def bare_note(runner: Runner, root: Path, query: list[str], runs: int) -> str:
+    """The resident path on a bare interpreter (`python -S`: no site, so nothing preloaded),
+    against `python -S -c pass`: the client's own imports and the launcher's `re`, without
+    what a site's .pth files import for everyone (here, certifi's ~18 ms)."""
+    package = Path(__file__).resolve().parent.parent
+    client = (  # what pip's `mem` launcher runs, re and all
+        f"import re, sys; sys.path.insert(0, {str(package)!r}); "
+        "from openclaw_mem.entry import main; "
+        "sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', 'mem'); sys.exit(main())"
+    )
+    cmd = [sys.executable, "-S", "-c", client, "-w", str(root), *query]
+    try:
+        if '"path"' not in runner.once(cmd, keep=True).out:
+            return "bare interpreter: the resident path returned no results"
+        floor = runner.row("python -S -c pass", [sys.executable, "-S", "-c", "pass"], runs)
+        mem = runner.row("bare", cmd, runs)
+    except ChildFailed as exc:
+        return f"bare interpreter: failed ({exc})"
+    f, m = statistics.median(floor.wall), statistics.median(mem.wall)
+    return (
+        f"bare interpreter: `python -S -c pass` {f * 1000:.1f} ms, the resident path "
+        f"{m * 1000:.1f} ms ({m / f:.2f}x; CPU {statistics.median(mem.cpu) * 1000:.1f} ms)"
+    )
+
+
 def bench_size(
     runner: Runner, size: int, runs: int, tmp: Path, mem: list[str], qmd: Qmd, smallest: bool
 ) -> None:
@@ -363,6 +388,7 @@ def bench_size(
             row = runner.row("mem recall --json (resident `mem watch`)", [*ws, *query], runs)
             row.qmd_ratio = True
             rows.append(row)
+            notes.append(bare_note(runner, root, query, runs))
         finally:
             watch_kb = resident.stop()
         notes.append(
