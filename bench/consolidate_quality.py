@@ -2,10 +2,12 @@
 
     python bench/consolidate_quality.py                        # the offline provider
     python bench/consolidate_quality.py --provider openai --model gpt-4o-mini [--base-url URL]
+    python bench/consolidate_quality.py --user b               # the second speaker as the user
 
 Each dev conversation becomes a workspace: `mem init`, then every turn logged, the first
-speaker as role `user`, the other under their own name (`--speaker`), one daily log a
-session. One consolidation runs over it all. LoCoMo's annotators wrote, per session and
+speaker as role `user` (with `--user b`, the second: a held-out set, since only first speakers'
+lines were read to tune the offline rules), the other under their own name
+(`--speaker`), one daily log a session. One consolidation runs over it all. LoCoMo's annotators wrote, per session and
 speaker, the facts ("observations") with the turn each came from, and a summary per session.
 
 A curated line added to MEMORY.md, USER.md or AGENTS.md is traced to its turn by its
@@ -52,10 +54,9 @@ def words(text: str) -> set[str]:
     return shingles(tokenize(text))
 
 
-def build(sample: dict, root: Path) -> tuple[dict, dict, int]:
+def build(sample: dict, root: Path, user: str) -> tuple[dict, dict, int]:
     """The conversation as daily logs: (path, line) -> dia_id, dia_id -> speaker, turns."""
     conv = sample["conversation"]
-    user = conv["speaker_a"]
     init(root, env={}, use_git=True)
     ws = Workspace(root)
     at_line: dict[tuple[str, int], str] = {}
@@ -115,9 +116,9 @@ def supports(line: str, fact: str) -> bool:
     return bool(mine) and len(mine & words(fact)) * 2 >= len(mine)
 
 
-def score(sample: dict, root: Path, provider: str, settings: dict) -> dict:
-    at_line, speaker_of, turns = build(sample, root)
-    user = sample["conversation"]["speaker_a"]
+def score(sample: dict, root: Path, provider: str, settings: dict, side: str = "a") -> dict:
+    user = sample["conversation"][f"speaker_{side}"]
+    at_line, speaker_of, turns = build(sample, root, user)
     before = {
         n: (root / n).read_text(encoding="utf-8") for n in ("USER.md", "MEMORY.md", "AGENTS.md")
     }
@@ -175,6 +176,13 @@ def main() -> None:
     ap.add_argument("--model")
     ap.add_argument("--base-url")
     ap.add_argument("--lines", action="store_true", help="print every added line and its verdict")
+    ap.add_argument(
+        "--user",
+        choices=("a", "b"),
+        default="a",
+        help="which speaker is the user: a, the first (the benchmark), or b, the second (a "
+        "held-out set: the rules were written without reading their words)",
+    )
     args = ap.parse_args()
     settings = {k: v for k, v in (("model", args.model), ("base_url", args.base_url)) if v}
     data = json.loads(args.data.read_text(encoding="utf-8"))
@@ -186,7 +194,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for sample in data:
             name = sample["sample_id"]
-            r = score(sample, Path(tmp) / name, args.provider, settings)
+            r = score(sample, Path(tmp) / name, args.provider, settings, args.user)
             for part in ("tune" if name in TUNE else "check", "all"):
                 parts[part]["samples"] = parts[part].get("samples", 0) + 1
                 for k, v in r.items():

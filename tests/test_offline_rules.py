@@ -49,6 +49,10 @@ def taken(text: str) -> list[tuple[str, str, str]]:
         ("Remember that the boiler service is booked for March 3.", "MEMORY", "Facts",
          "The boiler service is booked for March 3"),
         ("我住在杭州西湖区。", "USER", "Identity", "住在杭州西湖区"),
+        ("I'm passionate about restoring wetlands in our valley, so let's make it happen!",
+         "USER", "Preferences", "Is passionate about restoring wetlands in their valley"),
+        ("I've been looking into evening classes in pottery for a while now.", "MEMORY",
+         "Projects", "User is looking into evening classes in pottery"),
     ],
 )  # fmt: skip
 def test_a_durable_statement_becomes_a_line_that_stands_alone(said, file, section, line):
@@ -95,3 +99,12 @@ def test_a_near_copy_of_a_line_already_there_is_not_added_again():
     user = "# User\n\n## Preferences\n- Loves baking sourdough bread on weekend mornings\n"
     docs = {"MEMORY.md": "# Memory\n", "USER.md": user, "AGENTS.md": "# A\n"}
     assert propose("I love baking sourdough bread on weekend mornings!", documents=docs).edits == ()
+
+
+def test_a_statement_said_again_is_one_line_that_cites_each_time_it_was_said():
+    said = ["I really enjoy restoring old film cameras.", "Back to work, bye!"]
+    said += ["I really enjoy restoring old film cameras!"] * 4
+    edits = propose(*said).edits
+    assert [(e.text, e.sources) for e in edits] == [
+        ("Enjoys restoring old film cameras", (1, 3, 4))  # three at most, the first ones
+    ]

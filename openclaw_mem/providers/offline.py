@@ -42,6 +42,7 @@ from ..text import plural
 USER_ROLES = ("user", "note")  # the user's own words, and what they (or their agent) noted
 MAX_PER_SECTION = 3  # new lines a section may take in one run; the rest stays in the log
 SIMILAR = 0.5  # MinHash Jaccard above which a statement repeats a line already there
+MAX_SOURCES = 3  # entries a line cites (its comment is read on every turn): the first ones
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+|[。！？；;\n]+")
 _QUESTION_RE = re.compile(
@@ -277,6 +278,13 @@ _POSSESSIVE = re.compile(r"\b(?:my|our)\b", re.I)
 # What follows a dash is an aside ("keen on counseling - I'd love to help"), and a line that
 # still says "I" or "me" once rewritten speaks for someone the reader cannot see.
 _ASIDE_RE = re.compile(r"\s+[-–—]+\s+")
+# A closing clause that turns to the listener ("…, so let's make it happen") or only says
+# for how long ("…for a while now") is not part of the fact.
+_TAIL_RE = re.compile(
+    r"(?:,?\s+(?:so\s+|and\s+)?let(?:'s|’s|\s+us)\b.*|\s+(?:for\s+(?:a\s+(?:long\s+)?while|"
+    r"some\s+time|ages|a\s+long\s+time)(?:\s+now)?|lately|recently|these\s+days|right\s+now))$",
+    re.I,
+)
 _FIRST_PERSON_RE = re.compile(r"\b(?:I|I'\w+|I’\w+|me|myself)\b")
 
 
@@ -290,7 +298,7 @@ def _stand_alone(kind: str, m: re.Match[str], sentence: str) -> str | None:
         if kind == "identity" and x.lower().startswith(("a ", "an ", "from ")):
             x = "Is " + x
         return _clean(x)
-    x = _ASIDE_RE.split(x, maxsplit=1)[0]
+    x = _TAIL_RE.sub("", _ASIDE_RE.split(x, maxsplit=1)[0].rstrip(" .!。！"))
     x = _POSSESSIVE.sub("their", x)
     if _UNNAMED_RE.search(x) or _FIRST_PERSON_RE.search(x):
         return None
@@ -320,20 +328,30 @@ class _Similar:
     def __init__(self, texts: list[str]) -> None:
         self.a, self.b = minhash.permutations(128)
         self.sigs = [self._sig(t) for t in texts]
+        self.owners: list[dict | None] = [None] * len(texts)  # the edit that took a line
 
     def _sig(self, text: str) -> np.ndarray | None:
         words = sorted(_words(text))
         return minhash.signature(words, self.a, self.b) if words else None
 
-    def repeats(self, text: str) -> bool:
+    def repeated(self, text: str) -> tuple[bool, dict | None]:
+        """(whether the text repeats a line, this run's edit that took that line if one
+        did)."""
         sig = self._sig(text)
         if sig is None:
-            return True
-        known = [s for s in self.sigs if s is not None]
-        if known and float(minhash.jaccard(np.stack(known), sig).max()) >= SIMILAR:
-            return True
-        self.sigs.append(sig)
-        return False
+            return True, None
+        known = [i for i, s in enumerate(self.sigs) if s is not None]
+        if known:
+            jac = minhash.jaccard(np.stack([self.sigs[i] for i in known]), sig)
+            best = int(np.argmax(jac))
+            if float(jac[best]) >= SIMILAR:
+                return True, self.owners[known[best]]
+        return False, None
+
+    def took(self, edit: dict) -> None:
+        """A line this run takes: later statements are checked against it too."""
+        self.sigs.append(self._sig(edit["text"]))
+        self.owners.append(edit)
 
 
 class OfflineProvider:
@@ -365,11 +383,19 @@ class OfflineProvider:
                 if edit is None:
                     continue
                 section = f"{edit['file']}/{edit.get('section') or edit.get('target')}"
-                if per_section.get(section, 0) >= MAX_PER_SECTION and edit["op"] == "add":
-                    continue
-                if edit["op"] == "add" and similar.repeats(edit["text"]):
-                    continue
+                if edit["op"] == "add":
+                    repeats, earlier = similar.repeated(edit["text"])
+                    if repeats:
+                        # Said again: the line this run took cites this entry too.
+                        cited = earlier["sources"] if earlier is not None else None
+                        if cited and entry.number not in cited and len(cited) < MAX_SOURCES:
+                            cited.append(entry.number)
+                        continue
+                    if per_section.get(section, 0) >= MAX_PER_SECTION:
+                        continue
                 edit["sources"] = [entry.number]
+                if edit["op"] == "add":
+                    similar.took(edit)
                 edits.append(edit)
                 if held:
                     continue
