@@ -53,6 +53,15 @@ def taken(text: str) -> list[tuple[str, str, str]]:
          "USER", "Preferences", "Is passionate about restoring wetlands in their valley"),
         ("I've been looking into evening classes in pottery for a while now.", "MEMORY",
          "Projects", "User is looking into evening classes in pottery"),
+        ("I'm a goalkeeper for the club and our first match is next week - can't wait!",
+         "USER", "Identity", "Is a goalkeeper for the club"),
+        ("I love horror and mystery novels, the twists are so much fun!", "USER",
+         "Preferences", "Loves horror and mystery novels"),
+        ("I work in IT support at a bank.", "USER", "Identity", "Works in IT support at a bank"),
+        ("I love hiking the coastal trails too.", "USER", "Preferences",
+         "Loves hiking the coastal trails"),
+        ("I'm going to a ceramics fair in Lyon this month.", "USER", "Goals",
+         "Is going to a ceramics fair in Lyon this month"),
     ],
 )  # fmt: skip
 def test_a_durable_statement_becomes_a_line_that_stands_alone(said, file, section, line):
@@ -72,6 +81,11 @@ def test_a_durable_statement_becomes_a_line_that_stands_alone(said, file, sectio
         "Do you like hiking?",  # a question
         "I'm into it, honestly.",  # leans on the turn before
         "They've been there for me since I moved from my home town.",  # corrects nothing
+        "I'm a fan too!",  # of what?
+        "I'm a mix of excited and nervous, but I'm trying to stay calm.",  # a feeling, and "I"
+        "I love the freedom and calm it brings.",  # "it" is in the turn before
+        "I love the food and the markets of this town.",  # which town?
+        "I love the way the glaze turned out!",  # a reaction to a photo
     ],
 )
 def test_what_does_not_stand_alone_stays_in_the_log(said):

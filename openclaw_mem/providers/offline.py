@@ -59,11 +59,12 @@ _LEAD_RE = re.compile(
 # What a statement is about must be named in it: an object that opens with a pronoun, a
 # demonstrative, a wh-word or an indefinite ("that it teaches me", "how simple it is",
 # "something exciting"), that is missing ("working on for a while"), or that leans on an
-# "it"/"them" from the turn before, says nothing on its own.
+# "it"/"them" from the turn before, says nothing on its own; "the way the icing turned out"
+# is a reaction to what was just shown, not a taste.
 _UNNAMED_RE = re.compile(
     r"^(?:it|them|that|this|those|these|you|him|her|so|too|very|all|everything|how|when|"
-    r"what|where|why|being|doing|something|anything|nothing|stuff|things|for|lately|now)\b|"
-    r"^(?:\S+\s+){0,3}(?:it|them)\b|\b(?:you|your|yours)\b",
+    r"what|where|why|being|doing|something|anything|nothing|stuff|things|for|lately|now|"
+    r"the\s+way|one)\b|\b(?:(?-i:it|them)|you|your|yours)\b",  # "IT support" names a field
     re.I,
 )
 _NOT_IDENTITY_RE = re.compile(r"^(?:a|an)\s+(?:huge|big|great|massive|total|real|bit)\b", re.I)
@@ -111,7 +112,7 @@ _VERBS = {
 
 # kind, pattern; `v` is the verb (rewritten in the third person), `x` what it is about.
 RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("correction", re.compile(r"^(?:actually|correction|update)\b[\s,:：]*(?P<x>.+)", re.I)),
+    ("correction", re.compile(r"^(?:actually|correction|update)\b[\s,:：–—-]*(?P<x>.+)", re.I)),
     ("correction", re.compile(r"^(?:不对|更正|纠正|其实)[\s，,：:]*(?P<x>.+)")),
     (
         "correction",
@@ -279,44 +280,61 @@ _POSSESSIVE = re.compile(r"\b(?:my|our)\b", re.I)
 # still says "I" or "me" once rewritten speaks for someone the reader cannot see.
 _ASIDE_RE = re.compile(r"\s+[-–—]+\s+")
 # A closing clause that turns to the listener ("…, so let's make it happen") or only says
-# for how long ("…for a while now") is not part of the fact.
+# for how long ("…for a while now") is not part of the fact; nor is a second sentence joined
+# on with a comma or an "and" ("…sci-fi movies, the effects are so cool", "…for the team and
+# our season opener is next week"), or an agreeing "too".
 _TAIL_RE = re.compile(
     r"(?:,?\s+(?:so\s+|and\s+)?let(?:'s|’s|\s+us)\b.*|\s+(?:for\s+(?:a\s+(?:long\s+)?while|"
-    r"some\s+time|ages|a\s+long\s+time)(?:\s+now)?|lately|recently|these\s+days|right\s+now))$",
+    r"some\s+time|ages|a\s+long\s+time)(?:\s+now)?|lately|recently|these\s+days|right\s+now)"
+    r"|(?:,|\s+and|\s+but)\s+(?:(?:the|this|that|these|those|our|my|their|it|they|he|she|we)"
+    r"\b(?:\s+[\w'’-]+){0,3}?\s+(?:is|are|was|were|has|have|gets?|makes?|brings?)\b|"
+    r"(?:it|they|that|he|she|we)(?:'s|’s|'re|’re)\b).*|\s+(?:too|as\s+well))$",
     re.I,
 )
+# "this city", "those songs": which ones, the line alone does not say (time is named).
+_DEMONSTRATIVE_RE = re.compile(r"\b(?:this|these|those)\s+\w+", re.I)
 _FIRST_PERSON_RE = re.compile(r"\b(?:I|I'\w+|I’\w+|me|myself)\b")
+_IDENTITY_HEADS = {
+    "live": "Lives",
+    "grew up": "Grew up",
+    "was born": "Was born",
+    "work": "Works",
+    "am working": "Works",
+    "study": "Studies",
+    "teach": "Teaches",
+}
+
+
+def _names_nothing(x: str) -> bool:
+    """Whether what a statement is about leans on words the reader cannot see: a pronoun
+    (anywhere: "the freedom it brings"), a demonstrative that is not a time, "you"."""
+    if _UNNAMED_RE.search(x):
+        return True
+    return any(not _TIME_RE.search(d.group()) for d in _DEMONSTRATIVE_RE.finditer(x))
 
 
 def _stand_alone(kind: str, m: re.Match[str], sentence: str) -> str | None:
     """The statement as a line that stands alone: "I love hiking in the Alps" -> "Loves
     hiking in the Alps"; None when what it is about is only a pronoun."""
     x = (m.groupdict().get("x") or sentence).strip()
-    if kind == "identity" and (_NOT_IDENTITY_RE.match(x) or _UNNAMED_RE.search(x)):
-        return None
-    if kind in ("remember", "correction") or "v" not in m.groupdict():
-        if kind == "identity" and x.lower().startswith(("a ", "an ", "from ")):
-            x = "Is " + x
+    if kind in ("remember", "correction"):
         return _clean(x)
-    x = _TAIL_RE.sub("", _ASIDE_RE.split(x, maxsplit=1)[0].rstrip(" .!。！"))
+    if kind not in ("identity",) and "v" not in m.groupdict():  # Chinese: kept as said
+        return _clean(x)
+    x = _ASIDE_RE.split(x, maxsplit=1)[0].rstrip(" .!。！")
+    x = _TAIL_RE.sub("", _TAIL_RE.sub("", x))  # a closing clause, then an agreeing "too"
     x = _POSSESSIVE.sub("their", x)
-    if _UNNAMED_RE.search(x) or _FIRST_PERSON_RE.search(x):
+    if _names_nothing(x) or _FIRST_PERSON_RE.search(x):
         return None
-    if kind != "identity" and len(_words(x)) < MIN_CONTENT_WORDS:  # "Lives in Lisbon" is plenty
-        return None
-    verb = m["v"].lower()
     if kind == "identity":
-        head = {
-            "live": "Lives",
-            "grew up": "Grew up",
-            "was born": "Was born",
-            "work": "Works",
-            "am working": "Works",
-            "study": "Studies",
-            "teach": "Teaches",
-        }[verb]
-    else:
-        head = _VERBS.get(verb, verb.capitalize())
+        if _NOT_IDENTITY_RE.match(x) or re.fullmatch(r"(?:a|an)\s+(?:\w+\s+)?fan", x, re.I):
+            return None  # "a huge mess", "a fan" (of what?)
+        if "v" not in m.groupdict():  # "I'm a nurse", "I'm from Porto", 我是…
+            return _clean("Is " + x if x.lower().startswith(("a ", "an ", "from ")) else x)
+        return _clean(f"{_IDENTITY_HEADS[m['v'].lower()]} {x}")
+    if len(_words(x)) < MIN_CONTENT_WORDS:  # "creating art" is too little
+        return None
+    head = _VERBS.get(m["v"].lower(), m["v"].capitalize())
     glue = " to " if m.groupdict().get("to") else " "
     return _clean(f"{head}{glue}{x}")
 
