@@ -5,10 +5,11 @@
     python bench/consolidate_quality.py --user b               # the second speaker as the user
 
 Each dev conversation becomes a workspace: `mem init`, then every turn logged, the first
-speaker as role `user` (with `--user b`, the second: a held-out set, since only first speakers'
-lines were read to tune the offline rules), the other under their own name
-(`--speaker`), one daily log a session. One consolidation runs over it all. LoCoMo's annotators wrote, per session and
-speaker, the facts ("observations") with the turn each came from, and a summary per session.
+speaker as role `user` (with `--user b`, the second: a held-out set, since only first
+speakers' lines were read to tune the offline rules), the other under their own name
+(`--speaker`), one daily log a session. One consolidation runs over it all. LoCoMo's
+annotators wrote, per session and speaker, the facts ("observations") with the turn each
+came from, and a summary per session.
 
 A curated line added to MEMORY.md, USER.md or AGENTS.md is traced to its turn by its
 `src=` provenance. The rules, exactly:

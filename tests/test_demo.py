@@ -15,6 +15,7 @@ def test_demo_runs_offline_on_a_copy_of_the_example(runner, tmp_path):
     steps += ["mem consolidate", "mem status", "mem history"]
     positions = [out.find(f"$ {step}") for step in steps]
     assert -1 not in positions and positions == sorted(positions), positions
+    assert max(map(len, out.splitlines())) < 400  # piped: no rule drawn 10,000 wide
     assert "Zhang Lei and I start the Atlas on-call rotation" in out
     assert "memory/2026-11-05.md#L3-L4" in out  # the Redis 连接超时 incident is recalled
     assert "memory/2026-11-24.md#L3-L4" in out  # 我现在主要用Go写后端了

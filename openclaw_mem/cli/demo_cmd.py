@@ -27,6 +27,9 @@ DEMO_TURNS = (
 
 
 def _step(term, title: str) -> None:
+    if not term.stdout_tty:  # piped output is drawn 10,000 wide: a rule would fill it
+        typer.echo(f"\n$ {title}")
+        return
     from rich.rule import Rule
 
     from .render import console
