@@ -189,6 +189,9 @@ def _fast_ask(opts: dict) -> int | None:
             reply = ask(root, opts["op"], _ask_args(opts, now, agent), render=render)
         except (MemError, OSError):
             return None
+        except KeyboardInterrupt:
+            print("mem: interrupted", file=sys.stderr)
+            return int(ExitCode.INTERRUPTED)
         if reply is not None:
             shown = reply.get("result") if reply.get("ok") else None
             if not (

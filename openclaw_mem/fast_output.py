@@ -16,7 +16,9 @@ def render(op: str, data: dict, as_json: bool) -> dict:
     """{"stdout": the text to print, "stderr": [lines to print on stderr]}."""
     stderr = []
     if op == "recall":
-        stderr = [f"mem: warning: {w}" for w in data["warnings"]]
+        from .secrets import redact  # as the full command's warnings are
+
+        stderr = [f"mem: warning: {redact(w)[0]}" for w in data["warnings"]]
         data = {"results": [{k: h[k] for k in PLAIN if k in h} for h in data["results"]]}
     if as_json:
         stdout = json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n"

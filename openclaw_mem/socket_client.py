@@ -63,6 +63,8 @@ def loads(text: str) -> object:
         value, end = _json.make_scanner(_Decoding)(text, 0)
     except StopIteration:  # the scanner's way of saying "no value here"
         raise ValueError("not JSON") from None
+    except RecursionError:  # nested deeper than Python's stack: not an answer of ours
+        raise ValueError("JSON nested too deep") from None
     if end != len(text):
         raise ValueError("extra data after the JSON value")
     return value

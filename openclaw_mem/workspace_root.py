@@ -23,17 +23,28 @@ def looks_like_workspace(path: str) -> bool:
     )
 
 
+def _shown(path: str) -> str:
+    """A path as pathlib prints it (no trailing or doubled slashes), for an error."""
+    from pathlib import PurePath  # only on the way to an error
+
+    return str(PurePath(path))
+
+
 def find_root(flag: str | None, env: Mapping[str, str], cwd: str, home: str) -> tuple[str, str]:
     """(the workspace's real absolute path, how it was found)."""
     if flag is not None:
         root = os.path.expanduser(flag)
         if not os.path.isdir(root):
-            raise WorkspaceNotFound(f"workspace {root} does not exist{_HINT}: mem init {root}")
+            shown = _shown(root)
+            raise WorkspaceNotFound(f"workspace {shown} does not exist{_HINT}: mem init {shown}")
         return os.path.realpath(root), "flag --workspace"
     if env.get("MEM_WORKSPACE"):
         root = os.path.expanduser(env["MEM_WORKSPACE"])
         if not os.path.isdir(root):
-            raise WorkspaceNotFound(f"MEM_WORKSPACE={root} does not exist{_HINT}: mem init {root}")
+            shown = _shown(root)
+            raise WorkspaceNotFound(
+                f"MEM_WORKSPACE={shown} does not exist{_HINT}: mem init {shown}"
+            )
         return os.path.realpath(root), "env MEM_WORKSPACE"
     start = candidate = os.path.abspath(cwd)
     while True:

@@ -307,3 +307,10 @@ def test_the_clients_json_refuses_what_json_refuses(bad):
         json.loads(bad)
     with pytest.raises(ValueError):
         socket_client.loads(bad)
+
+
+def test_the_clients_json_refuses_nesting_deeper_than_the_stack():
+    from openclaw_mem import socket_client
+
+    with pytest.raises(ValueError):
+        socket_client.loads("[" * 200_000)

@@ -122,3 +122,13 @@ def test_a_workspace_copies_and_pickles_and_stays_read_only(tmp_path):
         assert twin == ws and hash(twin) == hash(ws) and twin.links == ["memory/link.md"]
     with pytest.raises(AttributeError):
         ws.root = tmp_path / "elsewhere"
+
+
+def test_a_missing_workspace_is_named_as_given_and_a_symlink_is_followed(tmp_path):
+    with pytest.raises(WorkspaceNotFound, match=r"MEM_WORKSPACE=\S+/gone does not exist"):
+        resolve_workspace(None, {"MEM_WORKSPACE": f"{tmp_path}/gone/"}, tmp_path, tmp_path)
+    real = _ws(tmp_path / "real")
+    (tmp_path / "link").symlink_to(real)
+    via = tmp_path / "link" / ".." / "real"  # `..` after a link: the link is followed first
+    found = resolve_workspace(via, {}, tmp_path, tmp_path)
+    assert found.root == real.resolve() and found.found_by == "flag --workspace"

@@ -64,7 +64,8 @@ _LEAD_RE = re.compile(
 _UNNAMED_RE = re.compile(
     r"^(?:it|them|that|this|those|these|you|him|her|so|too|very|all|everything|how|when|"
     r"what|where|why|being|doing|something|anything|nothing|stuff|things|for|lately|now|"
-    r"the\s+way|one)\b|\b(?:(?-i:it|them)|you|your|yours)\b",  # "IT support" names a field
+    r"the\s+way|one(?=\s+(?:with|for|too|that|which)\b|$))\b|"
+    r"\b(?:(?-i:it|them)|you|your|yours)\b",  # lower-case "it": "IT support" names a field
     re.I,
 )
 _NOT_IDENTITY_RE = re.compile(r"^(?:a|an)\s+(?:huge|big|great|massive|total|real|bit)\b", re.I)
@@ -291,8 +292,8 @@ _TAIL_RE = re.compile(
     r"(?:it|they|that|he|she|we)(?:'s|’s|'re|’re)\b).*|\s+(?:too|as\s+well))$",
     re.I,
 )
-# "this city", "those songs": which ones, the line alone does not say (time is named).
-_DEMONSTRATIVE_RE = re.compile(r"\b(?:this|these|those)\s+\w+", re.I)
+# "this city", "these songs": which ones, the line alone does not say (a time is named).
+_DEMONSTRATIVE_RE = re.compile(r"\b(?:this|these)\s+[a-z][\w'’-]*")  # not "those in need"
 _FIRST_PERSON_RE = re.compile(r"\b(?:I|I'\w+|I’\w+|me|myself)\b")
 _IDENTITY_HEADS = {
     "live": "Lives",
@@ -321,7 +322,8 @@ def _stand_alone(kind: str, m: re.Match[str], sentence: str) -> str | None:
         return _clean(x)
     if kind not in ("identity",) and "v" not in m.groupdict():  # Chinese: kept as said
         return _clean(x)
-    x = _ASIDE_RE.split(x, maxsplit=1)[0].rstrip(" .!。！")
+    # Single spaces first: the tail patterns would backtrack over a long run of whitespace.
+    x = _ASIDE_RE.split(" ".join(x.split()), maxsplit=1)[0].rstrip(" .!。！")
     x = _TAIL_RE.sub("", _TAIL_RE.sub("", x))  # a closing clause, then an agreeing "too"
     x = _POSSESSIVE.sub("their", x)
     if _names_nothing(x) or _FIRST_PERSON_RE.search(x):
@@ -388,6 +390,7 @@ class OfflineProvider:
         edits: list[dict] = []
         per_section: dict[str, int] = {}
         used: list[str] = []
+        agent_of = {e.number: e.agent for e in request.entries}
         for entry in request.entries:
             if entry.role not in USER_ROLES:
                 continue  # another speaker's words, or the assistant's: they stay in the log
@@ -404,9 +407,17 @@ class OfflineProvider:
                 if edit["op"] == "add":
                     repeats, earlier = similar.repeated(edit["text"])
                     if repeats:
-                        # Said again: the line this run took cites this entry too.
+                        # Said again: the line this run took cites this entry too, when the
+                        # entry is as clean as the first and from the same agent (a line's
+                        # sources decide what the firewall holds and whose the line is).
                         cited = earlier["sources"] if earlier is not None else None
-                        if cited and entry.number not in cited and len(cited) < MAX_SOURCES:
+                        if (
+                            cited
+                            and not held
+                            and entry.number not in cited
+                            and len(cited) < MAX_SOURCES
+                            and agent_of[cited[0]] == entry.agent
+                        ):
                             cited.append(entry.number)
                         continue
                     if per_section.get(section, 0) >= MAX_PER_SECTION:
