@@ -98,11 +98,13 @@ class Resident:
                 reply.update(ok=False, foreign=True, error="this process serves another workspace")
             else:
                 try:
-                    result = self.handle(request["op"], request["args"], later.append)
-                    if request.get("render") in ("json", "text"):  # what the client prints
-                        from .fast_output import render
+                    op = request["op"]
+                    result = self.handle(op, request["args"], later.append)
+                    shown = request.get("render")
+                    if op in ("recall", "context") and shown in ("json", "text"):
+                        from .fast_output import render  # what the client is to print
 
-                        result = render(request["op"], result, request["render"] == "json")
+                        result = render(op, result, shown == "json")
                     reply.update(ok=True, result=result)
                 except MemError as exc:
                     reply.update(ok=False, error=exc.message, code=int(exc.exit_code))

@@ -314,3 +314,14 @@ def test_the_clients_json_refuses_nesting_deeper_than_the_stack():
 
     with pytest.raises(ValueError):
         socket_client.loads("[" * 200_000)
+
+
+def test_render_is_for_recall_and_context_only(served):
+    """A client asks for the printed text of recall and context; get and ping keep their
+    data whatever a request says."""
+    ws, _ = served
+    spec = {"spec": "memory/2026-11-30.md#L3-L4"}
+    plain = resident.ask(ws.root, "get", spec)
+    assert plain["ok"] and resident.ask(ws.root, "get", spec, render="json") == plain
+    shown = resident.ask(ws.root, "context", {"query": "redis"}, render="text")["result"]
+    assert set(shown) == {"stdout", "stderr"} and "Redis" in shown["stdout"]
