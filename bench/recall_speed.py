@@ -13,7 +13,8 @@ sys of exactly that child, from os.wait4) and the peak RSS of that child (ru_max
 - qmd, `qmd search redis` over memory/ indexed as a qmd collection, when a working `qmd` is on
   PATH (`npm install -g @tobilu/qmd bun`: qmd runs under bun), with the ratios mem/qmd;
 - `mem recall --no-daemon --json redis 连接超时`, warm, answered in-process;
-- `mem recall --json redis 连接超时` answered by a resident `mem watch` over .mem/mem.sock;
+- `mem recall --json redis 连接超时` answered by a resident `mem watch` over .mem/mem.sock,
+  and `mem get` of a daily log's first lines the same way;
 - `mem log --at 2026-11-30T09:00 "one more note"` (smallest size only).
 
 It also prints the cold `mem index --rebuild` per size. Children run with
@@ -388,6 +389,8 @@ def bench_size(
             row = runner.row("mem recall --json (resident `mem watch`)", [*ws, *query], runs)
             row.qmd_ratio = True
             rows.append(row)
+            spec = f"{min((root / 'memory').glob('*.md')).relative_to(root).as_posix()}:1:3"
+            rows.append(runner.row("mem get PATH:1:3 (resident)", [*ws, "get", spec], runs))
             notes.append(bare_note(runner, root, query, runs))
         finally:
             watch_kb = resident.stop()

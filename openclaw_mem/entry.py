@@ -2,12 +2,11 @@
 
 `mem log TEXT …` (with -w, --role, --speaker, --session, --at, --agent, `-` for stdin) is
 recognised here and appended through the `Memory` facade without importing the CLI
-framework, which costs more than the append itself; `mem recall … --json` and `mem context`
-are asked of a resident process (`mem watch`, `mem serve`) the same way when one runs, and
-answered in this process through the facade when none does.
-Anything else, and anything this parser is not sure
-about (--help, --debug, an unknown option), goes to the full typer app, which prints and
-exits exactly as it always does.
+framework, which costs more than the append itself; `mem recall … --json`, `mem context`
+and `mem get SPEC` are asked of a resident process (`mem watch`, `mem serve`) the same way
+when one runs, and answered in this process through the facade when none does. Anything
+else, and anything this parser is not sure about (--help, --debug, an unknown option), goes
+to the full typer app, which prints and exits exactly as it always does.
 """
 
 from __future__ import annotations
@@ -116,13 +115,14 @@ def _fast_log(opts: dict) -> int:
 _ASK = {
     "recall": {"-k": "k"},
     "context": {"--budget": "budget"},
+    "get": {},
 }
 
 
 def _parse_ask(argv: list[str]) -> dict | None:
-    """`mem recall QUERY… --json [-k N] [--no-daemon]` or `mem context QUERY… [--json]
-    [--budget N] [--no-daemon]`: the per-turn reads whose output needs no rendering library.
-    None for anything else."""
+    """`mem recall QUERY… --json [-k N] [--no-daemon]`, `mem context QUERY… [--json]
+    [--budget N] [--no-daemon]` or `mem get SPEC [--json] [--no-daemon]`: the per-turn reads
+    whose output needs no rendering library. None for anything else."""
     opts: dict = {"words": [], "json": False, "no_daemon": False}
     i = 0
     while i < len(argv) and argv[i] in _GLOBAL and i + 1 < len(argv):
@@ -146,12 +146,16 @@ def _parse_ask(argv: list[str]) -> dict | None:
             opts["words"].append(arg)
         i += 1
     if not " ".join(opts["words"]).strip() or (op == "recall" and not opts["json"]):
-        return None
+        return None  # a recall's table needs rich
+    if op == "get" and len(opts["words"]) != 1:
+        return None  # one spec; the full app says what is wrong with more
     return opts
 
 
 def _ask_args(opts: dict, now: str, agent: str | None) -> dict:
     """What the full command sends for these options (recall_cmds._read_args and the rest)."""
+    if opts["op"] == "get":
+        return {"spec": opts["words"][0]}
     text = " ".join(opts["words"])
     if opts["op"] == "recall":
         args = {"query": text, "k": opts.get("k"), "min_score": None, "now": now}

@@ -1,4 +1,5 @@
-"""What the per-turn reads print: `mem recall --json` and `mem context [--json]`.
+"""What the per-turn reads print: `mem recall --json`, `mem context [--json]` and
+`mem get SPEC [--json]`.
 
 Built from `Memory.answer`'s data wherever the answer is computed: in the asking process, or
 in the resident process, which sends the finished text, so that the per-turn client needs no
@@ -23,5 +24,5 @@ def render(op: str, data: dict, as_json: bool) -> dict:
     if as_json:
         stdout = json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n"
     else:
-        stdout = data["text"]
+        stdout = data["text"] + ("\n" if op == "get" else "")  # get's lines, as echo ends them
     return {"stdout": stdout, "stderr": stderr}

@@ -18,6 +18,7 @@ from datetime import date, datetime
 
 from . import access
 from .errors import NotFound, UsageError
+from .file_lines import safe_path
 from .fsutil import atomic_write_text, read_text
 from .markdown import (
     BULLET_RE,
@@ -33,7 +34,6 @@ from .markdown import (
     split_doc,
     strike,
 )
-from .recall import safe_path
 from .search.tokenize import shingles, tokenize
 from .workspace import ARCHIVE_DIR, CURATED_FILES, HISTORY_FILE, Workspace, day_of
 

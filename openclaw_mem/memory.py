@@ -44,12 +44,13 @@ if TYPE_CHECKING:
     from .consolidate.run import Report
     from .context import ContextBlock
     from .embed import Embedder
+    from .file_lines import Lines
     from .forgetting import Forgotten, Stale
     from .gitrepo import CommitInfo, SyncResult
     from .index import IndexParams
     from .ingest import IngestReport
     from .proposal import Provider
-    from .recall import Lines, RecallResult
+    from .recall import RecallResult
     from .scaffold import InitReport
     from .status import Status
     from .watch import Refresh, Watcher
@@ -607,7 +608,7 @@ class Memory:
     def get(self, spec: str, *, start: int | None = None, lines: int | None = None) -> Lines:
         """Lines of a memory file: a spec (`PATH`, `PATH:FROM[:N]`, `PATH#Lx-Ly`), or a path
         with `start` and `lines` as memory_get gives them. Only inside the workspace."""
-        from .recall import get_lines
+        from .file_lines import get_lines
 
         if start is not None or lines is not None:
             spec = f"{spec}:{start or 1}" + (f":{lines}" if lines else "")

@@ -17,14 +17,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import MemError, NotFound, UsageError
+from .errors import MemError
 from .fsutil import read_bytes
 from .index import VEC_MADE, Index, IndexParams, days_since_epoch, open_index, read_rows
 from .markdown import (
     citation,
     is_struck,
     lines_of,
-    parse_citation,
     parse_meta,
     strip_comments,
     struck_text,
@@ -570,66 +569,3 @@ def recall(
         else:
             defer(lambda: access.record(ws, used, when))
     return RecallResult(hits, warnings)
-
-
-# ----------------------------------------------------------------- get
-
-
-@dataclass(frozen=True)
-class Lines:
-    path: str
-    start: int
-    end: int
-    text: str
-
-    def to_json(self) -> dict:
-        """OpenClaw's memory_get shape."""
-        return {
-            "path": self.path,
-            "from": self.start,
-            "lines": self.end - self.start + 1,
-            "text": self.text,
-        }
-
-
-def parse_spec(spec: str) -> tuple[str, int, int | None]:
-    """PATH, PATH:FROM, PATH:FROM:N or a citation PATH#Lx-Ly -> (path, from, count)."""
-    cited = parse_citation(spec)
-    if cited:
-        path, a, b = cited
-        if b < a:
-            raise UsageError(f"{spec}: the range ends before it starts")
-        return path, a, b - a + 1
-    parts = spec.rsplit(":", 2)
-    nums = []
-    while len(parts) > 1 and parts[-1].isdigit():
-        nums.insert(0, int(parts.pop()))
-    path = ":".join(parts)
-    start = nums[0] if nums else 1
-    count = nums[1] if len(nums) > 1 else None
-    if start < 1 or (count is not None and count < 1):
-        raise UsageError(f"{spec}: FROM and N are 1-based and positive")
-    return path, start, count
-
-
-def safe_path(ws: Workspace, rel: str) -> Path:
-    """A memory file by relative path: inside the workspace, no symlink on the way
-    (Workspace.inside), Markdown only, and existing."""
-    if not rel.lower().endswith(".md"):
-        raise UsageError(f"{rel}: only memory files (Markdown) can be read")
-    path = ws.inside(rel)
-    if not path.is_file():
-        raise NotFound(f"no file {rel} in the workspace")
-    return path
-
-
-def get_lines(ws: Workspace, spec: str) -> Lines:
-    rel, start, count = parse_spec(spec)
-    path = safe_path(ws, rel)
-    from .fsutil import read_text
-
-    lines = lines_of(read_text(path, rel))
-    if start > max(len(lines), 1):
-        raise NotFound(f"{rel} has {len(lines)} lines; line {start} does not exist")
-    end = len(lines) if count is None else min(len(lines), start + count - 1)
-    return Lines(rel, start, end, "\n".join(lines[start - 1 : end]))

@@ -4,13 +4,13 @@ so an agent's per-turn `mem recall` costs a Python start-up, not an index load.
 
 Protocol, version 3: the client connects to `.mem/mem.sock` (mode 0600) and writes one JSON
 object on one line, `{"v": 3, "root": "/abs/workspace", "op": "recall" | "context" | "get" |
-"ping", "args": {...}}`, for recall and context optionally with `"render": "json" | "text"`
-to get back what the command prints instead of the data; the server answers with one line,
-`{"v": 3, "ok": true, "result": ...}` or `{"v": 3, "ok": false, "error": "...", "code": N}`.
-A server answers only for its own workspace. The client side (`ask`, in socket_client.py)
-imports nothing heavier than `_socket` and `_json`, and gives up within a fraction of a
-second: a socket nobody answers on is a stale one, removed, and the command answers
-in-process instead.
+"ping", "args": {...}}`, for recall, context and get optionally with `"render": "json" |
+"text"` to get back what the command prints instead of the data; the server answers with one
+line, `{"v": 3, "ok": true, "result": ...}` or `{"v": 3, "ok": false, "error": "...", "code":
+N}`. A server answers only for its own workspace. The client side (`ask`, in
+socket_client.py) imports nothing heavier than `_socket` and `_json`, and gives up within a
+fraction of a second: a socket nobody answers on is a stale one, removed, and the command
+answers in-process instead.
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ class Resident:
                     op = request["op"]
                     result = self.handle(op, request["args"], later.append)
                     shown = request.get("render")
-                    if op in ("recall", "context") and shown in ("json", "text"):
+                    if op in ("recall", "context", "get") and shown in ("json", "text"):
                         from .fast_output import render  # what the client is to print
 
                         result = render(op, result, shown == "json")

@@ -147,7 +147,12 @@ def _fast_equals_full_app(ws, args: tuple[str, ...], full_args: tuple[str, ...])
 
 def test_recall_and_context_skip_the_cli_framework_when_a_resident_answers(served):
     ws, _ = served
-    for args in (("recall", "--json", "Redis 连接超时"), ("context", "redis", "--budget", "300")):
+    for args in (
+        ("recall", "--json", "Redis 连接超时"),
+        ("context", "redis", "--budget", "300"),
+        ("get", "memory/2026-11-30.md#L3-L4"),
+        ("get", "--json", "memory/2026-11-30.md:3:2"),
+    ):
         _fast_equals_full_app(ws, args, (*args, "--no-daemon"))
 
 
@@ -194,8 +199,26 @@ def test_with_no_resident_recall_and_context_answer_in_process_without_the_cli_f
         ("recall", "--json", "Redis 连接超时"),
         ("recall", "--no-daemon", "--json", "-k", "1", "Redis"),
         ("context", "--no-daemon", "redis"),
+        ("get", "memory/2026-11-30.md#L3-L4"),
+        ("get", "--no-daemon", "--json", "memory/2026-11-30.md:3:2"),
     ):
         _fast_equals_full_app(ws, args, args)
+    cmd = [sys.executable, "-X", "importtime", "-m", "openclaw_mem", "-w", str(ws.root)]
+    got = subprocess.run(
+        [*cmd, "get", "memory/2026-11-30.md:3"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+    )
+    assert got.returncode == 0 and "Redis" in got.stdout
+    assert " numpy" not in got.stderr  # reading lines needs no index
+    outside = subprocess.run(
+        [sys.executable, "-m", "openclaw_mem", "-w", str(ws.root), "get", "../x.md"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+    )
+    assert outside.returncode == 2 and outside.stderr.startswith("mem: error:")
     missing = subprocess.run(
         [sys.executable, "-m", "openclaw_mem", "-w", str(ws.root / "no"), "recall", "--json", "x"],
         capture_output=True,
@@ -316,12 +339,11 @@ def test_the_clients_json_refuses_nesting_deeper_than_the_stack():
         socket_client.loads("[" * 200_000)
 
 
-def test_render_is_for_recall_and_context_only(served):
-    """A client asks for the printed text of recall and context; get and ping keep their
-    data whatever a request says."""
+def test_render_gives_what_the_command_prints_and_ping_keeps_its_data(served):
     ws, _ = served
-    spec = {"spec": "memory/2026-11-30.md#L3-L4"}
-    plain = resident.ask(ws.root, "get", spec)
-    assert plain["ok"] and resident.ask(ws.root, "get", spec, render="json") == plain
+    assert resident.ask(ws.root, "ping", {}, render="json") == resident.ask(ws.root, "ping", {})
+    spec = "memory/2026-11-30.md#L3-L4"
+    shown = resident.ask(ws.root, "get", {"spec": spec}, render="text")["result"]
+    assert shown == {"stdout": ws("get", spec, "--no-daemon").stdout, "stderr": []}
     shown = resident.ask(ws.root, "context", {"query": "redis"}, render="text")["result"]
     assert set(shown) == {"stdout", "stderr"} and "Redis" in shown["stdout"]
