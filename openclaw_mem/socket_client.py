@@ -14,9 +14,10 @@ import os
 import stat
 
 try:
-    import _json
-except ImportError:  # pragma: no cover - CPython always has it
-    _json = None
+    from _json import encode_basestring as _quote
+    from _json import make_scanner as _make_scanner
+except ImportError:  # not CPython: json's Python halves stand in
+    _quote = _make_scanner = None
 
 VERSION = 3  # 2: recall and context take agent, as_of and current; 3: "render"
 SOCKET = "mem.sock"
@@ -31,14 +32,14 @@ def socket_file(root: str | os.PathLike[str]) -> str:
 
 def dumps(value: object) -> str:
     """JSON for the values a request holds (str, int, float, bool, None, lists, dicts)."""
-    if _json is None:
+    if _quote is None:
         import json
 
         return json.dumps(value, ensure_ascii=False)
     if value is None or isinstance(value, bool):
         return {None: "null", True: "true", False: "false"}[value]
     if isinstance(value, str):
-        return _json.encode_basestring(value)
+        return _quote(value)
     if isinstance(value, int):
         return int.__repr__(value)
     if isinstance(value, float):
@@ -54,13 +55,19 @@ def dumps(value: object) -> str:
 
 def loads(text: str) -> object:
     """One JSON value, the whole of `text` (as json.loads)."""
-    if _json is None:
+    if _make_scanner is None:
         import json
 
         return json.loads(text)
     text = text.strip(" \t\n\r")  # JSON's whitespace, which the scanner does not skip
     try:
-        value, end = _json.make_scanner(_Decoding)(text, 0)
+        scan = _make_scanner(_Decoding)
+    except Exception:  # a CPython whose private scanner wants something else: the slow way
+        import json
+
+        return json.loads(text)
+    try:
+        value, end = scan(text, 0)
     except StopIteration:  # the scanner's way of saying "no value here"
         raise ValueError("not JSON") from None
     except RecursionError:  # nested deeper than Python's stack: not an answer of ours
@@ -90,7 +97,7 @@ def ask(
 ) -> dict | None:
     """The resident process's answer, or None when there is none to ask (then answer
     in-process). A domain error comes back as {"error", "code"}. With render "json" or
-    "text", a recall or context comes back as what the command prints (fast_output)."""
+    "text", a recall, context or get comes back as what the command prints (fast_output)."""
     path = socket_file(root)
     try:
         if not stat.S_ISSOCK(os.lstat(path).st_mode):
