@@ -23,13 +23,13 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from .socket_client import ANSWER_TIMEOUT, SOCKET, VERSION, ask, serving
+from .socket_client import ANSWER_TIMEOUT, SOCKET, VERSION, ask, serving, socket_file
 
 __all__ = ["SOCKET", "VERSION", "Resident", "ask", "serving", "socket_path"]
 
 
 def socket_path(root: Path) -> Path:
-    return root / ".mem" / SOCKET
+    return Path(socket_file(root))
 
 
 class Resident:
