@@ -334,3 +334,29 @@ def read_entries(path: Path, day: date | None = None, rel: str | None = None) ->
     from .fsutil import read_text
 
     return parse_log(read_text(path, rel), day)
+
+
+def entry_ids(entries: Sequence[Entry]) -> list[str]:
+    """A stable id for each entry of one log, from what it is, not where it is: its day,
+    time, speaker, agent, session and text, plus how many identical entries came before it
+    in the file (a true repeat gets an id of its own). Editing an entry's text makes it a
+    new entry; moving it (a merge, a reorder) does not."""
+    import hashlib
+
+    seen: Counter[str] = Counter()
+    out = []
+    for e in entries:
+        key = "\x1f".join(
+            (
+                e.day.isoformat() if e.day else "",
+                e.time or "",
+                e.role,
+                e.agent or "",
+                e.session or "",
+                e.text.rstrip("\n"),
+            )
+        )
+        n = seen[key]
+        seen[key] += 1
+        out.append(hashlib.sha1(f"{key}\x1e{n}".encode()).hexdigest()[:12])
+    return out

@@ -299,11 +299,14 @@ MARKER_RE = re.compile(r"<!--\s*consolidated:(?P<body>.*?)-->", re.S)
 _MARKER_CITE_RE = re.compile(r"(\S+?\.md)#L(\d+)")
 
 
-def consolidation_marker(last_lines: dict[str, int], ledger: str = "") -> str:
-    """`<!-- consolidated: memory/x.md#L19 …; tokens 1234+210 on 2026-11-30 (openai gpt-4o) -->`:
-    how far the run read each log, and what it cost."""
-    cites = " ".join(f"{path}#L{line}" for path, line in sorted(last_lines.items()))
-    return f"<!-- consolidated: {cites}{'; ' + ledger if ledger else ''} -->"
+def consolidation_marker(counts: dict[str, int], ledger: str = "") -> str:
+    """`<!-- consolidated: 4 entries of memory/2026-11-24.md; tokens 1234+210 on 2026-11-30
+    (openai gpt-4o) -->`: what the run took from each log, and what it cost. For people: the
+    entries themselves are recorded by id in memory/.consolidated."""
+    from .text import plural
+
+    taken = ", ".join(f"{plural(n, 'entry')} of {path}" for path, n in sorted(counts.items()))
+    return f"<!-- consolidated: {taken}{'; ' + ledger if ledger else ''} -->"
 
 
 _LEDGER_RE = re.compile(
@@ -336,7 +339,7 @@ def ledger_entries(history_text: str) -> list[dict]:
 
 
 def covered_lines(history_text: str) -> dict[str, int]:
-    """Per daily log, the last line any consolidation marker covers."""
+    """Per daily log, the last line any older (line-number) consolidation marker covers."""
     covered: dict[str, int] = {}
     for marker in MARKER_RE.finditer(history_text):
         for path, line in _MARKER_CITE_RE.findall(marker["body"]):

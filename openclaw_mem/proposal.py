@@ -21,10 +21,14 @@ class PromptEntry:
     text: str
     number: int = 0  # E1, E2, ... in the prompt: what an edit's `sources` cite
     agent: str | None = None  # the agent that logged it; never shown to the model
+    id: str = ""  # the log entry's content id (logs.entry_ids): what progress records
 
     def line(self) -> str:
+        """The entry as the prompt shows it. Its text's own lines are indented, so nothing
+        in it can read as the start of another entry ("[E2] … system: …")."""
         when = self.when.strftime("%Y-%m-%d %H:%M") if self.when else "(no time)"
-        return f"[E{self.number}] {when} {self.role}: {self.text}"
+        text = self.text.replace("\r\n", "\n").replace("\n", "\n    ")
+        return f"[E{self.number}] {when} {self.role}: {text}"
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,8 @@ class Proposal:
     rejected: tuple[Rejected, ...] = ()
     usage: Usage | None = None
     model: str = ""
+    skip: tuple[int, ...] = ()  # entries the answer says hold nothing durable
+    notes: tuple[str, ...] = ()  # per edit: what the reader read generously ("" if nothing)
 
 
 class Provider(Protocol):

@@ -56,3 +56,29 @@ def llm():
     server = ScriptedLLM()
     yield server
     server.close()
+
+
+@pytest.fixture(autouse=True)
+def every_src_is_right(monkeypatch):
+    """Over every test that writes a consolidation (a direct run, an accepted review, any
+    provider): each curated line it adds with a `src=` must cite log lines that say what
+    the line says (helpers.src_supports). Provenance that can be wrong is worse than none."""
+    from helpers import src_problems
+
+    from openclaw_mem.consolidate import review, run, write
+
+    original = write.write_batch
+
+    def audited(ws, *args, **kwargs):
+        names = ("MEMORY.md", "USER.md", "AGENTS.md")
+        before = {n: _read(ws.root / n) for n in names}
+        original(ws, *args, **kwargs)
+        problems = [p for n in names for p in src_problems(ws.root, before[n], _read(ws.root / n))]
+        assert not problems, problems
+
+    monkeypatch.setattr(run, "write_batch", audited)
+    monkeypatch.setattr(review, "write_batch", audited)
+
+
+def _read(path) -> str:
+    return path.read_text(encoding="utf-8") if path.exists() else ""

@@ -44,3 +44,30 @@ def snapshot(root: Path) -> dict[str, bytes]:
     with contextlib.suppress(ValueError, git.InvalidGitRepositoryError):
         files["HEAD"] = git.Repo(root).head.commit.hexsha.encode()
     return files
+
+
+def src_problems(root: Path, before: str, after: str) -> list[str]:
+    """Lines added between `before` and `after` whose `src=` cites log lines that do not
+    say what the line says: no content word in common and the same script (a Chinese entry
+    may support an English line; that cannot be checked word by word)."""
+    from openclaw_mem.consolidate.checks import _same_script, content
+    from openclaw_mem.markdown import core, parse_citation, parse_meta
+
+    old = set(before.splitlines())
+    problems = []
+    for line in after.splitlines():
+        meta = parse_meta(line)
+        if line in old or meta is None or not meta.fields.get("src"):
+            continue
+        said = content(core(line))
+        for cite in meta.fields["src"].split(","):
+            found = parse_citation(cite)
+            if found is None:
+                problems.append(f"{line!r}: unreadable src {cite!r}")
+                continue
+            path, a, b = found
+            lines = (root / path).read_text(encoding="utf-8").splitlines()[a - 1 : b]
+            text = "\n".join(lines)
+            if said and not (said & content(text)) and _same_script(said, content(text)):
+                problems.append(f"{line!r}: {cite} says {text[:80]!r}")
+    return problems

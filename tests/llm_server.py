@@ -19,6 +19,19 @@ def tool_call(arguments: dict | str) -> tuple:
     return ("tool", args)
 
 
+def skipping_all(history: str) -> Callable[[dict], tuple]:
+    """A step answering with a history paragraph and every entry of the request in `skip`:
+    a batch that held nothing durable, said so."""
+    import re
+
+    def step(body: dict) -> tuple:
+        sent = body["messages"][-1]["content"]
+        numbers = [int(n) for n in re.findall(r"^\[E(\d+)\]", sent, re.M)]
+        return tool_call({"history_entry": history, "edits": [], "skip": numbers})
+
+    return step
+
+
 def completion(message: dict) -> dict:
     return {
         "id": "chatcmpl-test",

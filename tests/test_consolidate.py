@@ -9,10 +9,12 @@ import time
 import git
 import pytest
 from helpers import snapshot
-from llm_server import tool_call
+from llm_server import skipping_all, tool_call
 
 from openclaw_mem.logs import read_entries
+from openclaw_mem.consolidate.progress import PROGRESS_FILE, pending_entries, taken_ids
 from openclaw_mem.markdown import covered_lines
+from openclaw_mem.workspace import Workspace
 
 GOOD = {
     "history_entry": "[2026-11-24 09:05] Lin Wei switched his backend work from Python to Go; "
@@ -49,6 +51,7 @@ GOOD = {
             "sources": [1],
         },
     ],
+    "skip": [2],  # the assistant's acknowledgement: nothing durable
 }
 
 
@@ -112,15 +115,18 @@ def test_a_good_tool_call_becomes_one_reviewable_commit(mem, llm):
         "- Mainly uses Go for backend work; Python only for scripts and tests. "
         "<!-- identity i=0.8 c=0.9 2026-11-24 src=memory/2026-11-24.md#L3-L4 -->" in user
     )
-    assert "Likes tea" not in user and "skipped (low-confidence" in out
+    # E1 says nothing of tea: the line is held for review, never written with a wrong src=
+    assert "Likes tea" not in user and "held for review (E1 does not say this" in out
     memory = (mem.root / "MEMORY.md").read_text(encoding="utf-8")
     assert "- Go code style: golangci-lint default preset plus gofumpt. <!-- fact" in memory
     history = (mem.root / "HISTORY.md").read_text(encoding="utf-8")
     assert history.rstrip().endswith("-->") and "[2026-11-24 09:05] Lin Wei switched" in history
-    assert covered_lines(history) == {"memory/2026-11-24.md": 13}
+    assert "<!-- consolidated: 4 entries of memory/2026-11-24.md; tokens 100+20" in history
+    assert covered_lines(history) == {}  # progress is recorded by entry id, not by line
+    assert len(taken_ids(Workspace(mem.root))) == 4  # 2 cited, 1 skipped, 1 noise
     head = git.Repo(mem.root).head.commit
     assert head.message.startswith("consolidate: +1 ~0 -0, 1 deprecated")
-    assert set(head.stats.files) == {"USER.md", "MEMORY.md", "HISTORY.md"}
+    assert set(head.stats.files) == {"USER.md", "MEMORY.md", "HISTORY.md", PROGRESS_FILE}
     # The log it read is committed just before, on its own, so the committed marker never
     # points at uncommitted lines and `mem undo` never reverts the log.
     assert head.parents[0].message.startswith("mem log: memory/2026-11-24.md")
@@ -139,7 +145,7 @@ def test_a_good_tool_call_becomes_one_reviewable_commit(mem, llm):
     "step, fragment",
     [
         (tool_call("{not json"), "parse as JSON"),
-        (tool_call({"history_entry": "", "edits": []}), "history_entry is missing or empty"),
+        (tool_call({"history_entry": "", "edits": []}), "neither a history entry nor edits"),
         (tool_call({"history_entry": "[2026-11-24 09:05] x.", "edits": 5}), "neither a list"),
         (("status", 500, "upstream exploded"), "HTTP 500"),
         (("status", 401, "bad key"), "refused the API key"),
@@ -163,17 +169,32 @@ def test_every_failure_leaves_the_workspace_byte_identical(mem, llm, step, fragm
     assert snapshot(mem.root) != before
 
 
-def test_no_tool_call_gets_one_corrective_retry_then_an_error(mem, llm):
+def test_text_without_a_call_is_asked_again_for_json_then_an_error(mem, llm):
+    """auto decides by the answer's shape: a text with no call in it is followed by a
+    JSON-only request (no tools), never by waiting for an HTTP error."""
+    before = snapshot(mem.root)
+    llm.push(("text", "Sure! Here is a summary."), ("text", "Still just text."))
+    result = run(mem, llm, ok=False)
+    assert result.exit_code == 7 and "parse as JSON" in result.stderr
+    assert len(llm.requests) == 2
+    assert "tools" in llm.requests[0] and "tools" not in llm.requests[1]
+    assert "Answer with that one JSON object" in llm.requests[1]["messages"][0]["content"]
+    assert snapshot(mem.root) == before
+    llm.push(("text", "oops"), ("text", json.dumps(GOOD)))
+    run(mem, llm)
+    assert len(llm.requests) == 4
+    assert mem.json("status")["consolidation"]["pending"] == 0
+
+
+def test_tools_mode_gets_one_corrective_retry_then_an_error(mem, llm, monkeypatch):
+    monkeypatch.setenv("MEM_LLM_TOOL_MODE", "tools")
     before = snapshot(mem.root)
     llm.push(("text", "Sure! Here is a summary."), ("text", "Still just text."))
     result = run(mem, llm, ok=False)
     assert result.exit_code == 7 and "without calling save_memory" in result.stderr
-    assert len(llm.requests) == 2
+    assert len(llm.requests) == 2 and "tools" in llm.requests[1]
     assert "Call the save_memory tool now" in llm.requests[1]["messages"][-1]["content"]
     assert snapshot(mem.root) == before
-    llm.push(("text", "oops"), tool_call(GOOD))
-    run(mem, llm)
-    assert len(llm.requests) == 4
 
 
 def test_429_is_retried_with_backoff(mem, llm):
@@ -197,7 +218,7 @@ def test_dry_run_prints_the_diff_and_writes_nothing(mem, llm):
     llm.push(tool_call(GOOD))
     out = run(mem, llm, "--dry-run").stdout
     assert "+- Go code style: golangci-lint" in out and "--- a/USER.md" in out
-    assert "+<!-- consolidated: memory/2026-11-24.md#L13; tokens 100+20 on 2026-11-24" in out
+    assert "+<!-- consolidated: 4 entries of memory/2026-11-24.md; tokens 100+20 on 2026-11-24" in out
     assert "dry run" in out
     assert snapshot(mem.root) == before
 
@@ -260,10 +281,10 @@ def test_auto_respects_the_window_and_keeps_the_newest(mem, llm):
     assert "within the window of 5" in run(mem, llm, "--auto").stdout
     for i in range(4):
         mem("log", "--at", f"2026-11-25T10:0{i}", f"Shadow comparison note number {i} for Atlas")
-    llm.push(tool_call({"history_entry": "[2026-11-25 10:01] Shadow notes.", "edits": []}))
+    llm.push(skipping_all("[2026-11-25 10:01] Shadow notes."))
     run(mem, llm, "--auto")
-    covered = covered_lines((mem.root / "HISTORY.md").read_text(encoding="utf-8"))
-    assert covered == {"memory/2026-11-24.md": 13, "memory/2026-11-25.md": 7}  # 2 left
+    left = pending_entries(Workspace(mem.root))
+    assert [e.entry.text[-13:] for e in left] == ["r 2 for Atlas", "r 3 for Atlas"]
     sent = llm.requests[-1]["messages"][1]["content"]
     assert "number 1" in sent and "number 2" not in sent
 
@@ -272,10 +293,7 @@ def test_a_large_backlog_goes_in_batches_one_commit_each(mem, llm, monkeypatch):
     monkeypatch.setenv("MEM_LLM_CONTEXT_TOKENS", "4000")
     for i in range(30):
         mem("log", "--at", f"2026-11-26T10:{i:02d}", f"Entry {i}: " + "settlement detail " * 30)
-    answers = [
-        tool_call({"history_entry": f"[2026-11-26 10:{i:02d}] Batch {i}.", "edits": []})
-        for i in range(20)
-    ]
+    answers = [skipping_all(f"[2026-11-26 10:{i:02d}] Batch {i}.") for i in range(20)]
     llm.push(*answers)
     out = run(mem, llm).stdout
     n = len(llm.requests)

@@ -16,7 +16,7 @@ def test_demo_runs_offline_on_a_copy_of_the_example(runner, tmp_path):
     positions = [out.find(f"$ {step}") for step in steps]
     assert -1 not in positions and positions == sorted(positions), positions
     assert max(map(len, out.splitlines())) < 400  # piped: no rule drawn 10,000 wide
-    assert "Zhang Lei and I start the Atlas on-call rotation" in out
+    assert "Zhang Lei and the user start the Atlas on-call rotation" in out
     assert "memory/2026-11-05.md#L3-L4" in out  # the Redis 连接超时 incident is recalled
     assert "memory/2026-11-24.md#L3-L4" in out  # 我现在主要用Go写后端了
     entries = read_entries(target / "memory" / "2026-11-28.md")
@@ -27,7 +27,7 @@ def test_demo_runs_offline_on_a_copy_of_the_example(runner, tmp_path):
     assert subjects[1:] == ["demo: log three turns", "mem init: create memory workspace"]
     assert "clean" in out.split("$ mem status")[1]
     memory = (target / "MEMORY.md").read_text(encoding="utf-8")
-    assert "Zhang Lei and I start the Atlas on-call rotation on December 1" in memory
+    assert "Zhang Lei and the user start the Atlas on-call rotation on December 1" in memory
     assert not repo.is_dirty(untracked_files=True)
 
 

@@ -49,5 +49,11 @@ def test_each_recorded_shape(mem, llm, case):  # noqa: F811
         assert line in added, (line, batch["diff"])
     invalid = [e for e in batch["edits"] if e["status"] == "invalid"]
     assert len(invalid) == case["skipped"], invalid
-    assert all(e["detail"] for e in invalid)  # each says why
+    held = [e for e in batch["edits"] if e["status"] in ("review", "held")]
+    assert len(held) == case["held"], batch["edits"]
+    assert all(e["detail"] for e in invalid + held)  # each says why
+    # Nothing is taken from an answer nothing could be used from; and a history paragraph
+    # is never a bare timestamp.
+    assert batch["unused"] == (case["expect"] == "unused")
+    assert batch["unused"] or len(batch["historyEntry"]) > len("[2026-11-24 11:30] ")
     assert snapshot(mem.root) == before  # a dry run

@@ -19,13 +19,17 @@ def test_propose_then_review_with_a_rejected_and_a_reworded_edit(mem, llm, monke
     assert "kept for review: mem review " in out
     assert snapshot(mem.root) == before  # nothing written, nothing committed
     waiting = mem.json("review")["proposals"]
-    assert len(waiting) == 1 and len(waiting[0]["edits"]) == 3
-    ident = waiting[0]["id"]
-    assert mem.json("status")["consolidation"]["proposals"] == 1
+    # The batch, and apart from it the edit the provenance check held (E1 says nothing of tea)
+    assert len(waiting) == 2
+    batch = next(p for p in waiting if p["historyEntry"])
+    held = next(p for p in waiting if not p["historyEntry"])
+    assert len(batch["edits"]) == 2 and held["edits"][0]["text"] == "Likes tea, maybe."
+    ident = batch["id"]
+    assert mem.json("status")["consolidation"]["proposals"] == 2
     assert "wait for the user's review" in mem("context", "backend").stdout
     assert "nothing to do" in run(mem, llm).stdout  # the entries wait in the proposal
 
-    shown = mem("review", ident[:8]).stdout
+    shown = mem("review", ident).stdout
     assert "+- Go code style: golangci-lint" in shown and "--accept-all" in shown
     # Reword edit 2 in "the editor": a script that writes the new wording into the file.
     script = (
@@ -42,7 +46,8 @@ def test_propose_then_review_with_a_rejected_and_a_reworded_edit(mem, llm, monke
     assert "- Go style: golangci-lint + gofumpt, always." in memory  # edit 2 reworded
     head = git.Repo(mem.root).head.commit
     assert head.message.startswith("consolidate: +1")
-    assert mem.json("review")["proposals"] == []
+    assert [p["id"] for p in mem.json("review")["proposals"]] == [held["id"]]
+    # E1, whose only edit the person rejected, was deliberately dropped; E3 curated.
     assert mem.json("status")["consolidation"]["pending"] == 0
 
 
@@ -70,7 +75,7 @@ def test_an_endpoint_without_tools_gets_the_json_in_its_message(mem, llm):  # no
     )
     run(mem, llm)
     assert "tools" in llm.requests[0] and "tools" not in llm.requests[1]
-    assert "Answer with one JSON object" in llm.requests[1]["messages"][0]["content"]
+    assert "Answer with that one JSON object" in llm.requests[1]["messages"][0]["content"]
     assert "~~Mainly uses Python" in (mem.root / "USER.md").read_text(encoding="utf-8")
 
 

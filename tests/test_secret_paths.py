@@ -70,11 +70,11 @@ def test_a_secret_in_the_models_answer_is_never_quoted(leaky, llm):
                 "file": "MEMORY",
                 "op": "add",
                 "section": "Facts",
-                "text": f"API key is {SECRETS['openai']}",
+                "text": f"Stripe API key is {SECRETS['openai']}",
                 "type": "fact",
                 "importance": 0.9,
                 "confidence": 0.9,
-                "sources": [1],
+                "sources": [2],
             },
             {
                 "file": "MEMORY",

@@ -317,6 +317,10 @@ def consolidation_json(report) -> dict:
                 "files": b.files,
                 "reapplied": b.reapplied,
                 "proposal": b.proposal,
+                "review": b.review,
+                "taken": b.taken,
+                "left": b.left,
+                "unused": b.unused,
                 "edits": [
                     {
                         "file": o.edit.file,
@@ -329,6 +333,7 @@ def consolidation_json(report) -> dict:
                         "confidence": o.edit.confidence,
                         "status": o.status,
                         "detail": o.detail,
+                        "origin": o.edit.origin,
                     }
                     for o in b.outcomes
                 ],
@@ -362,10 +367,26 @@ def consolidation_view(term: Environment, report) -> None:
             if o.applied:
                 where = f"{e.file} {e.section}" if e.section else e.file
                 out.print(f"  {_OP_MARK[e.op]} {escape(where)}: {what}")
+            elif o.status in ("review", "held"):
+                why = escape(o.detail)
+                out.print(f"  [yellow]? held for review ({why})[/yellow] {e.op} {e.file}: {what}")
             else:
                 why = f"{o.status}: {escape(o.detail)}"
                 out.print(f"  [yellow]! skipped ({why})[/yellow] {e.op} {e.file}: {what}")
-        out.print(f"  [dim]history:[/dim] {escape(b.history_entry[:300])}")
+        if b.unused:
+            out.print(
+                "  [yellow]nothing in the answer could be used: nothing was written, and its "
+                f"{plural(b.entries, 'entry')} will be offered again[/yellow]"
+            )
+        else:
+            out.print(f"  [dim]history:[/dim] {escape(b.history_entry[:300])}")
+            if b.left:
+                out.print(
+                    f"  {plural(b.left, 'entry')} no accepted edit cited and the answer did not "
+                    "drop: still pending, offered again next time"
+                )
+        if b.review:
+            out.print(f"  held edits wait in [yellow]mem review {b.review}[/yellow]")
         if b.reapplied:
             names = ", ".join(b.reapplied)
             out.print(

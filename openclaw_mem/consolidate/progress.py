@@ -1,34 +1,51 @@
-"""Which log entries are consolidated, derived from committed Markdown only.
+"""Which log entries are consolidated: a set of entry ids, committed with the workspace.
 
-Every HISTORY.md paragraph that `mem consolidate` writes ends with a marker naming, per
-daily log, the last line it covered:
+`memory/.consolidated` holds one line per entry that consolidation has taken:
 
-    <!-- consolidated: memory/2026-11-24.md#L19 memory/2026-11-25.md#L16 -->
+    3f9a0c1e22b7 curated memory/2026-12-01.md
 
-An entry is consolidated when its first line is at or before the highest such line for
-its file. Logs are append-only, so this survives a fresh clone on another machine and a
-`mem undo` (reverting the paragraph reverts the progress); nothing lives only in .mem/.
+`curated` (an accepted edit cites it), `dropped` (the model, the offline rules or a person in
+`mem review` said it holds nothing durable), `noise` (an acknowledgement or a repeat, left
+out before sending) or `legacy` (covered by a line-number marker of an older mem). Ids come
+from each entry's content (logs.entry_ids), so the record means the same after a merge that
+moves entries around; the file only grows, so git's union merge keeps both sides' lines.
+An entry nobody took stays pending and is offered again: nothing is consumed unless it was
+curated or deliberately dropped. `mem undo` reverts a consolidation's lines with its edits.
+
+Workspaces from before this record have HISTORY.md markers naming the last line each run
+read (`<!-- consolidated: memory/2026-11-24.md#L19 -->`); they count until the first record
+is written, which takes over what they covered.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from ..errors import BadEncoding
-from ..fsutil import read_text
-from ..logs import Entry, read_entries
+from ..fsutil import append_locked, read_text
+from ..logs import Entry, entry_ids, read_entries
 from ..markdown import MARKER_RE, citation, covered_lines, stamp_time
 from ..workspace import HISTORY_FILE, Workspace, day_of
+
+PROGRESS_FILE = "memory/.consolidated"
+HOW = ("curated", "dropped", "noise", "legacy")
+_HEADER = (
+    "# mem: the log entries consolidation has taken, one id a line (union-merged; delete a\n"
+    "# line to have that entry offered again)\n"
+)
+_LINE_RE = re.compile(r"^([0-9a-f]{12})\s+(\w+)\b")
 
 
 @dataclass(frozen=True)
 class LogEntry:
-    """A daily-log entry with where it lives."""
+    """A daily-log entry with where it lives and its content id."""
 
     path: str  # workspace-relative
     entry: Entry
+    id: str = ""
 
     @property
     def when(self) -> datetime | None:
@@ -37,6 +54,15 @@ class LogEntry:
     @property
     def cite(self) -> str:
         return citation(self.path, self.entry.start_line, self.entry.end_line)
+
+
+@dataclass(frozen=True)
+class Taken:
+    """An entry a consolidation takes, and how."""
+
+    id: str
+    path: str
+    how: str  # one of HOW
 
 
 def read_history(ws: Workspace) -> str:
@@ -55,10 +81,21 @@ def last_consolidation(history_text: str) -> str | None:
     return last
 
 
-def pending_entries(ws: Workspace, warnings: list[str] | None = None) -> list[LogEntry]:
-    """Entries not yet consolidated, in file order (oldest day first, then line order), so
-    any prefix of the list covers a contiguous run of each file."""
-    covered = covered_lines(read_history(ws))
+def taken_ids(ws: Workspace) -> set[str] | None:
+    """The ids in the record; None when there is no record yet (an older workspace)."""
+    path = ws.root / PROGRESS_FILE
+    if not path.is_file() or path.is_symlink():
+        return None
+    out = set()
+    for line in read_text(path, PROGRESS_FILE).splitlines():
+        m = _LINE_RE.match(line)
+        if m:
+            out.add(m[1])
+    return out
+
+
+def all_entries(ws: Workspace, warnings: list[str] | None = None) -> list[LogEntry]:
+    """Every daily-log entry with its id, oldest day first, then in file order."""
     out: list[LogEntry] = []
     for path in ws.day_files():
         rel = ws.rel(path)
@@ -68,10 +105,50 @@ def pending_entries(ws: Workspace, warnings: list[str] | None = None) -> list[Lo
             if warnings is not None:
                 warnings.append(exc.message)
             continue
-        done = covered.get(rel, 0)
-        out += [LogEntry(rel, e) for e in entries if e.start_line > done]
+        out += [LogEntry(rel, e, i) for e, i in zip(entries, entry_ids(entries), strict=True)]
     return out
+
+
+def _legacy(ws: Workspace, entries: Iterable[LogEntry]) -> list[LogEntry]:
+    covered = covered_lines(read_history(ws))
+    return [e for e in entries if e.entry.start_line <= covered.get(e.path, 0)]
+
+
+def pending_entries(ws: Workspace, warnings: list[str] | None = None) -> list[LogEntry]:
+    """Entries not yet consolidated, in file order (oldest day first, then line order)."""
+    entries = all_entries(ws, warnings)
+    taken = taken_ids(ws)
+    if taken is None:
+        done = {e.id for e in _legacy(ws, entries)}
+        return [e for e in entries if e.id not in done]
+    return [e for e in entries if e.id not in taken]
 
 
 def count_pending(ws: Workspace) -> int:
     return len(pending_entries(ws))
+
+
+def record(ws: Workspace, taken: Sequence[Taken]) -> bool:
+    """Append the entries taken to the record (the first record also takes over what the
+    older line markers covered). Returns whether anything was written."""
+    path = ws.root / PROGRESS_FILE
+    todo = list(taken)
+    if taken_ids(ws) is None:
+        todo = [Taken(e.id, e.path, "legacy") for e in _legacy(ws, all_entries(ws))] + todo
+
+    def render(existing: bytes) -> bytes:
+        have = {
+            m[1] for m in map(_LINE_RE.match, existing.decode("utf-8", "replace").splitlines()) if m
+        }
+        lines = []
+        for t in todo:
+            if t.id not in have:
+                have.add(t.id)
+                lines.append(f"{t.id} {t.how} {t.path}\n")
+        if not lines:
+            return b""
+        head = _HEADER if not existing else ("" if existing.endswith(b"\n") else "\n")
+        return (head + "".join(lines)).encode("utf-8")
+
+    _, data = append_locked(path, render)
+    return bool(data)

@@ -14,37 +14,44 @@ ANSWER_RESERVE = 2000  # tokens left for the tool call itself
 
 SYSTEM = """You maintain an AI agent's long-term memory. It lives in Markdown files that people
 also read and edit by hand:
-- MEMORY.md: durable facts, projects and tools, decisions (sections such as Facts, Projects,
-  Decisions)
+- MEMORY.md: durable facts, projects and tools, decisions (sections Facts, Projects, Decisions)
 - USER.md: who the user is (sections Identity, Preferences, Goals)
 - AGENTS.md: how the agent should behave (section Rules)
 
 Read the new log entries and call save_memory exactly once with:
-- history_entry: one paragraph of 2-5 sentences that starts with "[YYYY-MM-DD HH:MM]" (the time
-  of the last entry) and is specific enough to find later with grep: names, numbers, dates,
-  decisions, problems and their fixes.
-- edits: durable knowledge only: identity, preferences, goals, projects and tools, decisions,
-  rules for the agent. Skip small talk and one-off chatter. One fact per edit, one sentence,
-  in the language the user used. Do not add what the files already say.
-  - add: a new line; give its section.
-  - update: replace a line; target is that line copied exactly from the file.
-  - deprecate: a newer statement replaces an older one that was once true (the user switched
-    tools, a deadline moved); target is the old line copied exactly, text the new statement.
-  - delete: only for a line that is plainly wrong (a mistake, not a change).
-  - importance 0-1: how much it will matter later; confidence 0-1: how sure you are that it
-    was said rather than guessed.
-  - sources: the numbers of the entries it comes from (the entries are numbered [E1], [E2],
-    ...; write 3 for E3). An edit must cite at least one entry of this batch.
-  - Fields that do not apply are null (section for update, target for add).
+- history_entry: 2-5 sentences that start with "[YYYY-MM-DD HH:MM]" (the time of the last
+  entry) and say what happened, specific enough to find later with grep: names, numbers,
+  dates, decisions, problems and their fixes. A summary, not the log copied.
+- edits: durable knowledge only: identity, preferences, goals, projects and tools,
+  decisions, rules for the agent. One fact per edit, one short sentence about the user in
+  the third person ("Lives in Berlin", not "I live in Berlin"; a rule says "the user").
+  Write dates as dates: "next month" said on 2025-06-03 is "in 2025-07". Do not copy a log
+  entry and do not add what the files already say.
+  - file: MEMORY, USER or AGENTS. op: add (give section), update or deprecate (target is the
+    existing line copied exactly; deprecate when a newer statement replaces an older one
+    that was once true), delete (only a line that is plainly wrong).
+  - type: fact, preference, event, identity, goal or rule. importance and confidence: 0 to 1.
+  - sources: the numbers of the entries it comes from ([E3] is 3). Every edit cites the
+    entries that say it.
+- skip: the numbers of the entries that hold nothing worth keeping (greetings, thanks,
+  questions, small talk). Every entry is either cited by an edit or listed in skip.
 USER.md is about the user alone: what another speaker says about themselves goes to MEMORY.md
 under that person's name, or nowhere.
-Never store secrets (keys, tokens, passwords); they appear as [REDACTED]."""
+Never store secrets (keys, tokens, passwords); they appear as [REDACTED].
 
-JSON_ONLY = """Answer with one JSON object and nothing else, of this shape:
-{"history_entry": "[YYYY-MM-DD HH:MM] ...", "edits": [{"file": "MEMORY|USER|AGENTS",
-"op": "add|update|deprecate|delete", "section": "..." or null, "text": "..." or null,
-"target": "..." or null, "type": "fact|preference|event|identity|goal|rule",
-"importance": 0.0-1.0, "confidence": 0.0-1.0, "sources": [entry numbers]}]}"""
+Example. Entries:
+[E1] 2025-03-02 10:00 user: hey, I just started a new job at Acme as a data engineer
+[E2] 2025-03-02 10:01 assistant: Congratulations!
+[E3] 2025-03-02 10:02 user: thanks! please keep your answers in bullet points
+A good call:
+{"history_entry": "[2025-03-02 10:02] The user started a new job at Acme as a data engineer \
+and asked for answers in bullet points.", "edits": [{"file": "USER", "op": "add", "section": \
+"Identity", "text": "Works at Acme as a data engineer since 2025-03", "target": null, "type": \
+"identity", "importance": 0.8, "confidence": 0.9, "sources": [1]}, {"file": "AGENTS", "op": \
+"add", "section": "Rules", "text": "Answer the user in bullet points", "target": null, \
+"type": "rule", "importance": 0.7, "confidence": 0.9, "sources": [3]}], "skip": [2]}"""
+
+JSON_ONLY = """Answer with that one JSON object (history_entry, edits, skip) and nothing else."""
 
 CORRECTIVE = (
     "You answered without calling save_memory. Call the save_memory tool now, exactly once, "

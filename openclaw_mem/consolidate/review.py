@@ -1,11 +1,15 @@
 """The review queue: consolidations kept as proposals (`mem consolidate --propose`, or
 `--auto` with consolidate.review = true) until a person accepts, rejects or rewords them.
 
-A proposal is a JSON file in .mem/proposals/: the HISTORY.md paragraph with its marker, the
-edits (with where they came from), the edits the reader refused and why, and how far it
-read each log. Accepting applies through the same path as a direct run (write_batch): the
-edits meet the files as they are then, and the result is one commit. Entries a waiting
-proposal covers are not proposed again.
+Edits a run could not write wait here too, each with its reason (a citation that does not
+say it, a line in the first person, the firewall, a target that is not there): a person
+sees them instead of losing them.
+
+A proposal is a JSON file in .mem/proposals/: the HISTORY.md paragraph with its marker (none
+for held edits), the edits with the entry ids each cites, the edits the reader refused and
+why, and the entry ids it holds back (`waits`: not offered again while it waits).
+Accepting applies through the same path as a direct run (write_batch): the edits meet the
+files as they are then, and the result is one commit that records what it consolidated.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
 from pathlib import Path
@@ -22,6 +27,7 @@ from ..fsutil import atomic_write_text, read_text
 from ..proposal import Edit
 from ..workspace import Workspace
 from .edits import Outcome, apply_edits
+from .progress import Taken, all_entries, record
 from .write import BatchReport, read_docs, unified_diff, write_batch
 
 FOLDER = "proposals"
@@ -32,26 +38,46 @@ class Pending:
     id: str
     created: str
     provider: str
-    paragraph: str  # the HISTORY.md paragraph, marker included
-    last_lines: dict[str, int]
-    edits: list[dict]  # Edit fields
+    paragraph: str  # the HISTORY.md paragraph, marker included ("" for edits held back)
+    taken: list[dict] = field(default_factory=list)  # {"id", "path", "how"}: what it takes
+    edits: list[dict] = field(default_factory=list)  # Edit fields
     rejected: list[dict] = field(default_factory=list)  # {"reason", "summary"}
     entries: int = 0
     day: str = ""  # the date the edits are stamped with
+    waits: list[str] = field(default_factory=list)  # entry ids not offered while it waits
+    reasons: list[str] = field(default_factory=list)  # per edit: why it was held back
+    cites: list[list[dict]] = field(default_factory=list)  # per edit: {"id", "path"} cited
+    last_lines: dict[str, int] = field(default_factory=dict)  # proposals of an older mem
 
     @classmethod
-    def make(cls, provider, paragraph, last_lines, edits, rejected, entries, opts) -> Pending:
+    def make(
+        cls,
+        provider: str,
+        paragraph: str,
+        taken: Sequence[Taken],
+        edits: Sequence[Edit],
+        rejected: Sequence[Outcome],
+        entries: int,
+        opts,
+        *,
+        waits: Sequence[str] = (),
+        reasons: Sequence[str] = (),
+        cites: Sequence[Sequence[tuple[str, str]]] = (),
+    ) -> Pending:
         stamp = f"{opts.now:%Y%m%d-%H%M%S}-{os.getpid() % 10000:04d}"
         return cls(
             id=stamp,
             created=opts.now.isoformat(timespec="seconds"),
             provider=provider,
             paragraph=paragraph,
-            last_lines=dict(last_lines),
+            taken=[asdict(t) for t in taken],
             edits=[_edit_json(e) for e in edits],
             rejected=[{"reason": o.detail, "summary": o.edit.text} for o in rejected],
             entries=entries,
             day=opts.now.date().isoformat(),
+            waits=list(waits),
+            reasons=list(reasons),
+            cites=[[{"id": i, "path": p} for i, p in c] for c in cites],
         )
 
     def edit_objects(self) -> list[Edit]:
@@ -79,7 +105,11 @@ def _folder(ws: Workspace) -> Path:
     return ws.state_dir / FOLDER
 
 
-def save(ws: Workspace, pending: Pending) -> str:
+def save(ws: Workspace, pending: Pending, *, new: bool = False) -> str:
+    base, n = pending.id, 1
+    while new and (_folder(ws) / f"{pending.id}.json").exists():  # two in one second
+        n += 1
+        pending.id = f"{base}-{n}"
     path = _folder(ws) / f"{pending.id}.json"
     atomic_write_text(path, json.dumps(asdict(pending), ensure_ascii=False, indent=1))
     return pending.id
@@ -97,7 +127,8 @@ def load_all(ws: Workspace) -> list[Pending]:
 
 
 def load(ws: Workspace, ident: str) -> Pending:
-    found = [p for p in load_all(ws) if p.id == ident or p.id.startswith(ident)]
+    every = load_all(ws)
+    found = [p for p in every if p.id == ident] or [p for p in every if p.id.startswith(ident)]
     if len(found) != 1:
         names = ", ".join(p.id for p in load_all(ws)) or "none"
         what = "no" if not found else "more than one"
@@ -106,18 +137,20 @@ def load(ws: Workspace, ident: str) -> Pending:
 
 
 def drop(ws: Workspace, ident: str) -> Pending:
+    """Discard a proposal. The entries held back with its edits are a person's call: they
+    count as deliberately dropped, never offered again. A whole batch kept for review
+    (`--propose`) is offered again instead."""
     pending = load(ws, ident)
+    if not pending.paragraph and pending.waits:
+        known = {e.id: e.path for e in all_entries(ws)}
+        record(ws, [Taken(i, known[i], "dropped") for i in pending.waits if i in known])
     (_folder(ws) / f"{pending.id}.json").unlink(missing_ok=True)
     return pending
 
 
-def waiting_lines(ws: Workspace) -> dict[str, int]:
-    """Per log, the last line a waiting proposal covers."""
-    out: dict[str, int] = {}
-    for p in load_all(ws):
-        for path, line in p.last_lines.items():
-            out[path] = max(out.get(path, 0), int(line))
-    return out
+def waiting_ids(ws: Workspace) -> set[str]:
+    """The entry ids waiting proposals hold back."""
+    return {i for p in load_all(ws) for i in p.waits}
 
 
 def reword(ws: Workspace, ident: str, number: int, text: str) -> Pending:
@@ -148,7 +181,8 @@ def accept(ws: Workspace, ident: str, opts, reject: set[int] = frozenset()):
     bad = [n for n in reject if not 1 <= n <= len(pending.edits)]
     if bad:
         raise UsageError(f"proposal {pending.id} has edits 1-{len(pending.edits)}, not {bad[0]}")
-    edits = [e for n, e in enumerate(pending.edit_objects(), 1) if n not in reject]
+    chosen = [n for n in range(1, len(pending.edits) + 1) if n not in reject]
+    edits = [pending.edit_objects()[n - 1] for n in chosen]
     docs = read_docs(ws)
     day = date.fromisoformat(pending.day)
     _, outcomes = apply_edits(docs, edits, day, opts.min_confidence, opts.redact_extra)
@@ -160,9 +194,41 @@ def accept(ws: Workspace, ident: str, opts, reject: set[int] = frozenset()):
         pending.provider,
         edits,
         pending.paragraph,
-        pending.last_lines,
+        _taken_on_accept(ws, pending, chosen, outcomes),
         docs,
         batch,
     )
     (_folder(ws) / f"{pending.id}.json").unlink(missing_ok=True)
     return pending, batch
+
+
+def _taken_on_accept(
+    ws: Workspace, pending: Pending, chosen: Sequence[int], outcomes: Sequence[Outcome]
+) -> list[Taken]:
+    """What accepting consolidates: what the batch dropped as noise or nothing durable; the
+    entries cited by edits that now apply (curated) or that the person rejected (dropped);
+    and the held entries a person has now seen. An entry cited only by an edit that no
+    longer applies stays pending. A curated id wins over a dropped one (the record keeps the
+    first line it is given for an id)."""
+    taken = [Taken(**t) for t in pending.taken]
+    outcome_of = dict(zip(chosen, outcomes, strict=True))
+    for n, cited in enumerate(pending.cites, 1):
+        outcome = outcome_of.get(n)
+        if outcome is None:  # rejected by the person: what only it drew on is dropped
+            how = "dropped"
+        elif outcome.status in ("applied", "duplicate"):
+            how = "curated"
+        else:
+            continue  # accepted but it no longer applies: its entries stay pending
+        taken += [Taken(c["id"], c["path"], how) for c in cited]
+    if not pending.paragraph and pending.waits:
+        known = {e.id: e.path for e in all_entries(ws)}
+        taken += [Taken(i, known[i], "dropped") for i in pending.waits if i in known]
+    taken.sort(key=lambda t: t.how != "curated")
+    if pending.last_lines and not taken:  # a proposal written by an older mem
+        taken = [
+            Taken(e.id, e.path, "curated")
+            for e in all_entries(ws)
+            if e.entry.start_line <= int(pending.last_lines.get(e.path, 0))
+        ]
+    return taken

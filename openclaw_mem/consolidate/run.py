@@ -26,8 +26,9 @@ from ..proposal import Edit, PromptEntry, Proposal, Provider, Request, Usage
 from ..secrets import redact
 from ..text import estimate_tokens, plural
 from ..workspace import HISTORY_FILE, Workspace
+from .checks import check
 from .edits import Outcome, apply_edits
-from .progress import LogEntry, pending_entries, read_history
+from .progress import LogEntry, Taken, pending_entries, read_history
 from .prompt import ANSWER_RESERVE, batches, user_message
 from .write import (
     BatchReport,
@@ -119,12 +120,8 @@ def _consolidate(
     from . import review
 
     report = Report(provider.label, 0, dry_run=dry_run)
-    waiting = review.waiting_lines(ws)  # entries a proposal already covers wait for review
-    pending = [
-        p
-        for p in pending_entries(ws, report.warnings)
-        if p.entry.start_line > waiting.get(p.path, 0)
-    ]
+    waiting = review.waiting_ids(ws)  # entries a proposal holds wait for review
+    pending = [p for p in pending_entries(ws, report.warnings) if p.id not in waiting]
     report.pending = len(pending)
     if auto:
         if len(pending) <= opts.memory_window:
@@ -152,7 +149,9 @@ def _consolidate(
         report.redacted += n
         kept.append(i)
         prompt.append(
-            PromptEntry(item.cite, item.when, item.entry.role, text, agent=item.entry.agent)
+            PromptEntry(
+                item.cite, item.when, item.entry.role, text, agent=item.entry.agent, id=item.id
+            )
         )
 
     docs = read_docs(ws)
@@ -301,6 +300,46 @@ def _rejected_outcomes(proposal: Proposal, redact_extra: Sequence[str]) -> list[
     ]
 
 
+def _redacted(edit: Edit, redact_extra: Sequence[str]) -> Edit:
+    """An edit that is not written but shown and kept for review: its words pass the secret
+    filter like everything else a model wrote."""
+    return replace(
+        edit,
+        text=redact(edit.text, redact_extra)[0],
+        target=redact(edit.target, redact_extra)[0],
+        section=redact(edit.section, redact_extra)[0],
+    )
+
+
+# Outcomes whose edit a person should see: written nowhere, kept in `mem review` with why.
+_TO_REVIEW = ("review", "low-confidence", "missing-target", "ambiguous-target", "conflict")
+_TAKES = ("applied", "duplicate")  # the entries such an edit cites are consolidated
+
+
+def _history_paragraph(
+    history: str, applied: Sequence[Edit], covered: Sequence[LogEntry], opts: Options
+) -> str:
+    """The model's paragraph when it said something; else one made of what was accepted."""
+    when = max((i.when for i in covered if i.when), default=opts.now)
+    if _reads_like_instruction(history):
+        # HISTORY.md is recalled into prompts like any curated file: a summary that
+        # quotes a payload would plant it there. The entries stay in the log.
+        return (
+            f"{history_stamp(when)} {plural(len(covered), 'log entry')}; the summary "
+            "quoted text that reads like an instruction to the agent and was left out "
+            "(`mem audit` lists such lines)."
+        )
+    if history:
+        return history
+    said = [f"{' '.join(e.text.split()).rstrip('.。')}." for e in applied if e.text][:5]
+    if said:
+        return f"{history_stamp(when)} Noted: {' '.join(said)}"
+    return (
+        f"{history_stamp(when)} {plural(len(covered), 'log entry')} held nothing to keep "
+        "(acknowledgements, fillers, repeats and small talk)."
+    )
+
+
 def _run_batch(
     ws: Workspace,
     provider: Provider,
@@ -311,78 +350,144 @@ def _run_batch(
     history_before: str,
     mode: str,
 ) -> tuple[BatchReport, dict[str, str], str]:
+    """One batch. Its entries are taken only when an accepted edit cites them, the answer
+    says they hold nothing durable, or they were noise left out before sending; every other
+    entry stays pending and is offered again. Edits that cannot be written wait in
+    `mem review` with their reason."""
     day = opts.now.date()
-    last_lines: dict[str, int] = {}
-    for item in covered:
-        last_lines[item.path] = max(last_lines.get(item.path, 0), item.entry.end_line)
+    sent = {p.id for p in prompt}
+    by_number = {p.number: p for p in prompt}
+    path_of = {c.id: c.path for c in covered}
+    taken: dict[str, Taken] = {
+        c.id: Taken(c.id, c.path, "noise") for c in covered if c.id not in sent
+    }
     rejected: list[Outcome] = []
     held: list[tuple[Edit, str]] = []
+    unsure: list[tuple[Edit, str]] = []
     usage = Usage(0, 0)
+    history = ""
+    edits: list[Edit] = []
+    skip: tuple[int, ...] = ()
     if prompt:
         safe_docs = {name: redact(text, opts.redact_extra)[0] for name, text in docs.items()}
         proposal = provider.propose(Request(tuple(prompt), safe_docs, opts.now))
         history = redact(proposal.history_entry, opts.redact_extra)[0]
-        if _reads_like_instruction(history):
-            # HISTORY.md is recalled into prompts like any curated file: a summary that
-            # quotes a payload would plant it there. The entries stay in the log.
-            when = max((i.when for i in covered if i.when), default=opts.now)
-            history = (
-                f"{history_stamp(when)} {plural(len(covered), 'log entry')}; the summary "
-                "quoted text that reads like an instruction to the agent and was left out "
-                "(`mem audit` lists such lines)."
+        checked, unsure = check(proposal.edits, prompt)
+        edits = resolve(checked, prompt)
+        unsure = [
+            (_redacted(e, opts.redact_extra), why)
+            for e, why in zip(
+                resolve([e for e, _ in unsure], prompt), [w for _, w in unsure], strict=True
             )
-        edits = resolve(proposal.edits, prompt)
+        ]
         rejected = _rejected_outcomes(proposal, opts.redact_extra)
         edits, held = _hold_flagged(edits, prompt)
+        held = [(_redacted(e, opts.redact_extra), why) for e, why in held]
         usage = proposal.usage or usage
-    else:
-        when = max((i.when for i in covered if i.when), default=opts.now)
-        history = (
-            f"{history_stamp(when)} {plural(len(covered), 'log entry')} held nothing to keep "
-            "(acknowledgements, fillers and repeats)."
-        )
-        edits = []
-    owners = {i.entry.agent for i in covered}
-    if len(owners) == 1 and (owner := owners.pop()):
-        # One agent's conversation: its summary is its own (private when agents are isolated).
-        first, nl, rest = history.partition("\n")
-        history = f"{first} <!-- agent: {owner} -->{nl}{rest}"
-    ledger = ledger_line(
-        usage.prompt_tokens, usage.completion_tokens, day, provider.label, usage.estimated
-    )
-    paragraph = f"{history}\n{consolidation_marker(last_lines, ledger)}\n"
+        skip = proposal.skip
     new_docs, outcomes = apply_edits(docs, edits, day, opts.min_confidence, opts.redact_extra)
-    if held and mode != "dry-run":
-        from .review import Pending, save
-
-        note = [
-            Outcome(e, "held", f"from an entry that reads like an instruction ({why})")
-            for e, why in held
-        ]
-        kept = Pending.make(provider.label, "", {}, [e for e, _ in held], note, len(covered), opts)
-        ident = save(ws, kept)
-        outcomes += [replace(o, detail=f"{o.detail}; waits in mem review {ident}") for o in note]
-    elif held:
-        outcomes += [
-            Outcome(e, "held", f"from an entry that reads like an instruction ({why})")
-            for e, why in held
-        ]
+    outcomes += [Outcome(e, "review", why) for e, why in unsure]
+    held_outcomes = [
+        Outcome(e, "held", f"from an entry that reads like an instruction ({why})")
+        for e, why in held
+    ]
+    # What the batch takes: cited by an accepted edit, or said to hold nothing durable
+    # (unless some edit that was not accepted cites it: then a person decides).
+    for o in outcomes:
+        if o.status in _TAKES:
+            for n in o.edit.sources:
+                taken[by_number[n].id] = Taken(by_number[n].id, path_of[by_number[n].id], "curated")
+    contested = {
+        n for o in outcomes + held_outcomes if o.status not in _TAKES for n in o.edit.sources
+    }
+    for n in skip:
+        ident = by_number[n].id
+        if n not in contested and ident not in taken:
+            taken[ident] = Taken(ident, path_of[ident], "dropped")
+    waits = sorted({by_number[n].id for e, _ in held for n in e.sources} - set(taken))
+    used = any(t.how != "noise" for t in taken.values()) or not prompt
+    applied = [o.edit for o in outcomes if o.applied]
+    paragraph = ""
+    if used:
+        history = _history_paragraph(history, applied, covered, opts)
+        owners = {i.entry.agent for i in covered}
+        if len(owners) == 1 and (owner := owners.pop()):
+            # One agent's conversation: its summary is its own (private when agents are
+            # isolated).
+            first, nl, rest = history.partition("\n")
+            history = f"{first} <!-- agent: {owner} -->{nl}{rest}"
+        ledger = ledger_line(
+            usage.prompt_tokens, usage.completion_tokens, day, provider.label, usage.estimated
+        )
+        counts: dict[str, int] = {}
+        for t in taken.values():
+            counts[t.path] = counts.get(t.path, 0) + 1
+        paragraph = f"{history}\n{consolidation_marker(counts, ledger)}\n"
+    else:
+        history, new_docs = "", docs  # an answer nothing could be used from changes nothing
+    # A batch kept for review (--propose) keeps every edit it read; only what the checks or
+    # the firewall held back waits apart, with its reason.
+    review_statuses = ("review",) if mode == "propose" else _TO_REVIEW
+    to_review = [o for o in outcomes if o.status in review_statuses] + held_outcomes
     diff = unified_diff(
         {**docs, HISTORY_FILE: history_before},
         {**new_docs, HISTORY_FILE: _with_paragraph(history_before, paragraph)},
     )
-    batch = BatchReport(len(covered), len(prompt), outcomes + rejected, history, diff)
+    batch = BatchReport(
+        len(covered),
+        len(prompt),
+        outcomes + held_outcomes + rejected,
+        history,
+        diff,
+        taken=len(taken) if used else 0,
+        left=len(covered) - len(taken) - len(waits) if used else len(covered) - len(waits),
+        unused=not used,
+    )
     if mode == "dry-run":
         return batch, new_docs, paragraph
-    if mode == "propose":
-        from .review import Pending, save
+    from .review import Pending, save
 
-        batch.proposal = save(
-            ws,
-            Pending.make(
-                provider.label, paragraph, last_lines, edits, rejected, len(covered), opts
+    if to_review or rejected:
+        batch.review = save(
+            new=True,
+            ws=ws,
+            pending=Pending.make(
+                provider.label,
+                "",
+                [],
+                [o.edit for o in to_review],
+                rejected,
+                len(covered),
+                opts,
+                waits=waits,
+                reasons=[o.detail for o in to_review],
+                cites=[
+                    [(by_number[n].id, path_of[by_number[n].id]) for n in o.edit.sources]
+                    for o in to_review
+                ],
             ),
         )
+    if mode == "propose":
+        if used:
+            batch.proposal = save(
+                new=True,
+                ws=ws,
+                pending=Pending.make(
+                    provider.label,
+                    paragraph,
+                    [t for t in taken.values() if t.how != "curated"],
+                    edits,
+                    [],
+                    len(covered),
+                    opts,
+                    waits=sorted({c.id for c in covered} - set(waits)),
+                    cites=[
+                        [(by_number[n].id, path_of[by_number[n].id]) for n in e.sources]
+                        for e in edits
+                    ],
+                ),
+            )
         return batch, new_docs, paragraph
-    write_batch(ws, opts, provider.label, edits, paragraph, last_lines, docs, batch)
+    if used:
+        write_batch(ws, opts, provider.label, edits, paragraph, list(taken.values()), docs, batch)
     return batch, new_docs, paragraph

@@ -13,8 +13,17 @@ ambiguous is rejected, one edit at a time: a bad edit is skipped with its reason
 rest apply. The whole answer is refused only when nothing parses or the history entry is
 unusable.
 
+Shapes small models send, read the same way: the call written as text (fenced or bare, with
+or without a {"name", "arguments"} wrapper), JSON that needs repair (`[E4]`, a trailing comma,
+doubled braces: json-repair, only when plain json fails), a file named "USER.md" or copied
+from a placeholder ("MEMORY|USER|AGENTS": the file is then the one the edit's type belongs
+to), ids as 3, "E3" or E3, "null" for null, `update` with no target (an `add`).
+
 Provenance: the prompt numbers the log entries (E1, E2, ...); every edit names the entries
-it came from (`sources`). An edit that cites none, or one outside the batch, is skipped.
+it came from (`sources`). Numbers outside the batch are dropped here; whether the entries
+cited say what the edit says is checked later (consolidate/checks.py), against the batch.
+`skip` names the entries the model found nothing durable in: only those, and entries an
+accepted edit cites, count as consolidated.
 """
 
 from __future__ import annotations
@@ -62,6 +71,10 @@ _EDIT_PROPS: dict[str, Any] = {
         "description": "The numbers of the log entries it comes from (E3 is 3).",
     },
 }
+_SKIP_DESCRIPTION = (
+    "Numbers of the entries that hold nothing worth keeping (greetings, thanks, questions, "
+    "small talk); every entry is either cited by an edit or listed here."
+)
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -72,6 +85,7 @@ SCHEMA: dict[str, Any] = {
             "time of the last entry), detailed enough to find later with grep: names, numbers, "
             "decisions.",
         },
+        "skip": {"type": "array", "items": {"type": "integer"}, "description": _SKIP_DESCRIPTION},
         "edits": {
             "type": "array",
             "description": "Changes to MEMORY.md, USER.md and AGENTS.md; empty when nothing "
@@ -84,7 +98,7 @@ SCHEMA: dict[str, Any] = {
             },
         },
     },
-    "required": ["history_entry", "edits"],
+    "required": ["history_entry", "edits", "skip"],
     "additionalProperties": False,
 }
 
@@ -137,7 +151,36 @@ def decode_arguments(raw: object) -> dict:
             break
     if isinstance(value, dict):
         return value
+    if isinstance(raw, str) and "{" in raw:
+        repaired = _repair(raw)
+        if repaired is not None:
+            return repaired
     raise ProviderError("the model's answer holds no save_memory arguments that parse as JSON")
+
+
+def _repair(text: str) -> dict | None:
+    """The object a broken JSON text most plausibly meant (json-repair: bare words such as
+    E4 become strings, missing brackets are closed), or None. Doubled braces, which one
+    chat template taught a model to write, are undone first."""
+    import json_repair
+
+    text = text.strip()
+    m = re.search(r"```(?:json|JSON)?\s*\n?(.*?)(?:```|$)", text, re.S)
+    if m and "{" in m[1]:
+        text = m[1]
+    start = text.find("{")
+    if start < 0:
+        return None
+    text = text[start:]
+    if text.startswith("{{") and text.rstrip().endswith("}}"):
+        text = text.replace("{{", "{").replace("}}", "}")
+    try:
+        value = json_repair.loads(text)
+    except (ValueError, RecursionError, TypeError):
+        return None
+    if isinstance(value, list):
+        value = next((v for v in value if isinstance(v, dict)), None)
+    return value if isinstance(value, dict) and value else None
 
 
 _SYNONYMS = {
@@ -228,42 +271,81 @@ def _level(value: object, name: str, default: float) -> float:
     raise _Bad(f"{name} {number:g} is on no scale mem knows (0-1, 1-10 or 0-100)")
 
 
-def _sources(value: object, entries: int) -> tuple[int, ...]:
-    """Entry numbers from 3, "3", "E3", "#3", [3, "E4"], "3, 4"; checked against the batch."""
+_NULLS = {"null", "none", "n/a", "na", "nil", "-", "undefined"}
+_ID_RE = re.compile(r"\s*\[?\s*(?:E|e|#|entry\s*)?(\d{1,6})\s*\]?\s*")
+
+
+def _ids(value: object, entries: int) -> tuple[tuple[int, ...], list[str]]:
+    """Entry numbers from 3, "3", "E3", "[E3]", "#3", [3, "E4"], "3, 4", kept when they are
+    in the batch; and what could not be read or lies outside it (for the report)."""
     if value is None or value == "" or value == []:
-        raise _Bad("it cites no log entry (sources)")
-    items = value if isinstance(value, list) else re.split(r"[,\s]+", str(value).strip())
-    out = []
+        return (), []
+    items = value if isinstance(value, list) else re.split(r"[,;\s]+", str(value).strip())
+    out, bad = [], []
     for item in items:
-        if isinstance(item, bool):
-            raise _Bad("sources must be entry numbers")
-        m = re.fullmatch(r"\s*[Ee#]?(\d{1,6})\s*", str(item))
+        m = None if isinstance(item, bool) else _ID_RE.fullmatch(str(item))
         if not m:
-            raise _Bad(f"sources must be entry numbers, not {item!r:.20}")
+            if str(item).strip():
+                bad.append(f"{item!s:.20}")
+            continue
         n = int(m[1])
-        if not 1 <= n <= entries:
-            raise _Bad(f"it cites E{n}, which is not in this batch (E1-E{entries})")
-        out.append(n)
-    return tuple(dict.fromkeys(out))
+        if 1 <= n <= entries:
+            out.append(n)
+        else:
+            bad.append(f"E{n}")
+    return tuple(dict.fromkeys(out)), bad
 
 
-def _edit(raw: object, entries: int) -> Edit:
+_FILE_OF_TYPE = {
+    "identity": "USER",
+    "preference": "USER",
+    "goal": "USER",
+    "rule": "AGENTS",
+    "fact": "MEMORY",
+    "event": "MEMORY",
+}
+
+
+def _null(value: object) -> object:
+    return None if isinstance(value, str) and value.strip().casefold() in _NULLS else value
+
+
+def _file(value: object, kind: str, section: str) -> str:
+    """The file an edit names; a placeholder copied from the instructions ("MEMORY|USER"), or
+    none, means the file its type belongs to."""
+    text = _string(_null(value), "file").strip()
+    if text and "|" not in text and "/" not in text.strip("/"):
+        return _choice(text, "file", FILES)
+    if kind in _FILE_OF_TYPE and (text == "" or "|" in text):
+        return _FILE_OF_TYPE[kind]
+    raise _Bad(f"file must be one of {', '.join(FILES)}, not {text!r:.30}")
+
+
+def _edit(raw: object, entries: int) -> tuple[Edit, str]:
+    """One edit, and a note on what was read generously (empty when nothing was)."""
     if not isinstance(raw, dict):
         raise _Bad("an edit must be an object")
-    e = {str(k).casefold(): v for k, v in raw.items()}
-    op = _choice(e.get("op", e.get("operation", e.get("action"))), "op", OPS)
-    file = _choice(e.get("file"), "file", FILES)
-    kind = _choice(e.get("type", e.get("kind") or "fact"), "type", TYPES)
+    e = {str(k).casefold(): _null(v) for k, v in raw.items()}
+    notes = []
+    op = _choice(e.get("op", e.get("operation", e.get("action"))) or "add", "op", OPS)
+    kind = _choice(e.get("type", e.get("kind")) or "fact", "type", TYPES)
+    section = " ".join(_string(e.get("section"), "section").split()).lstrip("#").strip()
+    file = _file(e.get("file"), kind, section)
     text = " ".join(_string(e.get("text", e.get("content")), "text").split())
     target = _string(e.get("target"), "target").strip()
-    section = " ".join(_string(e.get("section"), "section").split()).lstrip("#").strip()
+    if op == "update" and not target:
+        op = "add"  # a new line, said as an update of nothing
+        notes.append("update without a target read as add")
     if op in ("add", "update") and not text:
         raise _Bad(f"{op} needs text")
     if op != "add" and not target:
         raise _Bad(f"{op} needs target, the line it changes")
     if "\n" in target:
         raise _Bad("target must be one line")
-    return Edit(
+    sources, bad = _ids(e.get("sources", e.get("source")), entries)
+    if bad:
+        notes.append(f"ignored sources outside E1-E{entries}: {', '.join(bad)}")
+    edit = Edit(
         file=file,
         op=op,
         type=kind,
@@ -272,28 +354,35 @@ def _edit(raw: object, entries: int) -> Edit:
         section=section,
         text=text,
         target=target,
-        sources=_sources(e.get("sources", e.get("source")), entries),
+        sources=sources,
     )
+    return edit, "; ".join(notes)
 
 
 def _history(raw: object, last: datetime) -> str:
     """One paragraph starting with a stamp: paragraphs are joined, a missing stamp is the
-    last entry's time, `[2026-11-24 9:05]` becomes `[2026-11-24 09:05]`."""
+    last entry's time, `[2026-11-24 9:05]` becomes `[2026-11-24 09:05]`. Empty when the
+    model wrote nothing but a stamp (or nothing at all): a caller writes its own."""
     if isinstance(raw, list) and all(isinstance(x, str) for x in raw):
         raw = " ".join(raw)
     try:
-        text = " ".join(_string(raw, "history_entry").split())
+        text = " ".join(_string(_null(raw), "history_entry").split())
     except _Bad:
         text = ""
-    if not text:
-        raise ProviderError("the model's history_entry is missing or empty; nothing was written")
     m = HISTORY_STAMP_RE.match(text)
     if m:
-        when = datetime.fromisoformat(f"{m['day']} {(m['time'] or '00:00').zfill(5)}")
-        text = f"{history_stamp(when)}{text[m.end() :]}"
+        try:
+            when = datetime.fromisoformat(f"{m['day']} {(m['time'] or '00:00').zfill(5)}")
+        except ValueError:
+            when = last
+        rest = text[m.end() :].strip()
     else:
-        text = f"{history_stamp(last)} {text}"
-    return text[:4000]
+        when, rest = last, text
+    # "[…] user: 我对花生过敏…": the log line itself, not a summary of it
+    rest = re.sub(r"^(?:user|assistant|system|note)\s*:\s*", "", rest, flags=re.I)
+    if len(re.sub(r"\W", "", rest)) < 3:
+        return ""
+    return f"{history_stamp(when)} {rest}"[:4000]
 
 
 @dataclass(frozen=True)
@@ -307,14 +396,17 @@ class _Key:
 
 _HISTORY_KEY = _Key(("history_entry", "historyentry", "history", "summary"))
 _EDITS_KEY = _Key(("edits", "changes", "memory_edits"))
+_SKIP_KEY = _Key(("skip", "skipped", "nothing_durable", "ignore", "ignored"))
 
 
 def read_answer(raw: object, *, entries: int, last: datetime) -> Proposal:
     """A Proposal from whatever a provider returned. `entries`: how many numbered entries
     the prompt held; `last`: the time of the newest (the history stamp's default)."""
     data = decode_arguments(raw)
-    if "arguments" in data and isinstance(data.get("arguments"), str | dict) and len(data) <= 2:
-        data = decode_arguments(data["arguments"])  # a whole tool-call object
+    for _ in range(2):  # a whole tool-call object: {"name": ..., "arguments": {...}}
+        inner = data.get("arguments", data.get("parameters"))
+        if isinstance(inner, str | dict) and set(data) <= {"name", "arguments", "parameters"}:
+            data = decode_arguments(inner)
     history = _history(_HISTORY_KEY.get(data), last)
     items = _EDITS_KEY.get(data)
     if items is None or items == "":
@@ -325,13 +417,19 @@ def read_answer(raw: object, *, entries: int, last: datetime) -> Proposal:
         items = [items]
     if not isinstance(items, list):
         raise ProviderError("the model's edits are neither a list nor an edit; nothing was written")
-    edits, rejected = [], []
+    if not history and not items and _SKIP_KEY.get(data) is None:
+        raise ProviderError("the model's answer holds neither a history entry nor edits")
+    edits, rejected, notes = [], [], []
     for i, item in enumerate(items):
         try:
-            edits.append(_edit(item, entries))
+            edit, note = _edit(item, entries)
         except _Bad as exc:
             summary = ""
             if isinstance(item, dict):
                 summary = str(item.get("text") or item.get("target") or "")[:80]
             rejected.append(Rejected(i, str(exc), summary))
-    return Proposal(history, tuple(edits), tuple(rejected))
+            continue
+        edits.append(edit)
+        notes.append(note)
+    skip, _ = _ids(_SKIP_KEY.get(data), entries)
+    return Proposal(history, tuple(edits), tuple(rejected), skip=skip, notes=tuple(notes))

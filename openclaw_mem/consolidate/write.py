@@ -17,6 +17,7 @@ from ..secrets import redact
 from ..text import plural
 from ..workspace import CURATED_FILES, HISTORY_FILE, Workspace
 from .edits import Outcome, apply_edits
+from .progress import PROGRESS_FILE, Taken, record
 
 DOCUMENTS = CURATED_FILES
 
@@ -44,6 +45,10 @@ class BatchReport:
     commit: str | None = None  # short sha
     reapplied: list[str] = field(default_factory=list)  # files edited meanwhile
     proposal: str | None = None  # its id in .mem/proposals/, when proposed for review
+    taken: int = 0  # entries now consolidated (cited by an accepted edit, dropped, noise)
+    left: int = 0  # entries that stay pending: offered again next time
+    unused: bool = False  # the answer held nothing that could be used: nothing written
+    review: str | None = None  # the proposal holding edits that could not be written
 
     def counts(self) -> dict[str, int]:
         applied = [o.edit for o in self.outcomes if o.applied]
@@ -52,7 +57,10 @@ class BatchReport:
             "updated": sum(e.op == "update" for e in applied),
             "deleted": sum(e.op == "delete" for e in applied),
             "deprecated": sum(e.op == "deprecate" for e in applied),
-            "skipped": sum(not o.applied for o in self.outcomes),
+            "skipped": sum(
+                not o.applied and o.status not in ("review", "held") for o in self.outcomes
+            ),
+            "review": sum(o.status in ("review", "held") for o in self.outcomes),
         }
 
 
@@ -105,7 +113,7 @@ def write_batch(
     label: str,
     edits: Sequence[Edit],
     paragraph: str,
-    last_lines: dict[str, int],
+    taken: Sequence[Taken],
     docs: dict[str, str],
     batch: BatchReport,
 ) -> None:
@@ -130,13 +138,18 @@ def write_batch(
     if repo is not None:
         # The logs read go in a commit of their own first: the marker is about to point
         # into them, and `mem undo` must revert the distilled edits, never the log itself.
-        logs = sorted(last_lines)
+        logs = sorted({t.path for t in taken})
         gitrepo.commit_memory(ws.root, f"{COMMIT_LOG} {', '.join(logs)[:200]}", logs)
     for name in changed:
         atomic_write_text(ws.root / name, new_docs[name])
     if paragraph:  # a held edit accepted later has no paragraph of its own
         append_locked(ws.root / HISTORY_FILE, lambda existing: _append_bytes(existing, paragraph))
-    batch.files = [*changed, HISTORY_FILE] if paragraph else changed
+    recorded = record(ws, taken) if taken else False
+    batch.files = [
+        *changed,
+        *([HISTORY_FILE] if paragraph else []),
+        *([PROGRESS_FILE] if recorded else []),
+    ]
     if repo is not None:
         message = commit_message(batch, label, opts.redact_extra)
         info = gitrepo.commit_memory(ws.root, message, batch.files)

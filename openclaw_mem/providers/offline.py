@@ -16,6 +16,11 @@ Chinese, and keeps durable statements only:
   -> USER Goals;
 - corrections ("actually …", "不对…", "现在改用…", "switched to …") -> deprecate the line
   they replace (the one sharing most words with them), or add a fact when none does.
+A move ("I moved to Porto last month, no longer in Lisbon") strikes the line it corrects;
+adjectives that stay true ("I'm vegetarian") and named relations ("My cat is called Miso")
+go to USER Identity. Relative times are made absolute later, for every provider alike.
+Every entry no edit cites is listed in `skip` (nothing durable by these rules), except those
+a full section left for the next run.
 Other speakers' words, questions, greetings, feelings and passing states stay in the log, and
 so does a line that would still say "I" once rewritten; an aside after a dash is cut.
 A line close to one already there (MinHash similarity) is not added again, and a section
@@ -111,6 +116,37 @@ _VERBS = {
     "keen on": "Is keen on",
 }
 
+# What a person is, said with an adjective, that stays true: "I'm vegetarian". Passing states
+# ("I'm tired", "I'm excited") are not on the list.
+TRAITS = (
+    "vegetarian",
+    "vegan",
+    "pescatarian",
+    "allergic to",
+    "lactose intolerant",
+    "gluten intolerant",
+    "gluten-free",
+    "coeliac",
+    "celiac",
+    "diabetic",
+    "left-handed",
+    "right-handed",
+    "colou?r ?blind",
+    "deaf",
+    "married",
+    "divorced",
+    "engaged",
+    "widowed",
+    "retired",
+    "self-employed",
+    "bilingual",
+    "trilingual",
+    "teetotal",
+    "sober",
+    "introverted",
+    "extroverted",
+)
+
 # kind, pattern; `v` is the verb (rewritten in the third person), `x` what it is about.
 RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("correction", re.compile(r"^(?:actually|correction|update)\b[\s,:：–—-]*(?P<x>.+)", re.I)),
@@ -133,6 +169,18 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     ("remember", re.compile(r"^(?:请)?(?:记住|别忘了|记一下|记得)[\s:：，,]*(?P<x>.+)")),
     ("identity", re.compile(r"^my name is (?P<x>.+)", re.I)),
+    (
+        "trait",
+        re.compile(r"^I(?:'m|’m| am) (?:a |an )?(?P<x>(?:" + "|".join(TRAITS) + r")\b.*)", re.I),
+    ),
+    (
+        "relation",
+        re.compile(
+            r"^(?:and )?my (?P<rel>[a-z]+(?: [a-z]+)?)(?:'s|’s)? (?:name is|is called|is named|"
+            r"are called) (?P<x>[A-Z][\w'’-]*(?: (?:and )?[A-Z][\w'’-]*)?)",
+            re.I,
+        ),
+    ),
     ("identity", re.compile(r"^I(?:'m| am) (?P<x>(?:a|an) (?!bit\b|little\b|lot\b).+)", re.I)),
     (
         "identity",
@@ -207,13 +255,16 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
             re.I,
         ),
     ),
-    ("goal", re.compile(r"^我(?P<x>(?:打算|计划|准备|想要|希望|的目标是).+)")),
+    ("goal", re.compile(r"^我?(?P<x>(?:打算|计划|准备|想要|希望|的目标是).+)")),
 )
 # kind -> (file, section, type, importance, confidence)
 TARGETS = {
     "remember": ("MEMORY", "Facts", "fact", 0.8, 0.9),
     "rule": ("AGENTS", "Rules", "rule", 0.8, 0.9),
     "identity": ("USER", "Identity", "identity", 0.8, 0.8),
+    "trait": ("USER", "Identity", "identity", 0.8, 0.85),
+    "relation": ("USER", "Identity", "identity", 0.7, 0.85),
+    "move": ("USER", "Identity", "identity", 0.8, 0.85),
     "preference": ("USER", "Preferences", "preference", 0.6, 0.8),
     "tool": ("MEMORY", "Projects", "fact", 0.5, 0.7),
     "goal": ("USER", "Goals", "goal", 0.6, 0.75),
@@ -277,6 +328,23 @@ def _clean(text: str) -> str:
 
 
 _POSSESSIVE = re.compile(r"\b(?:my|our)\b", re.I)
+_NAME_RE = re.compile(r"(?<!^)\b[A-Z][a-z]{2,}")  # a capitalised word not opening the text
+# "I moved to Porto last month, no longer in Lisbon": where the person lives now, and where
+# no longer (the line that said so is struck through, not deleted).
+_MOVE_RE = re.compile(
+    r"^(?:I(?:'ve|’ve| have)?\s+)?(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+"
+    r"(?:from\s+(?P<old1>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)\s+)?to\s+"
+    r"(?P<new>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)(?P<rest>.*)$"
+)
+_MOVE_WHEN_RE = re.compile(
+    r"\b(last|this|next)\s+(week|month|year)\b|\b(yesterday|today)\b|"
+    r"\bin\s+((?:19|20)\d{2})\b",
+    re.I,
+)
+_NO_LONGER_RE = re.compile(
+    r"\b(?:no longer|not anymore|not)\s+(?:living\s+|based\s+)?in\s+"
+    r"(?P<old>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)"
+)
 # What follows a dash is an aside ("keen on counseling - I'd love to help"), and a line that
 # still says "I" or "me" once rewritten speaks for someone the reader cannot see.
 _ASIDE_RE = re.compile(r"\s+[-–—]+\s+")
@@ -320,6 +388,16 @@ def _stand_alone(kind: str, m: re.Match[str], sentence: str) -> str | None:
     x = (m.groupdict().get("x") or sentence).strip()
     if kind in ("remember", "correction"):
         return _clean(x)
+    if kind == "trait":
+        x = _ASIDE_RE.split(" ".join(x.split()), maxsplit=1)[0].rstrip(" .!。！")
+        x = _TAIL_RE.sub("", x)
+        return None if _FIRST_PERSON_RE.search(x) else _clean(f"Is {x[:1].lower()}{x[1:]}")
+    if kind == "relation":
+        rel = m["rel"].lower()
+        if rel in ("name", "names") or _UNNAMED_RE.match(rel):
+            return None
+        article = "an" if rel[:1] in "aeiou" else "a"
+        return _clean(f"Has {article} {rel} called {x}")
     if kind not in ("identity",) and "v" not in m.groupdict():  # Chinese: kept as said
         return _clean(x)
     # Single spaces first: the tail patterns would backtrack over a long run of whitespace.
@@ -334,7 +412,9 @@ def _stand_alone(kind: str, m: re.Match[str], sentence: str) -> str | None:
         if "v" not in m.groupdict():  # "I'm a nurse", "I'm from Porto", 我是…
             return _clean("Is " + x if x.lower().startswith(("a ", "an ", "from ")) else x)
         return _clean(f"{_IDENTITY_HEADS[m['v'].lower()]} {x}")
-    if len(_words(x)) < MIN_CONTENT_WORDS:  # "creating art" is too little
+    if len(_words(x)) < MIN_CONTENT_WORDS and not (
+        len(_words(x)) >= 2 and _NAME_RE.search(x)
+    ):  # "creating art" is too little; "hiking in the Alps" names a place
         return None
     head = _VERBS.get(m["v"].lower(), m["v"].capitalize())
     glue = " to " if m.groupdict().get("to") else " "
@@ -389,6 +469,7 @@ class OfflineProvider:
         similar = _Similar([line.text for line in existing])
         edits: list[dict] = []
         per_section: dict[str, int] = {}
+        capped: set[int] = set()
         used: list[str] = []
         agent_of = {e.number: e.agent for e in request.entries}
         for entry in request.entries:
@@ -421,6 +502,7 @@ class OfflineProvider:
                             cited.append(entry.number)
                         continue
                     if per_section.get(section, 0) >= MAX_PER_SECTION:
+                        capped.add(entry.number)  # left for the next run, not dropped
                         continue
                 edit["sources"] = [entry.number]
                 if edit["op"] == "add":
@@ -432,12 +514,25 @@ class OfflineProvider:
                 used.append(f"{_hhmm(entry)}{sentence.rstrip('.。')}")
         history = self._history(request.entries, used, request.now)
         timed = [e.when for e in request.entries if e.when]
-        answer = {"history_entry": history, "edits": edits}
+        # Every entry no edit cites and no cap held back holds nothing the rules keep: said
+        # so explicitly, so that (and only that) counts as consolidated.
+        cited = {n for e in edits for n in e["sources"]}
+        skip = [e.number for e in request.entries if e.number not in cited | capped]
+        answer = {"history_entry": history, "edits": edits, "skip": skip}
         last = max(timed, default=request.now)
         found = read_answer(answer, entries=len(request.entries), last=last)
         return replace(found, usage=Usage(0, 0), model="rules")
 
     def _edit(self, sentence: str, existing: list[_Line]) -> dict | None:
+        moved = _moved(
+            _LEAD_RE.sub(
+                "",
+                re.sub(r"^(?:actually|correction|update)\b[\s,:：–—-]*", "", sentence, flags=re.I),
+            ),
+            existing,
+        )
+        if moved is not None:
+            return moved
         for kind, pattern in RULES:
             m = pattern.search(sentence)
             if not m:
@@ -445,7 +540,7 @@ class OfflineProvider:
             if kind == "goal" and not _TIME_RE.search(sentence):
                 return None  # a plan without a time is a passing thought
             text = _stand_alone(kind, m, sentence)
-            if text is None or len(_words(text)) < 2:
+            if text is None or len(_words(text)) < (1 if kind in ("trait", "relation") else 2):
                 return None
             if kind == "remember" and _RULE_WORDS.search(text):
                 kind = "rule"
@@ -490,6 +585,44 @@ class OfflineProvider:
             ]
         body = " ".join(f"{' '.join(p.split())[:240]}." for p in points if p)
         return f"{head} {body}".strip()
+
+
+def _moved(sentence: str, existing: list[_Line]) -> dict | None:
+    """A move: "Lives in Porto since last month", striking the line that placed the person
+    in the city they left (named after "no longer in" or "from"), when there is one."""
+    m = _MOVE_RE.match(sentence)
+    if not m:
+        return None
+    new = m["new"]
+    when = _MOVE_WHEN_RE.search(m["rest"])
+    text = f"Lives in {new}"
+    if when:
+        text += (
+            f" since {when[0]}" if not when[0].lower().startswith("in ") else f" since {when[4]}"
+        )
+    gone = _NO_LONGER_RE.search(m["rest"])
+    old = m["old1"] or (gone["old"] if gone else None)
+    file, section, typ, importance, confidence = TARGETS["move"]
+    edit = {
+        "file": file,
+        "op": "add",
+        "section": section,
+        "text": text,
+        "type": typ,
+        "importance": importance,
+        "confidence": confidence,
+    }
+    if old:
+        place = old.casefold()
+        said = [
+            line
+            for line in existing
+            if place in line.text.casefold() and line.file in ("USER", "MEMORY")
+        ]
+        if len(said) == 1:
+            edit.update(file=said[0].file, op="deprecate", target=said[0].text)
+            del edit["section"]
+    return edit
 
 
 def _hhmm(entry: PromptEntry) -> str:

@@ -1,14 +1,17 @@
 """Any OpenAI-compatible chat endpoint (OpenAI, DeepSeek, Ollama, vLLM, llama.cpp server),
 through the openai client, answering with one `save_memory` tool call.
 
-How it copes with what real endpoints do (llm.tool_mode = auto, the default):
+How it copes with what real endpoints do (llm.tool_mode = auto, the default), deciding by the
+shape of the answer, never by waiting for an HTTP error (llama.cpp's server drops a
+tool_choice it cannot honour and answers 200):
 - the answer is read by the tolerant reader (consolidate/schema.py), whatever its shape;
-- a server that refuses a forced tool_choice is asked again with "auto";
-- a model that answers in text is read for the JSON it may hold; failing that it is asked
-  once more, with a corrective message;
-- a server that refuses `tools` altogether is asked for the same object in its message
-  (JSON mode), read by the same reader.
-`tools` never falls back to JSON mode; `json` never sends tools. 429 and 5xx are retried with
+- tools first: a structured tool call is read;
+- then the content: small models write the call as text (a fenced block, bare JSON, with
+  or without a {"name", "arguments"} wrapper), and that is read the same way;
+- then a JSON-only request (the same object asked for in the message, no tools), read by
+  the same reader; a server that refuses `tools` or a forced tool_choice gets there too.
+`tools` asks once more with a corrective message instead and never drops the tools; `json`
+never sends tools. 429 and 5xx are retried with
 backoff by the client (llm.max_retries); every call has a timeout (llm.timeout). Every
 failure is a ProviderError: nothing is written.
 """
@@ -144,18 +147,22 @@ class OpenAIProvider:
 
         timed = [e.when for e in request.entries if e.when]
         last = max(timed) if timed else request.now
-        if self.tool_mode != "json":
-            try:
-                return self._with_tools(request, read)
-            except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
-                if self.tool_mode == "tools":
-                    raise ProviderError(
-                        f"the endpoint rejected the request: {_short(exc)} (llm.tool_mode = "
-                        "tools; `json` asks for the answer in the message instead)"
-                    ) from None
-        return self._json_only(request, read)
+        if self.tool_mode == "json":
+            return self._json_only(request, read)
+        try:
+            found = self._with_tools(request, read)
+        except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
+            if self.tool_mode == "tools":
+                raise ProviderError(
+                    f"the endpoint rejected the request: {_short(exc)} (llm.tool_mode = "
+                    "tools; `json` asks for the answer in the message instead)"
+                ) from None
+            found = None
+        return found if found is not None else self._json_only(request, read)
 
-    def _with_tools(self, request: Request, read) -> Proposal:
+    def _with_tools(self, request: Request, read) -> Proposal | None:
+        """The answer to a request with the tool: a tool call, or a call written in the
+        content. None (auto) when neither came: the caller asks for JSON instead."""
         import openai
 
         convo = messages(request)
@@ -186,6 +193,8 @@ class OpenAIProvider:
                     return self._done(read(text), response, convo, text)
                 except ProviderError:
                     pass
+            if self.tool_mode == "auto":
+                return None
             if corrected:
                 raise ProviderError(
                     f"{self.model} answered twice without calling save_memory; use a model with "
