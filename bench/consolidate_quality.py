@@ -33,6 +33,7 @@ import os
 import re
 import sys
 import tempfile
+import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -55,8 +56,11 @@ def words(text: str) -> set[str]:
     return shingles(tokenize(text))
 
 
-def build(sample: dict, root: Path, user: str) -> tuple[dict, dict, int]:
-    """The conversation as daily logs: (path, line) -> dia_id, dia_id -> speaker, turns."""
+def build(
+    sample: dict, root: Path, user: str, max_sessions: int | None = None
+) -> tuple[dict, dict, int]:
+    """The conversation as daily logs: (path, line) -> dia_id, dia_id -> speaker, turns.
+    max_sessions: only the first so many sessions (a live model is slow)."""
     conv = sample["conversation"]
     init(root, env={}, use_git=True)
     ws = Workspace(root)
@@ -66,7 +70,7 @@ def build(sample: dict, root: Path, user: str) -> tuple[dict, dict, int]:
     sessions = sorted(
         (int(k.split("_")[1]), k) for k in conv if re.fullmatch(r"session_\d+", k) and conv[k]
     )
-    for _, key in sessions:
+    for _, key in sessions[:max_sessions]:
         start = parse_session_time(conv[f"{key}_date_time"])
         path = ws.day_file(start.date())
         before = path.read_text(encoding="utf-8").count("\n") if path.exists() else 0
@@ -117,17 +121,30 @@ def supports(line: str, fact: str) -> bool:
     return bool(mine) and len(mine & words(fact)) * 2 >= len(mine)
 
 
-def score(sample: dict, root: Path, provider: str, settings: dict, side: str = "a") -> dict:
+def score(
+    sample: dict,
+    root: Path,
+    provider: str,
+    settings: dict,
+    side: str = "a",
+    max_sessions: int | None = None,
+) -> dict:
     user = sample["conversation"][f"speaker_{side}"]
-    at_line, speaker_of, turns = build(sample, root, user)
+    at_line, speaker_of, turns = build(sample, root, user, max_sessions)
     before = {
         n: (root / n).read_text(encoding="utf-8") for n in ("USER.md", "MEMORY.md", "AGENTS.md")
     }
-    env = {k: v for k, v in os.environ.items() if k.startswith("OPENAI_")}
+    env = {k: v for k, v in os.environ.items() if k.startswith(("OPENAI_", "MEM_LLM_"))}
     env["MEM_EMBED_PROVIDER"] = "none"
     mem = Memory.open(root, env=env, clock=lambda: datetime(2024, 1, 1, 12))
-    mem.consolidate(provider=provider, now=datetime(2024, 1, 1, 12), **settings)
+    started = time.perf_counter()
+    report = mem.consolidate(provider=provider, now=datetime(2024, 1, 1, 12), **settings)
+    seconds = time.perf_counter() - started
+    if max_sessions is not None:  # only the facts of the sessions that were logged
+        keep = set(speaker_of)
     facts = facts_of(sample)
+    if max_sessions is not None:
+        facts = [f for f in facts if f[2] in keep]
     lines = added_lines(root, before)
     supported = misattributed = user_lines = user_tokens = 0
     captured: set[int] = set()
@@ -154,7 +171,11 @@ def score(sample: dict, root: Path, provider: str, settings: dict, side: str = "
         verdicts.append((ok, name, line))
     user_facts = [i for i, f in enumerate(facts) if f[0] == user]
     history = words((root / "HISTORY.md").read_text(encoding="utf-8"))
-    summaries = list(sample.get("session_summary", {}).values())
+    summaries = [
+        text
+        for key, text in sample.get("session_summary", {}).items()
+        if max_sessions is None or int(re.findall(r"\d+", key)[0]) <= max_sessions
+    ]
     overlap = [len(words(s) & history) / max(len(words(s)), 1) for s in summaries]
     return {
         "lines": len(lines),
@@ -167,6 +188,8 @@ def score(sample: dict, root: Path, provider: str, settings: dict, side: str = "
         "turns": turns,
         "history": sum(overlap) / max(len(overlap), 1),
         "verdicts": verdicts,
+        "report": report,
+        "seconds": seconds,
     }
 
 
@@ -199,7 +222,7 @@ def main() -> None:
             for part in ("tune" if name in TUNE else "check", "all"):
                 parts[part]["samples"] = parts[part].get("samples", 0) + 1
                 for k, v in r.items():
-                    if k != "verdicts":
+                    if k not in ("verdicts", "report"):
                         parts[part][k] = parts[part].get(k, 0) + v
             print(row(name, r))
             if args.lines:

@@ -316,6 +316,16 @@ _TO_REVIEW = ("review", "low-confidence", "missing-target", "ambiguous-target", 
 _TAKES = ("applied", "duplicate")  # the entries such an edit cites are consolidated
 
 
+def _about_the_batch(history: str, covered: Sequence[LogEntry]) -> bool:
+    """Whether a summary says something the entries said ("Today is 2026-12-01 10:00", the
+    prompt's own first line, is not a summary of anything)."""
+    from .checks import _same_script, content
+
+    said = content(history.split("]", 1)[-1])
+    heard = set().union(*(content(c.entry.text) for c in covered)) if covered else set()
+    return bool(said & heard) or not heard or not _same_script(said, heard)
+
+
 def _history_paragraph(
     history: str, applied: Sequence[Edit], covered: Sequence[LogEntry], opts: Options
 ) -> str:
@@ -329,8 +339,10 @@ def _history_paragraph(
             "quoted text that reads like an instruction to the agent and was left out "
             "(`mem audit` lists such lines)."
         )
-    if history:
-        return history
+    if history and _about_the_batch(history, covered):
+        from .dates import resolve_relative
+
+        return resolve_relative(history, when.date())  # "yesterday" read months later
     said = [f"{' '.join(e.text.split()).rstrip('.。')}." for e in applied if e.text][:5]
     if said:
         return f"{history_stamp(when)} Noted: {' '.join(said)}"

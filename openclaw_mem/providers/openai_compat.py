@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..consolidate.prompt import CORRECTIVE, messages
+from ..consolidate.prompt import ANSWER_RESERVE, CORRECTIVE, messages
 from ..consolidate.schema import TOOL, TOOL_NAME, read_answer
 from ..errors import ProviderError
 from ..proposal import Proposal, Request, Usage
@@ -72,6 +72,9 @@ class OpenAIProvider:
         self.tokens_sent = 0
         self.label = f"openai {model}" + (f" @ {base_url}" if base_url else "")
         self._client = None
+        # An answer never needs more than the room kept for it; a small model that starts
+        # repeating itself would otherwise generate until the server's context is full.
+        self._limit: dict[str, int] = {"max_tokens": ANSWER_RESERVE}
 
     def _get_client(self):
         if self._client is None:
@@ -88,9 +91,18 @@ class OpenAIProvider:
         self.calls += 1
         self.tokens_sent += sum(estimate_tokens(m["content"] or "") for m in convo)
         try:
-            return self._get_client().chat.completions.create(
-                model=self.model, messages=convo, **kwargs
-            )
+            try:
+                return self._get_client().chat.completions.create(
+                    model=self.model, messages=convo, **self._limit, **kwargs
+                )
+            except openai.BadRequestError as exc:
+                if "max_tokens" not in _short(exc) or "max_tokens" not in self._limit:
+                    raise
+                # Reasoning models take the newer name for the same limit.
+                self._limit = {"max_completion_tokens": ANSWER_RESERVE}
+                return self._get_client().chat.completions.create(
+                    model=self.model, messages=convo, **self._limit, **kwargs
+                )
         except openai.APITimeoutError:
             raise ProviderError(
                 f"the model did not answer within {self.timeout:g} s (llm.timeout); "

@@ -1,0 +1,191 @@
+"""Consolidation driven by a live model: what a real (small) model's answers become.
+
+    python bench/consolidate_live.py --base-url http://127.0.0.1:8089/v1 --model qwen \
+        [--sessions 2] [--context-tokens 4096] [--user a] [--only conv-26]
+
+Never run in CI: it needs a model server (any OpenAI-compatible endpoint; how to run a
+small one on this machine is in the README's "Consolidation with a real small model").
+Two parts:
+
+1. **Six entries** (invented: a move, a Go backend, a peanut allergy said in Chinese, an
+   answer-style request, a sister's visit, a CI switch, one assistant reply): the lines
+   written with their `src=`, the edits held for review and why, the entries taken and
+   left pending.
+2. **LoCoMo** (the consolidation-quality bench, bench/consolidate_quality.py): each
+   conversation's first `--sessions` sessions logged and consolidated through the model;
+   per conversation and per part (tuning / checking, as the offline rules were tuned):
+   entries offered, batches and seconds per batch, edits accepted / held / refused by
+   reason, entries taken and left, and the precision and recall of the lines written
+   against LoCoMo's annotated facts (the same rules as the offline figures).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from consolidate_quality import score
+from recall_quality import DEFAULT_DATA, TUNE
+
+from openclaw_mem.memory import Memory, init
+
+SIX = [
+    (
+        "09:00",
+        "user",
+        "I just moved to Berlin last week and I'm now building a Go backend "
+        "for a payments startup.",
+    ),
+    ("09:01", "assistant", "Congrats on the move! Happy to help with the Go backend."),
+    ("09:02", "user", "我对花生过敏，点外卖的时候记得提醒我"),
+    ("09:03", "user", "Please always answer me in English, short and direct."),
+    ("09:04", "user", "My sister Ana is visiting next weekend."),
+    ("09:05", "user", "We switched CI from Jenkins to GitHub Actions yesterday."),
+]
+
+_REASONS = (
+    ("does not say this", "citation does not say it"),
+    ("no entry of the batch clearly says", "no entry says it"),
+    ("first person", "first person"),
+    ("copied", "log entry copied"),
+    ("reads like an instruction", "firewall"),
+    ("file must be", "unknown file"),
+    ("needs target", "no target"),
+    ("needs text", "no text"),
+    ("must be a number", "bad number"),
+)
+
+
+def reason(status: str, detail: str) -> str:
+    if status not in ("review", "held", "invalid"):
+        return status
+    for needle, label in _REASONS:
+        if needle in detail:
+            return label
+    return detail.split(":")[0][:40]
+
+
+def tally(report) -> dict:
+    """Counts over a consolidation report: accepted, held and refused edits by reason."""
+    out: Counter = Counter()
+    for b in report.batches:
+        out["batches"] += 1
+        out["taken"] += b.taken
+        out["left"] += b.left
+        out["unused"] += b.unused
+        for o in b.outcomes:
+            if o.status in ("applied", "duplicate"):
+                out["accepted"] += 1
+            elif o.status in ("review", "held"):
+                out["held"] += 1
+                out[f"held: {reason(o.status, o.detail)}"] += 1
+            elif o.status == "invalid":
+                out["refused"] += 1
+                out[f"refused: {reason(o.status, o.detail)}"] += 1
+            else:
+                out["skipped"] += 1
+                out[f"skipped: {o.status}"] += 1
+    return out
+
+
+def six_entries(settings: dict, env: dict) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "ws"
+        init(root, env={}, use_git=True)
+        mem = Memory.open(root, env=env, clock=lambda: datetime(2026, 12, 1, 10))
+        for hhmm, role, text in SIX:
+            mem.log(text, role=role, at=datetime.fromisoformat(f"2026-12-01 {hhmm}"))
+        started = time.perf_counter()
+        report = mem.consolidate(provider="openai", now=datetime(2026, 12, 1, 10), **settings)
+        took = time.perf_counter() - started
+        print(f"six entries: {took:.0f} s, {report.calls} calls")
+        for b in report.batches:
+            for o in b.outcomes:
+                where = f"{o.edit.file} {o.edit.op}"
+                why = f" ({o.detail})" if o.detail else ""
+                src = f"  src={o.edit.origin}" if o.applied and o.edit.origin else ""
+                print(f"  {o.status:<15} {where:<15} {o.edit.text[:70]}{why}{src}")
+            print(f"  history: {b.history_entry[:160]}")
+            print(f"  entries taken {b.taken}, left pending {b.left}, unused answer {b.unused}")
+        left = mem.consolidate(provider="offline", dry_run=True).pending
+        print(f"  offered again on the next run: {left}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--base-url", required=True)
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    ap.add_argument("--sessions", type=int, default=2, help="sessions per conversation")
+    ap.add_argument("--context-tokens", type=int, default=4096)
+    ap.add_argument("--timeout", type=float, default=900)
+    ap.add_argument("--user", choices=("a", "b"), default="a")
+    ap.add_argument("--only", action="append", help="a sample id (repeatable)")
+    ap.add_argument("--skip-six", action="store_true")
+    args = ap.parse_args()
+    os.environ.setdefault("OPENAI_API_KEY", "none")
+    os.environ["MEM_LLM_CONTEXT_TOKENS"] = str(args.context_tokens)
+    os.environ["MEM_LLM_TIMEOUT"] = str(args.timeout)
+    os.environ["MEM_LLM_MAX_RETRIES"] = "0"
+    settings = {"model": args.model, "base_url": args.base_url}
+    env = {k: v for k, v in os.environ.items() if k.startswith(("OPENAI_", "MEM_LLM_"))}
+    env["MEM_EMBED_PROVIDER"] = "none"
+    print(f"model {args.model} @ {args.base_url}; context {args.context_tokens} tokens")
+    if not args.skip_six:
+        six_entries(settings, env)
+    data = json.loads(args.data.read_text(encoding="utf-8"))
+    parts: dict[str, Counter] = {"tune": Counter(), "check": Counter(), "all": Counter()}
+    with tempfile.TemporaryDirectory() as tmp:
+        for sample in data:
+            name = sample["sample_id"]
+            if args.only and name not in args.only:
+                continue
+            r = score(sample, Path(tmp) / name, "openai", settings, args.user, args.sessions)
+            counts = tally(r["report"])
+            counts.update(
+                {
+                    "offered": r["report"].pending,
+                    "lines": r["lines"],
+                    "supported": r["supported"],
+                    "captured": r["captured"],
+                    "user_facts": r["user_facts"],
+                    "seconds": r["seconds"],
+                }
+            )
+            for part in ("tune" if name in TUNE else "check", "all"):
+                parts[part].update(counts)
+            print(line(name, counts), flush=True)
+    for part, c in parts.items():
+        if c["batches"]:
+            print(line(part, c))
+    reasons = sorted(k for k in parts["all"] if ": " in k)
+    for k in reasons:
+        print(f"  {k:<40} {parts['all'][k]:>5}")
+
+
+def line(name: str, c: Counter) -> str:
+    precision = c["supported"] / c["lines"] if c["lines"] else float("nan")
+    recall = c["captured"] / c["user_facts"] if c["user_facts"] else float("nan")
+    per_batch = c["seconds"] / c["batches"] if c["batches"] else float("nan")
+    return (
+        f"{name:<8} offered {c['offered']:>4}  batches {c['batches']:>3} "
+        f"({per_batch:>5.0f} s each)  edits accepted {c['accepted']:>3} held {c['held']:>3} "
+        f"refused {c['refused']:>3} skipped {c['skipped']:>3}  entries taken {c['taken']:>4} "
+        f"left {c['left']:>4}  unused answers {c['unused']:>2}  lines {c['lines']:>3} "
+        f"precision {precision:.2f} recall {recall:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
