@@ -904,7 +904,7 @@ class Memory:
         import subprocess
         import sys
 
-        from .consolidate.progress import count_pending
+        from .consolidate.review import count_pending
 
         if count_pending(self.ws) <= self.config["consolidate.memory_window"]:
             return False

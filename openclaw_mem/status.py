@@ -115,7 +115,7 @@ def workspace_status(
 
 
 def _consolidation_summary(ws: Workspace, with_git: bool) -> dict:
-    from .consolidate.progress import last_consolidation, pending_entries, read_history
+    from .consolidate.progress import last_consolidation, read_history
 
     commit = None
     if with_git:
@@ -123,7 +123,7 @@ def _consolidation_summary(ws: Workspace, with_git: bool) -> dict:
 
         found = last_consolidation_commit(ws.root)
         commit = found.to_json() if found else None
-    from .consolidate.review import load_all
+    from .consolidate.review import count_pending, load_all
     from .markdown import ledger_entries
 
     try:
@@ -139,7 +139,7 @@ def _consolidation_summary(ws: Workspace, with_git: bool) -> dict:
             row["completion"] += e["completion"]
             row["runs"] += 1
     return {
-        "pending": len(pending_entries(ws)),
+        "pending": count_pending(ws),
         "last": last_consolidation(history),
         "lastCommit": commit,
         "proposals": len(load_all(ws)),

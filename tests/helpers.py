@@ -67,7 +67,7 @@ def src_problems(root: Path, before: str, after: str) -> list[str]:
                 continue
             path, a, b = found
             lines = (root / path).read_text(encoding="utf-8").splitlines()[a - 1 : b]
-            text = "\n".join(lines)
+            text = "\n".join(x for x in lines if not x.startswith("## "))  # not the heading
             if said and not (said & content(text)) and _same_script(said, content(text)):
                 problems.append(f"{line!r}: {cite} says {text[:80]!r}")
     return problems

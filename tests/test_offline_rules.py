@@ -145,3 +145,94 @@ def test_a_repeat_cites_its_entry_only_when_clean_and_from_the_same_agent():
     docs = {"MEMORY.md": "# Memory\n", "USER.md": "# User\n", "AGENTS.md": "# A\n"}
     edits = OfflineProvider().propose(Request(entries, docs, NOW)).edits
     assert [(e.text, e.sources) for e in edits] == [("Enjoys restoring old film cameras", (1, 4))]
+
+
+@pytest.mark.parametrize(
+    "said, file, section, line",
+    [
+        ("I'm vegetarian.", "USER", "Identity", "Is vegetarian"),
+        ("My cat is called Miso.", "USER", "Identity", "Has a cat called Miso"),
+        ("I love hiking in the Alps", "USER", "Preferences", "Loves hiking in the Alps"),
+        (
+            "I'm allergic to shellfish, by the way",
+            "USER",
+            "Identity",
+            "Is allergic to shellfish, by the way",
+        ),
+    ],
+)
+def test_plain_first_person_facts_become_lines(said, file, section, line):
+    assert taken(said) == [(file, section, line)]
+
+
+def test_passing_states_and_unnamed_relations_stay_in_the_log():
+    for said in ("I'm tired today.", "My name is", "I'm excited!", "My it is called Bo"):
+        assert taken(said) == [], said
+
+
+def test_a_move_strikes_the_line_that_placed_the_person_elsewhere():
+    docs = {
+        "MEMORY.md": "# Memory\n",
+        "USER.md": "# User\n\n## Identity\n\n- Lives in Lisbon <!-- identity i=0.8 c=0.8 -->\n",
+        "AGENTS.md": "# A\n",
+    }
+    said = "Actually, I moved to Porto last month, no longer in Lisbon."
+    (edit,) = propose(said, documents=docs).edits
+    assert (edit.op, edit.file, edit.text) == (
+        "deprecate",
+        "USER",
+        "Lives in Porto since last month",
+    )
+    assert edit.target.startswith("- Lives in Lisbon")
+    alone = propose("I just moved to Porto.").edits
+    assert [(e.op, e.text) for e in alone] == [("add", "Lives in Porto")]
+
+
+def test_entries_the_rules_take_nothing_from_are_dropped_explicitly():
+    answer = propose("I'm vegetarian.", "haha that's funny", "what time is it?")
+    assert answer.skip == (2, 3)
+    places = (
+        "sailing on Lake Geneva",
+        "climbing in Yosemite",
+        "skiing in Zermatt",
+        "diving off the coast of Egypt",
+    )
+    capped = propose(*(f"I love {p}" for p in places))
+    assert len(capped.edits) == 3 and capped.skip == ()  # the fourth waits for the next run
+
+
+def test_relative_times_are_made_absolute_through_a_whole_consolidation(ws):
+    ws("log", "--at", "2025-06-03T09:00", "打算下个月去京都旅行")
+    ws("log", "--at", "2025-06-03T09:01", "I'm going to run the Berlin marathon next year")
+    ws("consolidate", "--now", "2026-12-01T10:00")
+    user = (ws.root / "USER.md").read_text(encoding="utf-8")
+    assert "- 打算2025-07去京都旅行 <!-- goal" in user
+    assert "- Is going to run the Berlin marathon in 2026 <!-- goal" in user
+    assert "2025-06-03 src=memory/2025-06-03.md#L3-L4" in user  # the fact's own date
+
+
+def test_the_five_plain_statements_through_the_cli(ws):
+    (ws.root / "USER.md").write_text(
+        "# USER\n\n## Identity\n\n- Lives in Lisbon\n", encoding="utf-8"
+    )
+    ws("commit", "-m", "profile")
+    for i, said in enumerate(
+        [
+            "I'm vegetarian.",
+            "My cat is called Miso.",
+            "I love hiking in the Alps",
+            "Actually, I moved to Porto last month, no longer in Lisbon.",
+        ]
+    ):
+        ws("log", "--at", f"2026-11-30T09:0{i}", said)
+    ws("consolidate", "--now", "2026-12-01T10:00")
+    user = (ws.root / "USER.md").read_text(encoding="utf-8")
+    for line in (
+        "- Is vegetarian",
+        "- Has a cat called Miso",
+        "- Loves hiking in the Alps",
+        "- Lives in Porto since 2026-10",
+    ):
+        assert line in user, user
+    assert "- ~~Lives in Lisbon~~ (deprecated 2026-12-01 → Lives in Porto since 2026-10)" in user
+    assert ws.json("status")["consolidation"]["pending"] == 0

@@ -279,7 +279,10 @@ def proposal_json(p) -> dict:
         "provider": p.provider,
         "entries": p.entries,
         "historyEntry": p.history,
-        "edits": [{"number": i, **e} for i, e in enumerate(p.edits, 1)],
+        "edits": [
+            {"number": i, **e, "heldBecause": (p.reasons[i - 1] if i <= len(p.reasons) else "")}
+            for i, e in enumerate(p.edits, 1)
+        ],
         "rejected": p.rejected,
     }
 
@@ -293,6 +296,8 @@ def proposal_view(term: Environment, p, diff: str) -> None:
         what = escape((e.get("text") or e.get("target") or "")[:110])
         src = f" [dim]({escape(e['origin'])})[/dim]" if e.get("origin") else ""
         out.print(f"  {i}. {_OP_MARK.get(e['op'], '?')} {escape(where)}: {what}{src}")
+        if i <= len(p.reasons) and p.reasons[i - 1]:
+            out.print(f"     [yellow]held: {escape(p.reasons[i - 1])}[/yellow]")
     for r in p.rejected:
         out.print(f"  [yellow]! refused ({escape(r['reason'])})[/yellow] {escape(r['summary'])}")
     sys.stdout.write(diff)

@@ -124,10 +124,6 @@ def pending_entries(ws: Workspace, warnings: list[str] | None = None) -> list[Lo
     return [e for e in entries if e.id not in taken]
 
 
-def count_pending(ws: Workspace) -> int:
-    return len(pending_entries(ws))
-
-
 def record(ws: Workspace, taken: Sequence[Taken]) -> bool:
     """Append the entries taken to the record (the first record also takes over what the
     older line markers covered). Returns whether anything was written."""

@@ -27,7 +27,7 @@ from ..fsutil import atomic_write_text, read_text
 from ..proposal import Edit
 from ..workspace import Workspace
 from .edits import Outcome, apply_edits
-from .progress import Taken, all_entries, record
+from .progress import Taken, all_entries, pending_entries, record
 from .write import BatchReport, read_docs, unified_diff, write_batch
 
 FOLDER = "proposals"
@@ -151,6 +151,12 @@ def drop(ws: Workspace, ident: str) -> Pending:
 def waiting_ids(ws: Workspace) -> set[str]:
     """The entry ids waiting proposals hold back."""
     return {i for p in load_all(ws) for i in p.waits}
+
+
+def count_pending(ws: Workspace) -> int:
+    """What the next run would offer: entries held back here wait for a person instead."""
+    waiting = waiting_ids(ws)
+    return sum(e.id not in waiting for e in pending_entries(ws))
 
 
 def reword(ws: Workspace, ident: str, number: int, text: str) -> Pending:
