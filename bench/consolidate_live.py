@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from consolidate_quality import score
 from recall_quality import DEFAULT_DATA, TUNE
 
+from openclaw_mem.errors import ProviderError
 from openclaw_mem.memory import Memory, init
 
 SIX = [
@@ -151,7 +152,13 @@ def main() -> None:
             name = sample["sample_id"]
             if args.only and name not in args.only:
                 continue
-            r = score(sample, Path(tmp) / name, "openai", settings, args.user, args.sessions)
+            try:
+                r = score(sample, Path(tmp) / name, "openai", settings, args.user, args.sessions)
+            except ProviderError as exc:  # a timeout or an unreadable answer: nothing written
+                print(f"{name:<8} failed: {exc.message}", flush=True)
+                for part in ("tune" if name in TUNE else "check", "all"):
+                    parts[part]["failed runs"] += 1
+                continue
             counts = tally(r["report"])
             counts.update(
                 {
@@ -169,7 +176,7 @@ def main() -> None:
     for part, c in parts.items():
         if c["batches"]:
             print(line(part, c))
-    reasons = sorted(k for k in parts["all"] if ": " in k)
+    reasons = sorted(k for k in parts["all"] if ": " in k or k == "failed runs")
     for k in reasons:
         print(f"  {k:<40} {parts['all'][k]:>5}")
 
