@@ -19,8 +19,16 @@ from pathlib import Path
 
 import git
 
-from .errors import ConflictError, GitError, NotFound
-from .markdown import COMMIT_CONSOLIDATE, COMMIT_SYNC
+from .errors import ConflictError, GitError, NotFound, UsageError
+from .markdown import (
+    COMMIT_CLEANUP,
+    COMMIT_CONSOLIDATE,
+    COMMIT_FORGET,
+    COMMIT_INGEST,
+    COMMIT_INIT,
+    COMMIT_LOG,
+    COMMIT_SYNC,
+)
 from .workspace import ARCHIVE_DIR, GITATTRIBUTES, MEMORY_DIR, SKILL_FILE
 
 _FALLBACK_IDENTITY = {"name": "openclaw-mem", "email": "mem@localhost"}
@@ -76,9 +84,38 @@ def require_repo(root: Path) -> git.Repo:
 
 def init_repo(root: Path) -> git.Repo:
     try:
-        return git.Repo.init(root)
+        repo = git.Repo.init(root)
     except git.GitCommandNotFound:
         raise GitError("git is not installed; install git to version your memory") from None
+    register_merge_driver(repo)
+    return repo
+
+
+def register_merge_driver(repo: git.Repo) -> None:
+    """Teach this clone to merge daily logs and HISTORY.md by entry: the driver in
+    .git/config (this interpreter runs it, so it works without `mem` on PATH) and the
+    attributes in .git/info/attributes, which win over a committed .gitattributes (an older
+    workspace's `merge=union` included). Both stay out of versioned files."""
+    import shlex
+    import sys
+
+    from .workspace import GITATTRIBUTES, MERGE_DRIVER
+
+    command = f"{shlex.quote(sys.executable)} -m openclaw_mem merge-file %O %A %B %P"
+    with repo.config_writer() as config:
+        section = f'merge "{MERGE_DRIVER}"'
+        config.set_value(section, "name", "mem: merge daily logs and HISTORY.md by entry")
+        config.set_value(section, "driver", command)
+    info = Path(repo.git_dir) / "info" / "attributes"
+    info.parent.mkdir(parents=True, exist_ok=True)
+    existing = info.read_text(encoding="utf-8") if info.exists() else ""
+    if f"merge={MERGE_DRIVER}" not in existing:
+        from .fsutil import atomic_write_text
+
+        atomic_write_text(
+            info,
+            existing + ("\n" if existing and not existing.endswith("\n") else "") + GITATTRIBUTES,
+        )
 
 
 def _prefix(repo: git.Repo, root: Path) -> str:
@@ -354,13 +391,50 @@ def last_consolidation_commit(root: Path) -> CommitInfo | None:
     return None
 
 
-def undo_consolidation(root: Path) -> tuple[CommitInfo, CommitInfo]:
-    """Revert the newest consolidation with a new commit (history is never rewritten).
-    Returns (the consolidation, the revert)."""
+# What `mem undo` reverts: a change mem made to curated memory. Logs are never reverted
+# (they are the record), nor are a sync's, an init's or an import's commits.
+_UNDOABLE = (COMMIT_CONSOLIDATE, COMMIT_FORGET, COMMIT_CLEANUP)
+_NOT_A_CHANGE = (COMMIT_LOG, COMMIT_SYNC, COMMIT_INIT, COMMIT_INGEST)
+
+
+def undo_target(root: Path) -> tuple[CommitInfo | None, CommitInfo | None]:
+    """(the newest change mem made that is not reverted yet, the newest change to memory
+    of anyone's): the same commit unless a person changed memory since."""
+    repo = open_repo(root)
+    if repo is None or not _has_head(repo):
+        return None, None
+    out = repo.git.log(_LOG_FORMAT + "%x1f%b", "--", *memory_pathspecs(repo, root))
+    reverted: set[str] = set()
+    newest = None
+    for record in out.split("\x1e"):
+        fields = record.strip("\n").split("\x1f")
+        if len(fields) < 6:
+            continue
+        sha, short, author, when, subject, body = fields[:6]
+        undone = re.findall(r"This reverts commit ([0-9a-f]{40})", body)
+        reverted.update(undone)
+        if undone or sha in reverted or subject.startswith(_NOT_A_CHANGE):
+            continue  # an undo, what it undid, or a commit of logs
+        info = CommitInfo(sha, short, author, when, subject)
+        newest = newest or info
+        if subject.startswith(_UNDOABLE):
+            return info, newest
+    return None, newest
+
+
+def undo_change(root: Path, yes: bool = False) -> tuple[CommitInfo, CommitInfo]:
+    """Revert the newest change mem made (a consolidation, a forget, a cleanup) with a new
+    commit; history is never rewritten. When a person changed memory since, say which
+    commit it would revert and do it only with `yes`. Returns (the change, the revert)."""
     repo = require_repo(root)
-    target = last_consolidation_commit(root)
+    target, newest = undo_target(root)
     if target is None:
-        raise NotFound("no consolidation commit to undo (mem history lists what there is)")
+        raise NotFound("no change of mem's to undo (mem history lists what there is)")
+    if newest is not None and newest.sha != target.sha and not yes:
+        raise UsageError(
+            f"the newest change to memory is {newest.short} {newest.subject!r}, not mem's; "
+            f"`mem undo --yes` reverts {target.short} {target.subject!r} instead"
+        )
     try:
         with _identity(repo):
             repo.git.revert("--no-edit", target.sha)
@@ -387,8 +461,9 @@ class SyncResult:
 
 
 def sync(root: Path, remote: str = "origin", branch: str = "") -> SyncResult:
-    """Commit local memory changes, rebase onto the remote, push. A conflict in a file that
-    cannot union-merge aborts the rebase: nothing is left half-merged."""
+    """Commit local memory changes, rebase onto the remote, push. Daily logs and HISTORY.md
+    merge by entry (the driver is registered first); a conflict elsewhere aborts the rebase:
+    nothing is left half-merged."""
     repo = require_repo(root)
     if remote not in [r.name for r in repo.remotes]:
         raise GitError(
@@ -404,6 +479,7 @@ def sync(root: Path, remote: str = "origin", branch: str = "") -> SyncResult:
         from .fsutil import atomic_write_text
 
         atomic_write_text(attributes, GITATTRIBUTES)
+    register_merge_driver(repo)
     committed = commit_memory(root, f"{COMMIT_SYNC} local memory changes")
     try:
         repo.git.fetch(remote)

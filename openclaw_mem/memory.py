@@ -395,12 +395,14 @@ class Memory:
         diff, _ = review.preview(self.ws, pending, opts.min_confidence)
         return pending, diff, None
 
-    def undo(self) -> tuple[CommitInfo, CommitInfo]:
-        """Revert the newest consolidation with a new commit: (the consolidation, the revert)."""
-        from .gitrepo import undo_consolidation
+    def undo(self, *, yes: bool = False) -> tuple[CommitInfo, CommitInfo]:
+        """Revert the newest change mem made (consolidation, forget, cleanup) with a new
+        commit: (the change, the revert). When a person changed memory since, only with
+        `yes` (the error names the commit it would revert)."""
+        from .gitrepo import undo_change
 
         self._check_writable_state()
-        return undo_consolidation(self.root)
+        return undo_change(self.root, yes)
 
     def forget(self, target: str, *, hard: bool = False) -> ForgetResult:
         """Deprecate (or, hard, delete) a curated line; redact a log line in place (hard)."""
@@ -959,3 +961,18 @@ class Memory:
             daily_token_budget=cfg["llm.daily_token_budget"],
             user_budget=cfg["consolidate.user_budget"],
         )
+
+
+def merge_files(base: Path, ours: Path, theirs: Path, path: str = "") -> None:
+    """git's merge driver (`mem merge-file %O %A %B %P`): a daily log or HISTORY.md merged
+    by entry, written over `ours` atomically."""
+    from .fsutil import atomic_write_text
+    from .logmerge import merge_file
+
+    def read(p: Path) -> str:
+        try:
+            return p.read_bytes().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"cannot read {p}: {exc}") from None
+
+    atomic_write_text(ours, merge_file(path or str(ours), read(base), read(ours), read(theirs)))

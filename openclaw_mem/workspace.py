@@ -22,12 +22,17 @@ HISTORY_FILE = "HISTORY.md"
 ARCHIVE_DIR = "archive"
 SKILL_FILE = "skills/openclaw-mem/SKILL.md"
 GITIGNORE_LINE = f"{STATE_DIR}/"
-GITATTRIBUTES = """# mem: two machines appending to the same daily log, or to HISTORY.md, merge by
-# keeping both sides. MEMORY.md, USER.md and AGENTS.md merge normally: a conflict stops.
-memory/*.md merge=union
-memory/**/*.md merge=union
-HISTORY.md merge=union
+GITATTRIBUTES = """# mem: daily logs and HISTORY.md merge by entry, through a driver that
+# `mem init` and `mem sync` register in .git/config (git keeps drivers out of
+# versioned files). A clone without it gets git's ordinary merge: a conflict it
+# can see, never entries fused silently; `mem sync` registers it there too.
+memory/*.md merge=mem-entries
+memory/**/*.md merge=mem-entries
+HISTORY.md merge=mem-entries
+# What consolidation has taken: one entry id a line; both sides' lines are kept.
+memory/.consolidated merge=union
 """
+MERGE_DRIVER = "mem-entries"
 DEFAULT_INCLUDE = ("*.md", "memory/**/*.md")
 DAY_FILE_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[-_ ].*)?\.md$")
 

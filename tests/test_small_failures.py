@@ -92,12 +92,13 @@ def test_files_made_by_init_have_ordinary_permissions(tmp_path, runner):
         assert stat.S_IMODE(path.stat().st_mode) == 0o644, name
 
 
-def test_undo_after_a_forget_is_one_short_line(ws):
+def test_undo_that_cannot_revert_cleanly_is_one_short_line(ws):
     ws("log", "--at", "2026-11-30T09:00", "--role", "user", "I prefer tea over coffee")
     ws("consolidate", "--provider", "offline", "--now", "2026-11-30T10:00")
-    user = (ws.root / "USER.md").read_text(encoding="utf-8").splitlines()
-    line = next(i for i, text in enumerate(user, 1) if "tea" in text)
-    ws("forget", "--hard", f"USER.md:{line}")
-    result = ws("undo", ok=False)
+    user = ws.root / "USER.md"
+    text = user.read_text(encoding="utf-8")
+    user.write_text(text.replace("Prefers tea over coffee", "Prefers green tea"), encoding="utf-8")
+    ws("commit", "-m", "hand edit of the line the consolidation wrote")
+    result = ws("undo", "--yes", ok=False)
     assert result.exit_code == 8 and result.stderr.count("\n") == 1
     assert len(result.stderr) < 250 and "hint:" not in result.stderr

@@ -23,9 +23,14 @@ def _machines(tmp_path):
     return ma, Mem(tmp_path / "desktop")
 
 
-def test_init_writes_union_merge_attributes(ws):
+def test_init_registers_the_entry_merge_driver(ws):
     text = (ws.root / ".gitattributes").read_text(encoding="utf-8")
-    assert "memory/*.md merge=union" in text and "HISTORY.md merge=union" in text
+    assert "memory/*.md merge=mem-entries" in text and "HISTORY.md merge=mem-entries" in text
+    assert "memory/.consolidated merge=union" in text
+    config = git.Repo(ws.root).config_reader()
+    assert "merge-file %O %A %B %P" in config.get_value('merge "mem-entries"', "driver")
+    info = (ws.root / ".git" / "info" / "attributes").read_text(encoding="utf-8")
+    assert "memory/*.md merge=mem-entries" in info
 
 
 def test_two_machines_appending_to_one_day_merge_cleanly(tmp_path):

@@ -147,8 +147,17 @@ def _in_editor(text: str, env: dict[str, str]) -> str:
 
 
 @app.command("undo")
-def undo_cmd(ctx: typer.Context) -> None:
-    """Revert the last consolidation with a new commit (history is never rewritten)."""
-    target, revert = state(ctx).memory().undo()
+def undo_cmd(
+    ctx: typer.Context,
+    yes: Annotated[
+        bool,
+        typer.Option(
+            "--yes", help="Revert mem's last change even when a person changed memory since."
+        ),
+    ] = False,
+) -> None:
+    """Revert the last change mem made (a consolidation, a forget, a cleanup) with a new
+    commit; history is never rewritten."""
+    target, revert = state(ctx).memory().undo(yes=yes)
     typer.echo(f"reverted {target.short} {target.subject}")
     typer.echo(f"committed {revert.short} {revert.subject}")

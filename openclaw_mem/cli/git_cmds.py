@@ -71,3 +71,17 @@ def diff_cmd(
         sys.stdout.write(text)
     else:
         typer.echo(f"no change to memory since {rev}", err=True)
+
+
+@app.command("merge-file", hidden=True)
+def merge_file_cmd(
+    base: Annotated[Path, typer.Argument(help="The common ancestor's version (%O).")],
+    ours: Annotated[Path, typer.Argument(help="Ours (%A); the result is written here.")],
+    theirs: Annotated[Path, typer.Argument(help="Theirs (%B).")],
+    path: Annotated[str, typer.Argument(help="The file's path in the repository (%P).")] = "",
+) -> None:
+    """git's merge driver for daily logs and HISTORY.md: every entry of both sides once,
+    byte for byte, in time order (registered by `mem init` and `mem sync`)."""
+    from ..memory import merge_files
+
+    merge_files(base, ours, theirs, path)

@@ -43,9 +43,7 @@ _COPIED_RE = re.compile(
     re.I,
 )
 _SENTENCE_END_RE = re.compile(r"[.!?。！？](?:\s|$)")
-_FIRST_PERSON_RE = re.compile(
-    r"\b(?:I|I'm|I’m|I've|I’ve|I'd|I’d|I'll|(?i:me|my|mine|myself))\b"
-)
+_FIRST_PERSON_RE = re.compile(r"\b(?:I|I'm|I’m|I've|I’ve|I'd|I’d|I'll|(?i:me|my|mine|myself))\b")
 LONG_COPY = 160  # characters: a turn this long, copied whole, is not a memory line
 
 

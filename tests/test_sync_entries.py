@@ -1,0 +1,181 @@
+"""Sync that merges by entry: clones of one bare remote, in tmp_path, with real git.
+
+Entries logged on several machines come back each exactly once, byte for byte, in time
+order, never two under one heading; consolidation progress (entry ids, union-merged)
+means the same on every clone after any merge; `mem undo` reverts mem's newest change."""
+
+from __future__ import annotations
+
+import random
+
+import git
+import pytest
+from helpers import Mem
+from typer.testing import CliRunner
+
+from openclaw_mem.cli import app
+from openclaw_mem.consolidate.progress import all_entries, pending_entries, taken_ids
+from openclaw_mem.logmerge import merge_history, merge_log
+from openclaw_mem.logs import read_entries
+from openclaw_mem.workspace import Workspace
+
+
+def _clones(tmp_path, n: int) -> list[Mem]:
+    bare = tmp_path / "remote.git"
+    git.Repo.init(bare, bare=True)
+    first = tmp_path / "m0"
+    assert CliRunner().invoke(app, ["init", str(first)]).exit_code == 0
+    git.Repo(first).create_remote("origin", str(bare))
+    machines = [Mem(first)]
+    machines[0]("sync")
+    for i in range(1, n):
+        git.Repo.clone_from(str(bare), tmp_path / f"m{i}")
+        machines.append(Mem(tmp_path / f"m{i}"))
+        machines[-1]("sync")  # registers the driver in the clone's own config
+    return machines
+
+
+def _log(machine: Mem) -> str:
+    return (machine.root / "memory" / "2026-12-01.md").read_text(encoding="utf-8")
+
+
+def test_two_entries_in_the_same_minute_stay_two_and_time_order_holds(tmp_path):
+    a, b = _clones(tmp_path, 2)
+    a("log", "--at", "2026-12-01T00:37", "--role", "user", "from A")
+    b("log", "--at", "2026-12-01T00:37", "--role", "user", "from B")
+    a("log", "--at", "2026-12-01T10:02", "--role", "user", "A, later")
+    b("log", "--at", "2026-12-01T10:01", "--role", "user", "B, a minute before")
+    a("sync")
+    b("sync")
+    a("sync")
+    expected = (
+        "# 2026-12-01\n\n## 00:37 · user\nfrom A\n\n## 00:37 · user\nfrom B\n\n"
+        "## 10:01 · user\nB, a minute before\n\n## 10:02 · user\nA, later\n\n"
+    )
+    assert _log(a) == _log(b) == expected
+    hits = a.json("recall", "--json", "from B")["results"]
+    assert any(h["startLine"] == 6 and h["endLine"] == 7 for h in hits)  # its own range
+
+
+def test_progress_means_the_same_after_a_merge_moves_entries(tmp_path, monkeypatch):
+    a, b = _clones(tmp_path, 2)
+    b("log", "--at", "2026-12-01T00:40", "--role", "user", "I'm vegetarian.")
+    b("consolidate", "--now", "2026-12-01T01:00")  # B consolidated its own entry
+    a("log", "--at", "2026-12-01T00:30", "--role", "user", "I love hiking in the Alps")
+    b("sync")
+    a("sync")  # A's entry now sits above B's consolidated one
+    ws = Workspace(a.root)
+    pending = [e.entry.text for e in pending_entries(ws)]
+    assert pending == ["I love hiking in the Alps"]  # B's is not offered again; A's is
+    report = a.json("consolidate", "--dry-run", "--json", "--now", "2026-12-01T02:00")
+    assert report["pending"] == 1
+
+
+def test_undo_after_three_forgets_reverts_the_last_forget(ws):
+    for i, said in enumerate(
+        ["I'm vegetarian.", "My cat is called Miso.", "I love jazz music a lot"]
+    ):
+        ws("log", "--at", f"2026-11-30T09:0{i}", said)
+    ws("consolidate", "--now", "2026-11-30T10:00")
+    user = ws.root / "USER.md"
+
+    def line_of(word: str) -> int:
+        lines = user.read_text(encoding="utf-8").splitlines()
+        return next(i for i, text in enumerate(lines, 1) if word in text and "~~" not in text)
+
+    for word in ("vegetarian", "Miso", "jazz"):
+        ws("forget", f"USER.md:{line_of(word)}")
+    before = user.read_text(encoding="utf-8")
+    out = ws("undo").stdout
+    assert out.startswith("reverted ") and "forget: USER.md" in out
+    after = user.read_text(encoding="utf-8")
+    assert "~~Likes jazz music a lot~~" not in after or "~~Loves jazz" not in after
+    assert after != before and "~~Has a cat called Miso~~" in after  # only the last undone
+
+
+def test_undo_names_an_older_change_and_asks_for_yes_after_a_hand_edit(ws):
+    ws("log", "--at", "2026-11-30T09:00", "I'm vegetarian.")
+    ws("consolidate", "--now", "2026-11-30T10:00")
+    memory = ws.root / "MEMORY.md"
+    memory.write_text(memory.read_text(encoding="utf-8") + "- Hand note.\n", encoding="utf-8")
+    ws("commit", "-m", "a hand edit")
+    result = ws("undo", ok=False)
+    assert result.exit_code == 2 and "`mem undo --yes` reverts" in result.stderr
+    assert "consolidate:" in result.stderr and "a hand edit" in result.stderr
+    assert "reverted " in ws("undo", "--yes").stdout
+    assert "- Hand note." in memory.read_text(encoding="utf-8")
+
+
+def test_the_entry_merge_keeps_each_entry_once_and_drops_what_one_side_removed():
+    base = "# 2026-12-01\n\n## 09:00 · user\nkeep\n\n## 09:01 · user\nsecret x\n\n"
+    ours = base.replace("secret x", "[forgotten]") + "## 09:05 · user\nours\n\n"
+    theirs = base + "## 09:03 · user\ntheirs\n\n## 09:05 · user\nours\n\n"
+    merged = merge_log(base, ours, theirs)
+    assert merged == (
+        "# 2026-12-01\n\n## 09:00 · user\nkeep\n\n## 09:01 · user\n[forgotten]\n\n"
+        "## 09:03 · user\ntheirs\n\n## 09:05 · user\nours\n\n## 09:05 · user\nours\n\n"
+    )
+    h_base = "# HISTORY\n\n[2026-12-01 09:00] One.\n<!-- consolidated: 1 entry of x -->\n"
+    h_ours = h_base + "\n[2026-12-01 11:00] Three.\n<!-- consolidated: 1 entry of x -->\n"
+    h_theirs = h_base + "\n[2026-12-01 10:00] Two.\n<!-- consolidated: 1 entry of x -->\n"
+    merged = merge_history(h_base, h_ours, h_theirs)
+    assert merged.index("One.") < merged.index("Two.") < merged.index("Three.")
+    assert merged.count("<!-- consolidated") == 3 and merged.startswith("# HISTORY\n\n")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_three_clones_in_random_interleavings_agree_entry_by_entry(tmp_path, seed):
+    """Logs in the same minute and across days, consolidations and syncs on any clone, in
+    an order drawn from the seed. Afterwards every clone holds the same entries, each
+    exactly once and byte-identical to what was logged, in time order; what a clone had
+    taken stays taken through every merge; and each entry is either taken or pending."""
+    rng = random.Random(seed)
+    machines = _clones(tmp_path, 3)
+    logged: list[tuple[str, str]] = []  # (day, text) in the order they were logged
+    taken_before: list[set[str]] = [set() for _ in machines]
+    for step in range(14):
+        i = rng.randrange(3)
+        m = machines[i]
+        action = rng.choices(["log", "consolidate", "sync"], weights=[5, 2, 3])[0]
+        if action == "log":
+            # Each machine's clock moves forward; two machines often share a minute.
+            day = "2026-12-01" if step < 7 else "2026-12-02"
+            minute = f"09:{step // 3:02d}"
+            text = rng.choice([f"status check {seed}-{step} done", "ok, same as the other"])
+            if text.startswith("ok"):
+                text = f"{text} {step % 2}"  # the same text on two machines, now and then
+            m("log", "--at", f"{day}T{minute}", "--role", "user", text)
+            logged.append((day, text))
+        elif action == "consolidate":
+            m("consolidate", "--now", "2026-12-03T08:00")
+        else:
+            m("sync")
+        ws = Workspace(m.root)
+        now = taken_ids(ws) or set()
+        assert taken_before[i] <= now, "an entry once taken became pending again"
+        taken_before[i] = now
+    for _ in range(2):
+        for m in machines:
+            m("sync")
+    texts = [{d: _texts(m, d) for d in ("2026-12-01", "2026-12-02")} for m in machines]
+    assert texts[0] == texts[1] == texts[2]
+    for day in ("2026-12-01", "2026-12-02"):
+        want = sorted(t for d, t in logged if d == day)
+        assert sorted(e for e, _ in texts[0][day]) == want  # each exactly once, byte for byte
+        times = [when for _, when in texts[0][day]]
+        assert times == sorted(times)
+    ws = Workspace(machines[0].root)
+    ids = {e.id for e in all_entries(ws)}
+    taken = taken_ids(ws) or set()
+    pending = {e.id for e in pending_entries(ws)}
+    assert pending == ids - taken and not (pending & taken)
+    machines[0]("consolidate", "--now", "2026-12-03T09:00")
+    machines[0]("sync")
+    assert pending_entries(ws) == []  # now every entry was offered, and taken once
+
+
+def _texts(machine: Mem, day: str) -> list[tuple[str, str]]:
+    path = machine.root / "memory" / f"{day}.md"
+    if not path.exists():
+        return []
+    return [(e.text, e.time or "") for e in read_entries(path)]
