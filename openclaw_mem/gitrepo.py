@@ -450,6 +450,38 @@ def undo_change(root: Path, yes: bool = False) -> tuple[CommitInfo, CommitInfo]:
     return target, revert
 
 
+def merge_by_entry(root: Path) -> list[str]:
+    """Resolve the daily logs and HISTORY.md a merge or rebase left conflicted (a plain
+    `git pull` on a clone without the driver) by entry, from git's three stages, and stage
+    them; the driver is registered so the next merge needs no help. Returns the
+    workspace-relative paths resolved; other conflicts are left for a person."""
+    from .logmerge import merge_file
+
+    repo = require_repo(root)
+    register_merge_driver(repo)
+    pre = _prefix(repo, root)
+    conflicted = repo.git.diff("--name-only", "--diff-filter=U").split("\n")
+    done = []
+    for path in filter(None, conflicted):
+        rel = path[len(pre) :] if path.startswith(pre) else path
+        if not (rel == "HISTORY.md" or (rel.startswith(f"{MEMORY_DIR}/") and rel.endswith(".md"))):
+            continue
+
+        def stage(n: int, path: str = path) -> str:
+            try:
+                return repo.git.show(f":{n}:{path}", strip_newline_in_stdout=False)
+            except git.GitCommandError:
+                return ""  # added on one side only: no base
+
+        merged = merge_file(rel, stage(1), stage(2), stage(3))
+        from .fsutil import atomic_write_text
+
+        atomic_write_text(root / rel, merged)
+        repo.git.add("--", path)
+        done.append(rel)
+    return done
+
+
 @dataclass(frozen=True)
 class SyncResult:
     remote: str

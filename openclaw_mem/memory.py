@@ -395,6 +395,13 @@ class Memory:
         diff, _ = review.preview(self.ws, pending, opts.min_confidence)
         return pending, diff, None
 
+    def doctor(self) -> list[str]:
+        """Merge by entry the daily logs and HISTORY.md a merge left conflicted, and stage
+        them (what a clone without the merge driver gets from a plain `git pull`)."""
+        from .gitrepo import merge_by_entry
+
+        return merge_by_entry(self.root)
+
     def undo(self, *, yes: bool = False) -> tuple[CommitInfo, CommitInfo]:
         """Revert the newest change mem made (consolidation, forget, cleanup) with a new
         commit: (the change, the revert). When a person changed memory since, only with

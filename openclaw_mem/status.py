@@ -78,7 +78,7 @@ def workspace_status(
     counts: dict[date, int] = {today - timedelta(days=k): 0 for k in range(days - 1, -1, -1)}
     warnings: list[str] = []
     from .fsutil import read_text
-    from .markdown import lines_of
+    from .markdown import has_conflict_markers, lines_of
     from .secrets import find
 
     for path in ws.day_files():
@@ -88,6 +88,12 @@ def workspace_status(
             text = read_text(path, rel)
         except BadEncoding as exc:
             warnings.append(exc.message)
+            continue
+        if has_conflict_markers(text):
+            warnings.append(
+                f"{rel} holds merge conflict markers; `mem doctor` merges it by entry "
+                "(every entry of both sides once, in time order)"
+            )
             continue
         if day in counts:
             counts[day] += len(read_entries(path, day, rel))

@@ -179,3 +179,31 @@ def _texts(machine: Mem, day: str) -> list[tuple[str, str]]:
     if not path.exists():
         return []
     return [(e.text, e.time or "") for e in read_entries(path)]
+
+
+def test_a_plain_git_pull_without_the_driver_stops_visibly_and_doctor_merges_by_entry(tmp_path):
+    a, _ = _clones(tmp_path, 2)
+    plain = tmp_path / "plain"
+    git.Repo.clone_from(str(tmp_path / "remote.git"), plain)  # no mem sync: no driver
+    b = Mem(plain)
+    a("log", "--at", "2026-12-01T00:37", "--role", "user", "from A")
+    a("sync")
+    b("log", "--at", "2026-12-01T00:37", "--role", "user", "from B")
+    b("commit", "-m", "B's log")
+    repo = git.Repo(plain)
+    with repo.config_writer() as config:  # a person's identity, as a plain `git pull` needs
+        config.set_value("user", "name", "B")
+        config.set_value("user", "email", "b@example.com")
+    with pytest.raises(git.GitCommandError) as stopped:
+        repo.git.pull("--no-rebase", "--no-edit", "origin", repo.active_branch.name)
+    assert "CONFLICT" in str(stopped.value), stopped.value
+    log = plain / "memory" / "2026-12-01.md"
+    assert "<<<<<<<" in log.read_text(encoding="utf-8")  # a conflict a person sees
+    assert "`mem doctor` merges it by entry" in b("status").stderr
+    out = b("doctor").stdout
+    assert "merged memory/2026-12-01.md by entry" in out
+    repo.git.commit("--no-edit")
+    assert log.read_text(encoding="utf-8") == (
+        "# 2026-12-01\n\n## 00:37 · user\nfrom B\n\n## 00:37 · user\nfrom A\n\n"
+    )
+    assert "merge-file" in repo.config_reader().get_value('merge "mem-entries"', "driver")

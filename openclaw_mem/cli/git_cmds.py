@@ -73,6 +73,19 @@ def diff_cmd(
         typer.echo(f"no change to memory since {rev}", err=True)
 
 
+@app.command("doctor")
+def doctor_cmd(ctx: typer.Context) -> None:
+    """After a plain `git pull` that stopped on a daily log or HISTORY.md: merge each by
+    entry (every entry of both sides once, in time order) and stage it."""
+    done = state(ctx).memory().doctor()
+    if not done:
+        typer.echo("no daily log or HISTORY.md is in conflict; the merge driver is registered")
+        return
+    for path in done:
+        typer.echo(f"merged {path} by entry")
+    typer.echo("finish the merge: git commit (or git rebase --continue)")
+
+
 @app.command("merge-file", hidden=True)
 def merge_file_cmd(
     base: Annotated[Path, typer.Argument(help="The common ancestor's version (%O).")],
