@@ -15,7 +15,8 @@ A curated line added to MEMORY.md, USER.md or AGENTS.md is traced to its turn by
 `src=` provenance. The rules, exactly:
 - **supported** (precision): some annotated fact about the same person comes from the same
   turn and shares at least half of the line's content words (tokens that are not stopwords,
-  stemmed). A USER.md line is about the user; a MEMORY.md line is about the speaker of the
+  stemmed; numbers left out, since lines carry absolute dates the facts write as "this
+  month"). A USER.md line is about the user; a MEMORY.md line is about the speaker of the
   turn it cites.
 - **recall**: share of the annotated facts about the user that some added line captures,
   by the same rule (same turn, half of the line's content words in the fact).
@@ -117,7 +118,9 @@ def added_lines(root: Path, before: dict[str, str]) -> list[tuple[str, str, list
 
 
 def supports(line: str, fact: str) -> bool:
-    mine = words(line)
+    # Digits are left out of the line's words: lines carry absolute dates ("in 2023-07")
+    # where LoCoMo's facts say "this month", and a date can never match those words.
+    mine = {w for w in words(line) if not w.isdigit()}
     return bool(mine) and len(mine & words(fact)) * 2 >= len(mine)
 
 

@@ -382,3 +382,12 @@ def test_an_offline_request_with_a_forged_entry_line_holds_one_entry():
         Request((entry,), {"USER.md": "", "MEMORY.md": "", "AGENTS.md": ""}, NOW)
     )
     assert all(n == 1 for e in answer.edits for n in e.sources)
+
+
+def test_the_same_held_edit_offered_again_waits_once(ws, llm):
+    _six(ws)
+    llm.push(_fenced(REJECTED_ALL), _fenced(REJECTED_ALL))
+    run(ws, llm)
+    run(ws, llm)  # the same entries, the same answer
+    waiting = ws.json("review")["proposals"]
+    assert len(waiting) == 1 and len(waiting[0]["edits"]) == 1

@@ -300,6 +300,21 @@ def _rejected_outcomes(proposal: Proposal, redact_extra: Sequence[str]) -> list[
     ]
 
 
+def _edit_key(edit: Edit) -> tuple[str, str, str]:
+    return (edit.file, edit.op, f"{edit.text}\n{edit.target}")
+
+
+def _waiting_edits(ws: Workspace) -> set[tuple[str, str, str]]:
+    """What already waits in `mem review`: each held edit, and each refused one."""
+    from .review import load_all
+
+    out: set[tuple[str, str, str]] = set()
+    for p in load_all(ws):
+        out |= {(e["file"], e["op"], f"{e['text']}\n{e['target']}") for e in p.edits}
+        out |= {("?", r["reason"], r["summary"]) for r in p.rejected}
+    return out
+
+
 def _redacted(edit: Edit, redact_extra: Sequence[str]) -> Edit:
     """An edit that is not written but shown and kept for review: its words pass the secret
     filter like everything else a model wrote."""
@@ -459,6 +474,10 @@ def _run_batch(
         return batch, new_docs, paragraph
     from .review import Pending, save
 
+    # An entry offered again may draw the same held edit again: it waits once.
+    seen = _waiting_edits(ws)
+    to_review = [o for o in to_review if _edit_key(o.edit) not in seen]
+    rejected = [o for o in rejected if ("?", o.detail, o.edit.text) not in seen]
     if to_review or rejected:
         batch.review = save(
             new=True,
