@@ -12,7 +12,7 @@ import contextlib
 import os
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -492,7 +492,12 @@ class SyncResult:
     warnings: tuple[str, ...] = ()
 
 
-def sync(root: Path, remote: str = "origin", branch: str = "") -> SyncResult:
+def sync(
+    root: Path,
+    remote: str = "origin",
+    branch: str = "",
+    after_pull: Callable[[], list[str]] | None = None,
+) -> SyncResult:
     """Commit local memory changes, rebase onto the remote, push. Daily logs and HISTORY.md
     merge by entry (the driver is registered first); a conflict elsewhere aborts the rebase:
     nothing is left half-merged."""
@@ -536,6 +541,10 @@ def sync(root: Path, remote: str = "origin", branch: str = "") -> SyncResult:
                     f"git pull --rebase {remote} {branch}, fix the conflict, git rebase "
                     "--continue, then mem sync"
                 ) from None
+    if pulled and after_pull is not None:  # what the merge moved, put right before pushing
+        changed = after_pull()
+        if changed:
+            commit_memory(root, f"{COMMIT_SYNC} citations follow their entries", changed)
     ahead = int(repo.git.rev_list("--count", f"{remote_ref}..HEAD" if exists else "HEAD"))
     if ahead:
         try:

@@ -451,9 +451,15 @@ class Memory:
         """Commit local memory, pull with rebase, push: one memory on several machines."""
         from dataclasses import replace
 
+        from .consolidate.citations import refresh
         from .gitrepo import sync
 
-        result = sync(self.root, remote or self.config["sync.remote"], self.config["sync.branch"])
+        result = sync(
+            self.root,
+            remote or self.config["sync.remote"],
+            self.config["sync.branch"],
+            after_pull=lambda: refresh(self.ws),
+        )
         # A link that arrived from another machine is reported; no reader ever follows it.
         self.ws.scan((*self.index_params.include, "archive/**/*.md"))
         warnings = [f"{rel} is a symlink; mem never follows it" for rel in self.ws.links]

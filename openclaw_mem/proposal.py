@@ -52,6 +52,7 @@ class Edit:
     origin: str = ""  # the log lines those are (memory/2026-11-24.md#L3), once resolved
     on: date | None = None  # the date of the newest of them: the fact's own date
     agent: str = ""  # the one agent all its sources came from, if one did: provenance
+    ids: tuple[str, ...] = ()  # the content ids of those entries: what `src=` follows
 
     @property
     def filename(self) -> str:

@@ -113,7 +113,7 @@ def test_a_good_tool_call_becomes_one_reviewable_commit(mem, llm):
     ) in user
     assert (
         "- Mainly uses Go for backend work; Python only for scripts and tests. "
-        "<!-- identity i=0.8 c=0.9 2026-11-24 src=memory/2026-11-24.md#L3-L4 -->" in user
+        "<!-- identity i=0.8 c=0.9 2026-11-24 src=memory/2026-11-24.md#L3-L4 eid=" in user
     )
     # E1 says nothing of tea: the line is held for review, never written with a wrong src=
     assert "Likes tea" not in user and "held for review (E1 does not say this" in out

@@ -177,7 +177,7 @@ def test_a_well_formed_answer_without_sources_is_attributed_or_held(ws, llm):
     out = run(ws, llm).stdout
     memory = (ws.root / "MEMORY.md").read_text(encoding="utf-8")
     line = "GitHub Actions since 2026-11-30 <!-- fact i=0.7 c=0.9 2026-12-01 src="
-    assert line + "memory/2026-12-01.md#L18-L19 -->" in memory
+    assert line + "memory/2026-12-01.md#L18-L19 eid=" in memory
     assert "Portuguese" not in (ws.root / "USER.md").read_text(encoding="utf-8")
     assert "held for review (it cites no log entry and no entry of the batch clearly" in out
 

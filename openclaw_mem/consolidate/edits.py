@@ -57,6 +57,8 @@ def _said(line: str) -> str:
 
 def _bullet(edit: Edit, day: date, indent: str = "", marker: str = "-") -> str:
     fields = {"src": edit.origin} if edit.origin else {}
+    if edit.origin and edit.ids:  # src= is for people; the ids find the entries after a merge
+        fields["eid"] = ",".join(edit.ids)
     if edit.agent:  # provenance; private to that agent when agents.isolation = isolated
         fields["agent"] = edit.agent
     meta = LineMeta(edit.type, edit.importance, edit.confidence, edit.on or day, fields)

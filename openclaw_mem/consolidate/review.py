@@ -85,6 +85,7 @@ class Pending:
         for d in self.edits:
             fields = dict(d)
             fields["sources"] = tuple(fields.get("sources") or ())
+            fields["ids"] = tuple(fields.get("ids") or ())
             fields["on"] = date.fromisoformat(fields["on"]) if fields.get("on") else None
             out.append(Edit(**fields))
         return out
@@ -97,6 +98,7 @@ class Pending:
 def _edit_json(edit: Edit) -> dict:
     d = asdict(edit)
     d["sources"] = list(edit.sources)
+    d["ids"] = list(edit.ids)
     d["on"] = edit.on.isoformat() if edit.on else None
     return d
 

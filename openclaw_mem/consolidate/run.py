@@ -242,8 +242,11 @@ def resolve(edits: Sequence[Edit], prompt: Sequence[PromptEntry]) -> list[Edit]:
         dates = [e.when.date() for e in cited if e.when]
         agents = {e.agent for e in cited}
         agent = agents.pop() if len(agents) == 1 else None
+        ids = tuple(e.id for e in cited if e.id)
         out.append(
-            replace(edit, origin=origin, on=max(dates) if dates else None, agent=agent or "")
+            replace(
+                edit, origin=origin, on=max(dates) if dates else None, agent=agent or "", ids=ids
+            )
         )
     return out
 
