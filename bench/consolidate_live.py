@@ -134,7 +134,10 @@ def main() -> None:
     ap.add_argument("--user", choices=("a", "b"), default="a")
     ap.add_argument("--only", action="append", help="a sample id (repeatable)")
     ap.add_argument("--skip-six", action="store_true")
+    ap.add_argument("--answers", type=Path, help="append every raw answer here (JSON lines)")
     args = ap.parse_args()
+    if args.answers:
+        _record_answers(args.answers)
     os.environ.setdefault("OPENAI_API_KEY", "none")
     os.environ["MEM_LLM_CONTEXT_TOKENS"] = str(args.context_tokens)
     os.environ["MEM_LLM_TIMEOUT"] = str(args.timeout)
@@ -179,6 +182,20 @@ def main() -> None:
     reasons = sorted(k for k in parts["all"] if ": " in k or k == "failed runs")
     for k in reasons:
         print(f"  {k:<40} {parts['all'][k]:>5}")
+
+
+def _record_answers(path: Path) -> None:
+    """Keep what the model said, word for word, to read beside the counts."""
+    from openclaw_mem.providers.openai_compat import OpenAIProvider
+
+    done = OpenAIProvider._done
+
+    def keep(self, found, response, convo, answer):
+        with path.open("a", encoding="utf-8") as f:
+            f.write(json.dumps({"answer": answer}, ensure_ascii=False) + "\n")
+        return done(self, found, response, convo, answer)
+
+    OpenAIProvider._done = keep
 
 
 def line(name: str, c: Counter) -> str:

@@ -170,6 +170,8 @@ def append_entries(
     for e in entries:
         if not normalize_text(e.text).strip():
             raise UsageError("nothing to log: the text is empty")
+        if "\x00" in e.text:  # no Markdown file, editor or model can carry it: refused here
+            raise UsageError("the text holds a NUL byte, which a daily log cannot keep")
         check_label(e.label)
         check_session(e.session)
         check_agent(e.agent)

@@ -391,3 +391,25 @@ def test_the_same_held_edit_offered_again_waits_once(ws, llm):
     run(ws, llm)  # the same entries, the same answer
     waiting = ws.json("review")["proposals"]
     assert len(waiting) == 1 and len(waiting[0]["edits"]) == 1
+
+
+def test_a_planted_proposal_file_is_not_a_proposal(ws, tmp_path):
+    outside = tmp_path / "x.json"
+    outside.write_text("{}", encoding="utf-8")
+    folder = ws.root / ".mem" / "proposals"
+    folder.mkdir(parents=True, exist_ok=True)
+    evil = {"id": "../../../x", "created": "", "provider": "", "paragraph": "", "edits": []}
+    (folder / "20261201-100000-0001.json").write_text(json.dumps(evil), encoding="utf-8")
+    bad_file = {**evil, "id": "20261201-100000-0002", "edits": [{"file": "../../etc/passwd",
+                "op": "add", "type": "fact", "importance": 1, "confidence": 1}]}
+    (folder / "20261201-100000-0002.json").write_text(json.dumps(bad_file), encoding="utf-8")
+    assert ws.json("review")["proposals"] == []
+    result = ws("review", "../../../x", "--drop", ok=False)
+    assert result.exit_code != 0 and outside.exists()
+
+
+def test_a_nul_byte_is_refused_at_the_door_and_nothing_is_written(ws):
+    before = snapshot(ws.root)
+    result = ws("log", "--", "before\x00after", ok=False)
+    assert result.exit_code == 2 and "NUL byte" in result.stderr
+    assert snapshot(ws.root) == before

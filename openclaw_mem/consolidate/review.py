@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
@@ -123,9 +124,33 @@ def load_all(ws: Workspace) -> list[Pending]:
     if not folder.is_dir():
         return out
     for path in sorted(folder.glob("*.json")):
-        with contextlib.suppress(OSError, ValueError, TypeError):
-            out.append(Pending(**json.loads(read_text(path))))
+        with contextlib.suppress(OSError, ValueError, TypeError, KeyError, AttributeError):
+            pending = Pending(**json.loads(read_text(path)))
+            if _valid(pending, path):
+                out.append(pending)
     return out
+
+
+_ID_RE = re.compile(r"^\d{8}-\d{6}-\d{4}(?:-\d{1,4})?$")
+_ENTRY_ID_RE = re.compile(r"^[0-9a-f]{12}$")
+
+
+def _valid(p: Pending, path: Path) -> bool:
+    """A proposal file is read like a model's answer: its id names its own file, its edits
+    name a known file and operation, its entries are ids. Anything else (a file planted
+    or hand-edited into .mem/proposals/) is not a proposal."""
+    from ..proposal import Edit
+    from .schema import FILES, OPS, TYPES
+
+    if not isinstance(p.id, str) or not _ID_RE.match(p.id) or path.stem != p.id:
+        return False
+    for e in p.edits:
+        if not isinstance(e, dict) or e.get("file") not in FILES or e.get("op") not in OPS:
+            return False
+        if e.get("type") not in TYPES or set(e) - set(Edit.__dataclass_fields__):
+            return False
+    ids = [*p.waits, *(t.get("id") for t in p.taken), *(c.get("id") for x in p.cites for c in x)]
+    return all(isinstance(i, str) and _ENTRY_ID_RE.match(i) for i in ids)
 
 
 def load(ws: Workspace, ident: str) -> Pending:
