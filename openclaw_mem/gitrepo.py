@@ -87,35 +87,40 @@ def init_repo(root: Path) -> git.Repo:
         repo = git.Repo.init(root)
     except git.GitCommandNotFound:
         raise GitError("git is not installed; install git to version your memory") from None
-    register_merge_driver(repo)
+    register_merge_driver(repo, root)
     return repo
 
 
-def register_merge_driver(repo: git.Repo) -> None:
+def register_merge_driver(repo: git.Repo, root: Path | None = None) -> None:
     """Teach this clone to merge daily logs and HISTORY.md by entry: the driver in
     .git/config (this interpreter runs it, so it works without `mem` on PATH) and the
     attributes in .git/info/attributes, which win over a committed .gitattributes (an older
-    workspace's `merge=union` included). Both stay out of versioned files."""
+    workspace's `merge=union` included). Both stay out of versioned files. The patterns are
+    anchored at the workspace, so a host repository's other HISTORY.md is left alone."""
     import shlex
     import sys
 
     from .workspace import GITATTRIBUTES, MERGE_DRIVER
 
-    command = f"{shlex.quote(sys.executable)} -m openclaw_mem merge-file %O %A %B %P"
+    # -P: the repository's own files never shadow the package the driver imports.
+    command = f"{shlex.quote(sys.executable)} -P -m openclaw_mem merge-file %O %A %B %P"
     with repo.config_writer() as config:
         section = f'merge "{MERGE_DRIVER}"'
         config.set_value(section, "name", "mem: merge daily logs and HISTORY.md by entry")
         config.set_value(section, "driver", command)
+    pre = _prefix(repo, root) if root is not None else ""
+    wanted = "".join(
+        f"/{pre}{line[1:]}" if line.startswith("/") else line
+        for line in GITATTRIBUTES.splitlines(keepends=True)
+    )
     info = Path(repo.git_dir) / "info" / "attributes"
     info.parent.mkdir(parents=True, exist_ok=True)
     existing = info.read_text(encoding="utf-8") if info.exists() else ""
-    if f"merge={MERGE_DRIVER}" not in existing:
+    if wanted not in existing:
         from .fsutil import atomic_write_text
 
-        atomic_write_text(
-            info,
-            existing + ("\n" if existing and not existing.endswith("\n") else "") + GITATTRIBUTES,
-        )
+        sep = "\n" if existing and not existing.endswith("\n") else ""
+        atomic_write_text(info, existing + sep + wanted)
 
 
 def _prefix(repo: git.Repo, root: Path) -> str:
@@ -411,13 +416,17 @@ def undo_target(root: Path) -> tuple[CommitInfo | None, CommitInfo | None]:
         if len(fields) < 6:
             continue
         sha, short, author, when, subject, body = fields[:6]
+        if sha in reverted:
+            continue  # undone already (and an undo that was itself undone undoes nothing)
         undone = re.findall(r"This reverts commit ([0-9a-f]{40})", body)
         reverted.update(undone)
-        if undone or sha in reverted or subject.startswith(_NOT_A_CHANGE):
-            continue  # an undo, what it undid, or a commit of logs
+        if undone or subject.startswith(_NOT_A_CHANGE):
+            continue  # an undo, or a commit of logs
         info = CommitInfo(sha, short, author, when, subject)
         newest = newest or info
-        if subject.startswith(_UNDOABLE):
+        # A hard forget of a log line redacted it: reverting would put the words back.
+        log_redaction = subject.startswith(COMMIT_FORGET) and f" {MEMORY_DIR}/" in subject
+        if subject.startswith(_UNDOABLE) and not log_redaction:
             return info, newest
     return None, newest
 
@@ -458,9 +467,9 @@ def merge_by_entry(root: Path) -> list[str]:
     from .logmerge import merge_file
 
     repo = require_repo(root)
-    register_merge_driver(repo)
+    register_merge_driver(repo, root)
     pre = _prefix(repo, root)
-    conflicted = repo.git.diff("--name-only", "--diff-filter=U").split("\n")
+    conflicted = repo.git.diff("--name-only", "-z", "--diff-filter=U").split("\0")
     done = []
     for path in filter(None, conflicted):
         rel = path[len(pre) :] if path.startswith(pre) else path
@@ -516,7 +525,7 @@ def sync(
         from .fsutil import atomic_write_text
 
         atomic_write_text(attributes, GITATTRIBUTES)
-    register_merge_driver(repo)
+    register_merge_driver(repo, root)
     committed = commit_memory(root, f"{COMMIT_SYNC} local memory changes")
     try:
         repo.git.fetch(remote)

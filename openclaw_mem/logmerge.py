@@ -21,26 +21,40 @@ import re
 from collections import Counter
 
 from .logs import parse_log
+from .markdown import entry_heading
 
 _STAMP_RE = re.compile(r"^\[(\d{4}-\d{2}-\d{2})(?:[ T](\d{1,2}):(\d{2}))?\]")
 
 
 def _blocks(text: str) -> tuple[str, list[tuple[str, str]]]:
-    """(preamble, [(sort key, entry text without trailing blank lines)]) of a daily log."""
+    """(preamble, [(sort key, block)]) of a daily log. A block is an entry exactly as it
+    stands (an entry that says `lines: N` keeps its N lines, blank ones at its end too),
+    with whatever stood between it and the entry before (a free-form section heading) in
+    front of it; blank lines between blocks are not part of them."""
     lines = text.split("\n")
     entries = parse_log(text)
     if not entries:
         return text, []
-    starts = [e.start_line - 1 for e in entries] + [len(lines)]
     out = []
     last_key = ""
-    for e, a, b in zip(entries, starts, starts[1:], strict=False):
-        block = "\n".join(lines[a:b]).rstrip("\r\n")
+    prev_end = entries[0].start_line - 1  # 0-based end of the block before
+    for e in entries:
+        head = entry_heading(lines[e.start_line - 1].removesuffix("\r"))
+        count = _META_LINES_RE.search(head["meta"] or "") if head else None
+        end = e.start_line + int(count[1]) if count else e.end_line
+        end = min(end, len(lines))
+        lo = prev_end  # what precedes the first entry is the preamble
+        while lo < e.start_line - 1 and not lines[lo].strip():
+            lo += 1  # blank lines between blocks belong to neither
         key = e.time or last_key  # an untimed note keeps the place of the one before it
         last_key = key
-        out.append((key, block))
-    preamble = "\n".join(lines[: starts[0]])
+        out.append((key, "\n".join(lines[lo:end])))
+        prev_end = end
+    preamble = "\n".join(lines[: entries[0].start_line - 1])
     return preamble, out
+
+
+_META_LINES_RE = re.compile(r"\blines:\s*(\d+)")
 
 
 def _paragraphs(text: str) -> tuple[str, list[tuple[str, str]]]:
@@ -85,7 +99,8 @@ def merge_log(base: str, ours: str, theirs: str) -> str:
         return ours
     if not mine:
         preamble, _ = _blocks(theirs)
-    nl = "\r\n" if "\r\n" in (ours or theirs) else "\n"
+    first = (ours or theirs).split("\n", 1)[0]  # a file's first line tells, as for appends
+    nl = "\r\n" if first.endswith("\r") else "\n"
     head = preamble.rstrip("\r\n")
     blocks = _merged(old, mine, other)
     text = (head + "\n\n" if head else "") + "\n\n".join(blocks) + "\n\n"

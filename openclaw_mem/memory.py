@@ -400,7 +400,7 @@ class Memory:
         them (what a clone without the merge driver gets from a plain `git pull`)."""
         from .gitrepo import merge_by_entry
 
-        return merge_by_entry(self.root)
+        return merge_by_entry(self.root)  # (a record written now would stage with the merge)
 
     def undo(self, *, yes: bool = False) -> tuple[CommitInfo, CommitInfo]:
         """Revert the newest change mem made (consolidation, forget, cleanup) with a new
@@ -452,8 +452,12 @@ class Memory:
         from dataclasses import replace
 
         from .consolidate.citations import refresh
+        from .consolidate.progress import record
         from .gitrepo import sync
 
+        # An older workspace's line markers are taken over by id before the first merge by
+        # entry can move lines under them.
+        record(self.ws, [])
         result = sync(
             self.root,
             remote or self.config["sync.remote"],

@@ -53,6 +53,7 @@ class Edit:
     on: date | None = None  # the date of the newest of them: the fact's own date
     agent: str = ""  # the one agent all its sources came from, if one did: provenance
     ids: tuple[str, ...] = ()  # the content ids of those entries: what `src=` follows
+    claimed: tuple[int, ...] = ()  # what the model cited, before the check (held edits)
 
     @property
     def filename(self) -> str:
@@ -66,6 +67,7 @@ class Rejected:
     index: int
     reason: str
     summary: str = ""
+    sources: tuple[int, ...] = ()  # the entries it cited: not dropped on the answer's word
 
 
 @dataclass(frozen=True)

@@ -26,11 +26,11 @@ GITATTRIBUTES = """# mem: daily logs and HISTORY.md merge by entry, through a dr
 # `mem init` and `mem sync` register in .git/config (git keeps drivers out of
 # versioned files). A clone without it gets git's ordinary merge: a conflict it
 # can see, never entries fused silently; `mem sync` registers it there too.
-memory/*.md merge=mem-entries
-memory/**/*.md merge=mem-entries
-HISTORY.md merge=mem-entries
+/memory/*.md merge=mem-entries
+/memory/**/*.md merge=mem-entries
+/HISTORY.md merge=mem-entries
 # What consolidation has taken: one entry id a line; both sides' lines are kept.
-memory/.consolidated merge=union
+/memory/.consolidated merge=union
 """
 MERGE_DRIVER = "mem-entries"
 DEFAULT_INCLUDE = ("*.md", "memory/**/*.md")

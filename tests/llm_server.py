@@ -134,6 +134,10 @@ class ScriptedLLM:
             )
         if kind == "text":
             return self._send(handler, 200, completion({"role": "assistant", "content": step[1]}))
+        if kind == "text-cut":  # an answer the server cut at max_tokens
+            body = completion({"role": "assistant", "content": step[1]})
+            body["choices"][0]["finish_reason"] = "length"
+            return self._send(handler, 200, body)
         if kind in ("tool", "tool-object"):  # tool-object: arguments as a JSON object
             call = {
                 "id": "call_1",

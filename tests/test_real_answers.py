@@ -241,14 +241,16 @@ def test_a_dropped_held_edit_drops_its_entries_and_an_accepted_one_curates_them(
     )
     run(ws, llm)
     (proposal,) = ws.json("review")["proposals"]
-    assert ws.json("status")["consolidation"]["pending"] == 1  # the allergy: still offered
+    # The allergy (E3) is still offered; E6, which the held edit claims, waits for a person.
+    assert ws.json("status")["consolidation"]["pending"] == 2
     assert proposal["edits"][0]["heldBecause"].startswith("E6 does not say this")
     ws("review", proposal["id"], "--accept")
     user = (ws.root / "USER.md").read_text(encoding="utf-8")
-    # A person took the line; its citation was never shown right, so it carries none, and
-    # the allergy entry it may come from is still offered to the next run.
+    # A person took the line; its citation was never shown right, so it carries none. The
+    # entry the model claimed counts as curated (the person vouched); the allergy entry is
+    # still offered to the next run.
     assert "- Is allergic to peanuts <!-- identity i=0.9 c=0.9 2026-12-01 -->" in user
-    assert ws.json("status")["consolidation"]["pending"] == 1
+    assert [e.entry.text for e in pending_entries(Workspace(ws.root))] == [SIX[2][2]]
 
 
 def test_dropping_a_firewall_hold_drops_its_entry(ws, llm):
@@ -400,8 +402,19 @@ def test_a_planted_proposal_file_is_not_a_proposal(ws, tmp_path):
     folder.mkdir(parents=True, exist_ok=True)
     evil = {"id": "../../../x", "created": "", "provider": "", "paragraph": "", "edits": []}
     (folder / "20261201-100000-0001.json").write_text(json.dumps(evil), encoding="utf-8")
-    bad_file = {**evil, "id": "20261201-100000-0002", "edits": [{"file": "../../etc/passwd",
-                "op": "add", "type": "fact", "importance": 1, "confidence": 1}]}
+    bad_file = {
+        **evil,
+        "id": "20261201-100000-0002",
+        "edits": [
+            {
+                "file": "../../etc/passwd",
+                "op": "add",
+                "type": "fact",
+                "importance": 1,
+                "confidence": 1,
+            }
+        ],
+    }
     (folder / "20261201-100000-0002.json").write_text(json.dumps(bad_file), encoding="utf-8")
     assert ws.json("review")["proposals"] == []
     result = ws("review", "../../../x", "--drop", ok=False)
@@ -413,3 +426,129 @@ def test_a_nul_byte_is_refused_at_the_door_and_nothing_is_written(ws):
     result = ws("log", "--", "before\x00after", ok=False)
     assert result.exit_code == 2 and "NUL byte" in result.stderr
     assert snapshot(ws.root) == before
+
+
+def test_an_answer_cut_at_the_token_cap_loses_its_last_edit_and_its_skip_list(ws, llm):
+    _six(ws)
+    cut = (
+        '{"history_entry": "[2026-12-01 09:05] The user moved to Berlin.", "skip": [2], '
+        '"edits": [{"file": "USER", "op": "add", "section": "Identity", "text": "Lives in '
+        'Berlin", "type": "identity", "importance": 0.8, "confidence": 0.9, "sources": [1]}, '
+        '{"file": "USER", "op": "add", "section": "Identity", "text": "Works at Acme Robo'
+    )
+    llm.push(("text-cut", cut))
+    run(ws, llm)
+    user = (ws.root / "USER.md").read_text(encoding="utf-8")
+    assert "- Lives in Berlin <!--" in user and "Acme" not in user
+    assert ws.json("status")["consolidation"]["pending"] == 5  # the skip list was not trusted
+
+
+def test_a_refused_edit_keeps_its_entry_even_when_the_answer_skips_it(ws, llm):
+    _six(ws)
+    bad = {
+        "file": "USER",
+        "op": "add",
+        "section": "Identity",
+        "text": "Builds a Go backend",
+        "type": "identity",
+        "importance": "very important",
+        "sources": [1],
+    }
+    llm.push(
+        tool_call(
+            {"history_entry": "[2026-12-01 09:05] x y.", "edits": [bad], "skip": [1, 2, 3, 4, 5, 6]}
+        )
+    )
+    out = run(ws, llm).stdout
+    assert "importance must be a number" in out
+    assert [e.entry.text for e in pending_entries(Workspace(ws.root))] == [SIX[0][2]]
+
+
+def test_held_edits_can_be_accepted_or_dropped_and_neither_comes_back(ws, llm):
+    _six(ws)
+    low = {
+        "file": "USER",
+        "op": "add",
+        "section": "Identity",
+        "type": "identity",
+        "text": "Has a sister called Ana",
+        "importance": 0.5,
+        "confidence": 0.2,
+        "sources": [5],
+    }
+    wrong = {
+        "file": "USER",
+        "op": "add",
+        "section": "Identity",
+        "type": "identity",
+        "text": "Is allergic to peanuts",
+        "importance": 0.9,
+        "confidence": 0.9,
+        "sources": [6],
+    }
+    llm.push(
+        tool_call(
+            {"history_entry": "[2026-12-01 09:05] x y.", "edits": [low, wrong], "skip": [1, 2, 4]}
+        )
+    )
+    run(ws, llm)
+    (proposal,) = ws.json("review")["proposals"]
+    assert [e["heldBecause"][:14] for e in proposal["edits"]] == [
+        "confidence 0.2",
+        "E6 does not sa",
+    ]
+    ws("review", proposal["id"], "--reject", "2", "--accept")  # the person takes edit 1
+    user = (ws.root / "USER.md").read_text(encoding="utf-8")
+    assert "- Has a sister called Ana <!--" in user and "peanuts" not in user
+    left = [e.entry.text for e in pending_entries(Workspace(ws.root))]
+    assert left == [SIX[2][2]]  # E5 curated, E6 dropped with the rejected edit; E3 offered
+    unsure = {**wrong, "sources": [1], "confidence": 0.1}
+    llm.push(tool_call({"history_entry": "[2026-12-01 09:02] x.", "edits": [unsure]}))
+    run(ws, llm)
+    (again,) = ws.json("review")["proposals"]
+    out = ws("review", again["id"], "--drop").stdout
+    assert "recorded as deliberately dropped" in out
+    assert pending_entries(Workspace(ws.root)) == []
+    assert git.Repo(ws.root).head.commit.message.startswith("consolidate: review dropped")
+
+
+def test_a_held_edit_holding_a_secret_is_redacted_everywhere(ws, llm):
+    ws("log", "--at", "2026-12-01T09:00", "my token for the build box")
+    leaky = {
+        "file": "MEMORY",
+        "op": "add",
+        "section": "Facts",
+        "type": "fact",
+        "text": "Build box token ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "importance": 0.5,
+        "confidence": 0.1,
+        "sources": [1],
+    }
+    llm.push(tool_call({"history_entry": "[2026-12-01 09:00] A token.", "edits": [leaky]}))
+    out = run(ws, llm).stdout
+    stored = "".join(p.read_text(encoding="utf-8") for p in (ws.root / ".mem").rglob("*.json"))
+    assert "ghp_abcdefghij" not in out + stored + ws("review").stdout
+
+
+def test_odd_numbers_and_nesting_refuse_one_edit_or_the_answer_never_crash(ws, llm):
+    _six(ws)
+    huge = {
+        "file": "USER",
+        "op": "add",
+        "section": "Identity",
+        "text": "Lives in Berlin",
+        "type": "identity",
+        "importance": float("1e308") * 10 if False else 10**400,
+        "confidence": 0.9,
+        "sources": [1],
+    }
+    llm.push(
+        (
+            "tool",
+            json.dumps({"history_entry": "[2026-12-01 09:05] x y.", "edits": [huge], "skip": [2]}),
+        )
+    )
+    assert run(ws, llm).exit_code == 0
+    llm.push(("text", "{" + "[" * 100000), ("text", "x" * 10))
+    result = run(ws, llm, ok=False)
+    assert result.exit_code == 7 and "unexpected" not in result.stderr

@@ -226,3 +226,29 @@ def test_a_curated_lines_src_follows_its_entry_when_a_merge_moves_it(tmp_path):
     assert head.startswith("mem sync: citations follow their entries")
     a("sync")
     assert (a.root / "USER.md").read_text(encoding="utf-8") == user
+
+
+def _entries_of(text: str) -> list[str]:
+    from openclaw_mem.logs import parse_log
+
+    return [e.text for e in parse_log(text)]
+
+
+def test_the_entry_merge_keeps_free_form_sections_crlf_texts_and_counted_lines():
+    # Free-form notes under section headings: a section added on both sides after the same
+    # note does not copy that note.
+    base = "# 2026-12-01\n\n- fixed bug 12\n"
+    ours = base + "\n## Afternoon\n\n- reviewed PR 4\n"
+    theirs = base + "\n## Evening\n\n- deployed v2\n"
+    merged = merge_log(base, ours, theirs)
+    assert merged.count("fixed bug 12") == 1 and "reviewed PR 4" in merged
+    assert "deployed v2" in merged
+    # An LF file whose one entry holds a CRLF keeps its bytes (and so its id).
+    base = "# 2026-12-01\n\n## 09:00 · user\nline one\r\nline two\n\n"
+    merged = merge_log(base, base + "## 09:01 · user\nours\n\n", base + "## 09:02 · user\nx\n\n")
+    assert "line one\r\nline two\n" in merged and merged.count("\r") == 1
+    # An entry that says how many lines it has keeps its blank last lines.
+    counted = "## 09:00 · user <!-- lines: 3 -->\ntext\n\n\n\n"
+    base = "# 2026-12-01\n\n" + counted
+    merged = merge_log(base, base + "## 11:05 · user\nours\n\n", base + "## 11:06 · user\nt\n\n")
+    assert _entries_of(merged) == ["text\n\n", "ours", "t"]

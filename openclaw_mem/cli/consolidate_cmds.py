@@ -115,7 +115,12 @@ def review_cmd(
         data.update(diff=diff, commit=batch.commit if batch else None, dropped=drop)
         render.print_json(data)
     elif drop:
-        typer.echo(f"dropped {pending.id}; its log entries will be proposed again")
+        again = (
+            "its log entries will be proposed again"
+            if pending.paragraph
+            else ("the log entries its edits cite are recorded as deliberately dropped")
+        )
+        typer.echo(f"dropped {pending.id}; {again}")
     elif batch is not None:
         typer.echo(
             f"accepted {pending.id}" + (f", committed {batch.commit}" if batch.commit else "")

@@ -43,7 +43,12 @@ _COPIED_RE = re.compile(
     re.I,
 )
 _SENTENCE_END_RE = re.compile(r"[.!?。！？](?:\s|$)")
-_FIRST_PERSON_RE = re.compile(r"\b(?:I|I'm|I’m|I've|I’ve|I'd|I’d|I'll|(?i:me|my|mine|myself))\b")
+# "I" as a pronoun, not a numeral ("type I diabetes", "World War I", "Phase I", "I-95").
+_NUMERAL_BEFORE = r"(?<!type )(?<!Type )(?<!War )(?<!Phase )(?<!Stage )(?<!Part )(?<!Class )"
+_FIRST_PERSON_RE = re.compile(
+    rf"{_NUMERAL_BEFORE}\bI\b(?![-/.])|\bI['’](?:m|ve|d|ll)\b|\b(?:me|my|mine|myself)\b|"
+    r"^(?:My|Mine|Me)\b"
+)
 LONG_COPY = 160  # characters: a turn this long, copied whole, is not a memory line
 
 
@@ -137,7 +142,8 @@ def third_person(text: str, file: str) -> str:
         out = f"User {phrase}" if file != "USER" else phrase[:1].upper() + phrase[1:]
     # "Zhang Lei and I start the rotation": mid-sentence, the person is named, not "I".
     out = re.sub(r"(?<=\w)(\s+)I(?:'m|’m)(?=\s)", r"\1the user is", out)
-    out = re.sub(r"(?<=\w)(\s+)I(?=\s)", r"\1the user", out)
+    # Only a pronoun: "Zhang Lei and I start", "…, so I can" (followed by a verb).
+    out = re.sub(r"\b(and|or|but|so|when|if|,)(\s+)I(?=\s+[a-z])", r"\1\2the user", out)
     who = "the user" if file != "USER" else "them"
     whose = "the user's" if file != "USER" else "their"
     out = re.sub(r"\bmy\b", whose, out)
@@ -163,7 +169,9 @@ def check(
                 why = "it is written in the first person"
         edit = replace(edit, text=text)
         sources, unsupported = attribute(edit, prompt)
-        edit = replace(edit, sources=sources)  # a held edit keeps only checked citations
+        # A held edit keeps only checked citations; what the model claimed is kept apart
+        # for the person who reviews it.
+        edit = replace(edit, sources=sources, claimed=edit.sources)
         why = why or unsupported
         if why:
             held.append((edit, why))
@@ -184,7 +192,7 @@ def attribute(edit: Edit, prompt: Sequence[PromptEntry]) -> tuple[tuple[int, ...
     scores = {e.number: support(words, e) for e in prompt}
     cited = [n for n in edit.sources if n in by_number]
     top = max(scores.values(), default=0)
-    kept = [n for n in cited if scores[n] > 0 and scores[n] * 2 >= top]
+    kept = [n for n in cited if scores[n] > 0 and scores[n] * 3 >= top * 2]
     if kept:
         return tuple(kept), ""
     best = sorted(scores.items(), key=lambda kv: -kv[1])

@@ -133,13 +133,13 @@ def apply_to_text(
     lines = list(doc.lines)
     checked: list[tuple[Edit, str | None, str]] = []
     for edit in edits:
-        if edit.confidence < min_confidence:
-            checked.append((edit, "low-confidence", f"confidence {edit.confidence:.2g}"))
-        elif has_secret(f"{edit.text}\n{edit.target}\n{edit.section}", redact_extra):
-            # Withheld here, where it is refused: no report, commit message or terminal
-            # line downstream can quote what it was.
+        if has_secret(f"{edit.text}\n{edit.target}\n{edit.section}", redact_extra):
+            # Withheld here, first, where it is refused: no report, commit message, review
+            # proposal or terminal line downstream can quote what it was.
             hidden = replace(edit, text=WITHHELD, target=WITHHELD if edit.target else "")
             checked.append((hidden, "secret", "it held a secret"))
+        elif edit.confidence < min_confidence:
+            checked.append((edit, "low-confidence", f"confidence {edit.confidence:.2g}"))
         else:
             checked.append((edit, None, ""))
     # A batch that both writes a line and replaces it contradicts itself: applying it twice

@@ -28,7 +28,7 @@ from ..fsutil import atomic_write_text, read_text
 from ..proposal import Edit
 from ..workspace import Workspace
 from .edits import Outcome, apply_edits
-from .progress import Taken, all_entries, pending_entries, record
+from .progress import PROGRESS_FILE, Taken, all_entries, pending_entries, record
 from .write import BatchReport, read_docs, unified_diff, write_batch
 
 FOLDER = "proposals"
@@ -87,6 +87,7 @@ class Pending:
             fields = dict(d)
             fields["sources"] = tuple(fields.get("sources") or ())
             fields["ids"] = tuple(fields.get("ids") or ())
+            fields["claimed"] = tuple(fields.get("claimed") or ())
             fields["on"] = date.fromisoformat(fields["on"]) if fields.get("on") else None
             out.append(Edit(**fields))
         return out
@@ -100,6 +101,7 @@ def _edit_json(edit: Edit) -> dict:
     d = asdict(edit)
     d["sources"] = list(edit.sources)
     d["ids"] = list(edit.ids)
+    d["claimed"] = list(edit.claimed)
     d["on"] = edit.on.isoformat() if edit.on else None
     return d
 
@@ -164,13 +166,20 @@ def load(ws: Workspace, ident: str) -> Pending:
 
 
 def drop(ws: Workspace, ident: str) -> Pending:
-    """Discard a proposal. The entries held back with its edits are a person's call: they
-    count as deliberately dropped, never offered again. A whole batch kept for review
-    (`--propose`) is offered again instead."""
+    """Discard a proposal. The entries its held edits cite are a person's call: they count
+    as deliberately dropped (recorded and committed), never offered again. A whole batch
+    kept for review (`--propose`) is offered again instead."""
     pending = load(ws, ident)
-    if not pending.paragraph and pending.waits:
+    if not pending.paragraph:
         known = {e.id: e.path for e in all_entries(ws)}
-        record(ws, [Taken(i, known[i], "dropped") for i in pending.waits if i in known])
+        held = [*pending.waits, *(c["id"] for cited in pending.cites for c in cited)]
+        if record(ws, [Taken(i, known[i], "dropped") for i in dict.fromkeys(held) if i in known]):
+            from .. import gitrepo
+
+            if gitrepo.open_repo(ws.root) is not None:
+                gitrepo.commit_memory(
+                    ws.root, f"consolidate: review dropped {pending.id}", [PROGRESS_FILE]
+                )
     (_folder(ws) / f"{pending.id}.json").unlink(missing_ok=True)
     return pending
 
@@ -218,6 +227,8 @@ def accept(ws: Workspace, ident: str, opts, reject: set[int] = frozenset()):
     edits = [pending.edit_objects()[n - 1] for n in chosen]
     docs = read_docs(ws)
     day = date.fromisoformat(pending.day)
+    # A person accepted these: the confidence threshold was for the model's word alone.
+    opts = type(opts)(**{**asdict(opts), "min_confidence": 0.0})
     _, outcomes = apply_edits(docs, edits, day, opts.min_confidence, opts.redact_extra)
     batch = BatchReport(pending.entries, pending.entries, outcomes, pending.history, "")
     accepted_opts = type(opts)(**{**asdict(opts), "now": datetime.combine(day, opts.now.time())})

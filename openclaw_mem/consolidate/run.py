@@ -295,6 +295,7 @@ def _rejected_outcomes(proposal: Proposal, redact_extra: Sequence[str]) -> list[
                 importance=0,
                 confidence=0,
                 text=redact(r.summary, redact_extra)[0],
+                claimed=r.sources,
             ),
             "invalid",
             redact(r.reason, redact_extra)[0],
@@ -428,7 +429,10 @@ def _run_batch(
             for n in o.edit.sources:
                 taken[by_number[n].id] = Taken(by_number[n].id, path_of[by_number[n].id], "curated")
     contested = {
-        n for o in outcomes + held_outcomes if o.status not in _TAKES for n in o.edit.sources
+        n
+        for o in outcomes + held_outcomes + rejected
+        if o.status not in _TAKES
+        for n in (*o.edit.sources, *o.edit.claimed)
     }
     for n in skip:
         ident = by_number[n].id
@@ -458,7 +462,11 @@ def _run_batch(
     # A batch kept for review (--propose) keeps every edit it read; only what the checks or
     # the firewall held back waits apart, with its reason.
     review_statuses = ("review",) if mode == "propose" else _TO_REVIEW
-    to_review = [o for o in outcomes if o.status in review_statuses] + held_outcomes
+    to_review = [
+        replace(o, edit=_redacted(o.edit, opts.redact_extra))
+        for o in outcomes
+        if o.status in review_statuses
+    ] + held_outcomes
     diff = unified_diff(
         {**docs, HISTORY_FILE: history_before},
         {**new_docs, HISTORY_FILE: _with_paragraph(history_before, paragraph)},
@@ -496,7 +504,10 @@ def _run_batch(
                 waits=waits,
                 reasons=[o.detail for o in to_review],
                 cites=[
-                    [(by_number[n].id, path_of[by_number[n].id]) for n in o.edit.sources]
+                    [
+                        (by_number[n].id, path_of[by_number[n].id])
+                        for n in (o.edit.sources or o.edit.claimed)
+                    ]
                     for o in to_review
                 ],
             ),
@@ -510,7 +521,7 @@ def _run_batch(
                     provider.label,
                     paragraph,
                     [t for t in taken.values() if t.how != "curated"],
-                    edits,
+                    [_redacted(e, opts.redact_extra) for e in edits],
                     [],
                     len(covered),
                     opts,

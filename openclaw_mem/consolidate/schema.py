@@ -139,13 +139,13 @@ def decode_arguments(raw: object) -> dict:
         try:
             value = json.loads(text)
             continue
-        except json.JSONDecodeError:
+        except (ValueError, RecursionError):  # bad JSON, a 5,000-digit number, deep nesting
             pass
         for candidate in _json_candidates(text):
             try:
                 value = json.loads(candidate)
                 break
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):
                 continue
         else:
             break
@@ -255,13 +255,16 @@ def _level(value: object, name: str, default: float) -> float:
         percent = text.endswith("%")
         try:
             value = float(text.rstrip("%").strip())
-        except ValueError:
+        except (ValueError, OverflowError):
             raise _Bad(f"{name} must be a number, not {text!r:.20}") from None
         if percent:
             value = value / 100
     if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
         raise _Bad(f"{name} must be a number")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        raise _Bad(f"{name} is not a number on any scale") from None
     if 0 <= number <= 1:
         return number
     if 1 < number <= 10:
@@ -424,10 +427,12 @@ def read_answer(raw: object, *, entries: int, last: datetime) -> Proposal:
         try:
             edit, note = _edit(item, entries)
         except _Bad as exc:
-            summary = ""
+            summary, cited = "", ()
             if isinstance(item, dict):
                 summary = str(item.get("text") or item.get("target") or "")[:80]
-            rejected.append(Rejected(i, str(exc), summary))
+                folded = {str(k).casefold(): v for k, v in item.items()}
+                cited, _ = _ids(folded.get("sources", folded.get("source")), entries)
+            rejected.append(Rejected(i, str(exc), summary, cited))
             continue
         edits.append(edit)
         notes.append(note)

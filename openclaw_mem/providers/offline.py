@@ -336,6 +336,8 @@ _MOVE_RE = re.compile(
     r"(?:from\s+(?P<old1>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)\s+)?to\s+"
     r"(?P<new>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)(?P<rest>.*)$"
 )
+_HOME_RE = re.compile(r"\b(?:apartment|flat|house|city|country|family|new place)\b", re.I)
+_LIVES_RE = re.compile(r"\b(?:lives|living|live|based|resides|moved)\b|住在", re.I)
 _MOVE_WHEN_RE = re.compile(
     r"\b(last|this|next)\s+(week|month|year)\b|\b(yesterday|today)\b|"
     r"\bin\s+((?:19|20)\d{2})\b",
@@ -595,12 +597,17 @@ def _moved(sentence: str, existing: list[_Line]) -> dict | None:
         return None
     new = m["new"]
     when = _MOVE_WHEN_RE.search(m["rest"])
+    gone = _NO_LONGER_RE.search(m["rest"])
+    # A person moves house with a time or a place left behind; "moved to GitHub Actions"
+    # (a tool) has neither, nor does a project's "we moved to Rust".
+    cue = re.search(r"\b(?:just|recently|finally)\s+(?:moved|relocated)", sentence)
+    if not (when or gone or cue or m["old1"] or _HOME_RE.search(m["rest"])):
+        return None
     text = f"Lives in {new}"
     if when:
         text += (
             f" since {when[0]}" if not when[0].lower().startswith("in ") else f" since {when[4]}"
         )
-    gone = _NO_LONGER_RE.search(m["rest"])
     old = m["old1"] or (gone["old"] if gone else None)
     file, section, typ, importance, confidence = TARGETS["move"]
     edit = {
@@ -617,7 +624,9 @@ def _moved(sentence: str, existing: list[_Line]) -> dict | None:
         said = [
             line
             for line in existing
-            if place in line.text.casefold() and line.file in ("USER", "MEMORY")
+            if place in line.text.casefold()
+            and line.file in ("USER", "MEMORY")
+            and _LIVES_RE.search(line.text)  # only a line that placed the person there
         ]
         if len(said) == 1:
             edit.update(file=said[0].file, op="deprecate", target=said[0].text)

@@ -161,6 +161,7 @@ class OpenAIProvider:
         last = max(timed) if timed else request.now
         if self.tool_mode == "json":
             return self._json_only(request, read)
+        self._tools_error: ProviderError | None = None
         try:
             found = self._with_tools(request, read)
         except (openai.BadRequestError, openai.UnprocessableEntityError) as exc:
@@ -170,7 +171,14 @@ class OpenAIProvider:
                     "tools; `json` asks for the answer in the message instead)"
                 ) from None
             found = None
-        return found if found is not None else self._json_only(request, read)
+        if found is not None:
+            return found
+        try:
+            return self._json_only(request, read)
+        except ProviderError:
+            if self._tools_error is not None:  # the tool call's own fault is the clearer one
+                raise self._tools_error from None
+            raise
 
     def _with_tools(self, request: Request, read) -> Proposal | None:
         """The answer to a request with the tool: a tool call, or a call written in the
@@ -198,7 +206,13 @@ class OpenAIProvider:
             text = getattr(message, "content", None) or ""
             if calls:
                 arguments = calls[0].function.arguments
-                found = read(arguments if arguments not in (None, "") else "{}")
+                try:
+                    found = read(arguments if arguments not in (None, "") else "{}")
+                except ProviderError as exc:
+                    if self.tool_mode == "auto":
+                        self._tools_error = exc  # said if JSON mode does no better
+                        return None  # arguments that do not parse: ask for JSON instead
+                    raise
                 return self._done(found, response, convo, str(arguments))
             if text.strip():  # Qwen, MiniMax and others write the call in the message
                 try:
@@ -231,4 +245,9 @@ class OpenAIProvider:
         return self._done(read(text), response, convo, text)
 
     def _done(self, found: Proposal, response, convo: list[dict], answer: str) -> Proposal:
+        choices = getattr(response, "choices", None) or [None]
+        if getattr(choices[0], "finish_reason", None) == "length":
+            # Cut at the token cap: the reader closed the brackets, but the last edit may be
+            # half a sentence and the skip list may be missing entries. Neither is trusted.
+            found = replace(found, edits=found.edits[:-1], notes=found.notes[:-1], skip=())
         return replace(found, usage=self._usage(response, convo, answer), model=self.model)
