@@ -444,10 +444,73 @@ def read_config_file(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path} is not valid TOML: {exc}") from None
 
 
+# Settings that decide where memory text and API keys go. mem.toml is committed and synced:
+# another clone can change it, so from mem.toml these count only once the user has trusted
+# that version of the file on this machine (`mem trust`, as direnv and qmd ask); until then
+# the environment's and the defaults' values are used, and `mem` says so.
+TRUSTED_ONLY = (
+    "llm.base_url",
+    "llm.model",
+    "consolidate.provider",
+    "embed.provider",
+    "embed.base_url",
+    "embed.model",
+)
+
+
+def trust_file(env: Mapping[str, str]) -> Path:
+    """Where this machine records the mem.toml versions its user trusts (outside any
+    workspace, so no sync can write it)."""
+    if env.get("MEM_TRUST_FILE"):
+        return Path(env["MEM_TRUST_FILE"])
+    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME") or Path.home()) / ".config")
+    return Path(base) / "openclaw-mem" / "trusted.json"
+
+
+def _digest(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _trusted(env: Mapping[str, str]) -> dict[str, str]:
+    import json
+
+    try:
+        data = json.loads(trust_file(env).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def trust(root: Path, env: Mapping[str, str]) -> str:
+    """Trust the workspace's mem.toml as it is now; returns its digest."""
+    import json
+
+    from .fsutil import atomic_write_text
+
+    path = root / CONFIG_FILE
+    if not path.is_file():
+        raise UsageError(f"{path} does not exist; there is nothing to trust")
+    digest = _digest(path)
+    known = _trusted(env)
+    known[str(root.resolve())] = digest
+    target = trust_file(env)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(target, json.dumps(known, indent=1, sort_keys=True))
+    return digest
+
+
+def is_trusted(root: Path, env: Mapping[str, str]) -> bool:
+    path = root / CONFIG_FILE
+    return path.is_file() and _trusted(env).get(str(root.resolve())) == _digest(path)
+
+
 @dataclass(frozen=True)
 class Config:
     values: dict[str, Any]
     sources: dict[str, str] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
 
     def __getitem__(self, name: str) -> Any:
         key(name)  # a typo in code fails loudly, with a suggestion
@@ -469,7 +532,7 @@ class Config:
                 raise UsageError(exc.message) from None
             values[name] = _coerce(k, value, FLAG)
             sources[name] = "flag"
-        return Config(values, sources)
+        return Config(values, sources, self.warnings)
 
 
 def load_config(
@@ -480,9 +543,19 @@ def load_config(
     """Resolve every key: flag override > MEM_* variable > mem.toml > default."""
     values = {k.name: k.default for k in KEYS}
     sources = {k.name: "default" for k in KEYS}
+    warnings: list[str] = []
     if root is not None:
         path = root / CONFIG_FILE
-        for name, value in read_config_file(path).items():
+        found = read_config_file(path)
+        held = [n for n in TRUSTED_ONLY if n in found and found[n] != key(n).default]
+        if held and not is_trusted(root, env):
+            warnings.append(
+                f"{CONFIG_FILE} sets {', '.join(held)}, which decide where memory and keys "
+                "are sent, and this machine has not trusted this version of it: they are "
+                "ignored; read it, then `mem trust`"
+            )
+            found = {n: v for n, v in found.items() if n not in held}
+        for name, value in found.items():
             k = key(name)
             values[name] = _coerce(k, value, CONFIG_FILE)
             sources[name] = CONFIG_FILE
@@ -490,7 +563,7 @@ def load_config(
         if k.env in env:
             values[k.name] = _coerce(k, env[k.env], k.env)
             sources[k.name] = f"env {k.env}"
-    return Config(values, sources).override(overrides or {})
+    return Config(values, sources, tuple(warnings)).override(overrides or {})
 
 
 def _toml_value(value: Any) -> str:

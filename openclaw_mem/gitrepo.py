@@ -217,12 +217,15 @@ def _git_lock(root: Path) -> Iterator[None]:
     """One mem process at a time commits in a workspace (.mem/git.lock): eight agents
     logging with git.autocommit = "log" queue up instead of racing for git's index.lock.
     A workspace whose .mem/ cannot be written still commits, unserialised."""
+    from .errors import UsageError
     from .fsutil import _lock, _unlock
+    from .workspace import Workspace
 
     try:
-        (root / ".mem").mkdir(exist_ok=True)
-        fd = os.open(root / ".mem" / "git.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError:
+        state = Workspace(root).state_dir  # never through a planted .mem link
+        state.mkdir(exist_ok=True)
+        fd = os.open(state / "git.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    except (OSError, UsageError):
         yield
         return
     try:

@@ -395,6 +395,14 @@ class Memory:
         diff, _ = review.preview(self.ws, pending, opts.min_confidence)
         return pending, diff, None
 
+    def trust(self) -> str:
+        """Trust the workspace's mem.toml as it is now, on this machine: the settings that
+        decide where memory and keys are sent (endpoints, models, providers) count from it
+        until it changes. Returns the file's digest."""
+        from .config import trust
+
+        return trust(self.root, self.env)
+
     def doctor(self) -> list[str]:
         """Merge by entry the daily logs and HISTORY.md a merge left conflicted, and stage
         them (what a clone without the merge driver gets from a plain `git pull`)."""

@@ -100,6 +100,10 @@ def ask(
     "text", a recall, context or get comes back as what the command prints (fast_output)."""
     path = socket_file(root)
     try:
+        # .mem itself must be a real folder: a .mem link a synced repository planted could
+        # lead to another process's socket, whose answers are not this workspace's.
+        if not stat.S_ISDIR(os.lstat(os.path.dirname(path)).st_mode):
+            return None
         if not stat.S_ISSOCK(os.lstat(path).st_mode):
             return None
     except OSError:

@@ -72,7 +72,17 @@ class Workspace:
 
     @property
     def state_dir(self) -> Path:
-        return self.root / STATE_DIR
+        """`.mem/`: derived state, never a link. One that arrived with a synced repository
+        (or was made by hand) would send the index, locks and proposals outside the
+        workspace; it is removed (only the link: what it points at is left alone) and the
+        state is rebuilt here."""
+        path = self.root / STATE_DIR
+        if path.is_symlink():
+            try:
+                path.unlink()
+            except OSError as exc:
+                raise UsageError(f"{path} is a symlink mem cannot remove: {exc.strerror}") from None
+        return path
 
     def day_file(self, day: date) -> Path:
         return self.inside(f"{MEMORY_DIR}/{day.isoformat()}.md")

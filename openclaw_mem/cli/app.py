@@ -188,6 +188,8 @@ class State:
     def memory(self) -> Memory:
         if self._memory is None:
             self._memory = Memory.open(self.workspace_flag, env=self.env, cwd=self.cwd)
+            for message in self._memory.config.warnings:
+                warn(message)
         return self._memory
 
     def now(self) -> datetime:

@@ -73,6 +73,14 @@ def diff_cmd(
         typer.echo(f"no change to memory since {rev}", err=True)
 
 
+@app.command("trust")
+def trust_cmd(ctx: typer.Context) -> None:
+    """Trust this workspace's mem.toml as it is now, on this machine: its endpoints, models
+    and providers count until the file changes (a synced change must be trusted again)."""
+    digest = state(ctx).memory().trust()
+    typer.echo(f"trusted mem.toml (sha256 {digest[:12]}) on this machine")
+
+
 @app.command("doctor")
 def doctor_cmd(ctx: typer.Context) -> None:
     """After a plain `git pull` that stopped on a daily log or HISTORY.md: merge each by
