@@ -78,9 +78,10 @@ _MADE_UP = (
     r"(?![0-9]{1,5}(?![0-9A-Za-z]))"
 )
 _LABEL = (
-    r"(?<![A-Za-z0-9_])(?:[A-Za-z0-9]{1,40}[_.-]){0,4}"  # client_, AWS_, spring.datasource.
-    r"(?:password|passwd|passphrase|pwd|secret|secret[_-]?key|token|api[_-]?key"
-    r"|private[_-]?key|access[_-]?key)"
+    r"(?<![A-Za-z0-9_])(?:(?:[A-Za-z0-9]{1,40}[_.-]){0,4}"  # client_, AWS_, spring.datasource.
+    r"(?:[A-Za-z]{0,12}(?:password|passwd)|passphrase|pwd|secret|secret[_-]?key|token"
+    r"|api[_-]?key|private[_-]?key|access[_-]?key)"  # PGPASSWORD, MYSQL_PASSWORD
+    r"|(?:[A-Za-z0-9]{1,40}[_.-]){1,4}pass(?![A-Za-z]))"  # DB_PASS, SMTP.PASS
 )
 _LABELLED = (
     r"(?i)" + _LABEL + r"[\"'`]?\*{0,2}"  # "password": ... or **Password:** ...
@@ -93,7 +94,9 @@ _LABELLED = (
     + _VALUE
 )
 _LABELLED_ZH = (
-    r"(?:密码|口令|密钥|令牌|验证码)[ \t]{0,3}(?:是|为|：|:|=)?[ \t]{0,3}" + _OPEN_QUOTE + _VALUE
+    r"(?:密码|密碼|口令|密钥|密鑰|令牌|验证码|驗證碼)[ \t]{0,3}(?:是|为|為|：|:|=)?[ \t]{0,3}"
+    + _OPEN_QUOTE
+    + _VALUE
 )
 
 _PEM = (
@@ -111,7 +114,7 @@ _AWS_SECRET = (
 _URL_PASSWORD = (
     r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}+://[^\s:/?#@\[\]\"'<>]{0,256}+:"
     r"(?!\[REDACTED\]@|\*+@|\$\{?[A-Za-z_]|(?i:password|passwd|pass|pwd|secret|pw)@)"
-    r"(?P<secret>[^\s/?#@\"'<>]{1,256}+)@(?=[A-Za-z0-9\[_.-])"
+    r"(?P<secret>[^\s/?@\"'<>]{1,256}+)@(?=[A-Za-z0-9\[_.-])"  # a "#" is a password's too
 )
 _TOKEN_CHARS = r"[A-Za-z0-9._~+/=-]"
 _BEARER = (
@@ -123,6 +126,16 @@ _BEARER = (
 _BASIC = (
     r"(?i:\bauthorization[ \t]{0,4}:[ \t]{0,4}basic)[ \t]{1,4}(?P<secret>[A-Za-z0-9+/]{8,}+={0,2})"
 )
+
+_TOKEN_HEADER = (
+    r"(?i:\bauthorization[ \t]{0,4}:[ \t]{0,4}(?:token|apikey|api-key|key|sso-key))[ \t]{1,4}"
+    r"(?P<secret>[A-Za-z0-9._~+/:-]{8,}+=*+)"
+)
+_CURL_USER = (
+    r"(?<![A-Za-z0-9_-])(?:-u|--user)[ \t]{1,4}[\"']?[^\s:\"'$]{1,64}:"
+    r"(?P<secret>[^\s\"']{3,256}+)"
+)
+_AZURE = r"(?i:\b(?:AccountKey|SharedAccessKey))=(?P<secret>[A-Za-z0-9+/]{20,}+={0,2})"
 
 FAMILIES: tuple[tuple[str, str], ...] = (
     ("private key", _PEM),
@@ -149,6 +162,11 @@ FAMILIES: tuple[tuple[str, str], ...] = (
         "jwt",
         r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,4096}+\.[A-Za-z0-9_-]{4,16384}+\.[A-Za-z0-9_-]{8,}+",
     ),
+    ("npm token", r"(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
+    ("hugging face token", r"(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}+"),
+    ("azure storage key", _AZURE),
+    ("token header", _TOKEN_HEADER),
+    ("curl user password", _CURL_USER),
     ("bearer token", _BEARER),
     ("basic auth header", _BASIC),
     ("url password", _URL_PASSWORD),

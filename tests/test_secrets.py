@@ -31,6 +31,23 @@ RSA = (
 
 # (text, a family `find` must name, the secret substrings that must be gone)
 SECRETS = [
+    (
+        "publish with npm_EXAMPLEexampleEXAMPLEexample01234567",
+        "npm token",
+        ["npm_EXAMPLEexampleEXAMPLEexample01234567"],
+    ),
+    (
+        "the hub token hf_EXAMPLEexampleEXAMPLEexample01234 works",
+        "hugging face token",
+        ["hf_EXAMPLEexampleEXAMPLEexample01234"],
+    ),
+    (
+        "AccountName=acct;AccountKey=RVhBTVBMRWV4YW1wbGVFWEFNUExFZXhhbXBsZQ==;Suffix=x",
+        "azure storage key",
+        ["RVhBTVBMRWV4YW1wbGVFWEFNUExFZXhhbXBsZQ=="],
+    ),
+    ("Authorization: Token EXAMPLEexample0123", "token header", ["EXAMPLEexample0123"]),
+    ("curl -u admin:Ex4mpleP4ss https://api.example", "curl user password", ["Ex4mpleP4ss"]),
     (f"Deploy key for the box:\n{PEM}\nkeep it offline.", "private key", ["b3BlbnNzaC1rZXkt"]),
     (f"旧服务器的私钥：\n{RSA}\n已经作废", "private key", ["MIIEpAIBAAKCAQEA"]),
     (
@@ -337,3 +354,30 @@ def test_long_adversarial_text_is_fast(fragment: str) -> None:
     redacted, _ = redact(text)
     redact(redacted)
     assert time.perf_counter() - start < 2.0
+
+
+@pytest.mark.parametrize(
+    "text, kept",
+    [
+        ("NPM_TOKEN npm_abcdefghijklmnopqrstuvwxyz0123456789", "NPM_TOKEN "),
+        ("token hf_abcdefghijklmnopqrstuvwxyzABCDEF0123 for the hub", "for the hub"),
+        (
+            "AccountName=acct;AccountKey=Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4MTIzNA==;Endpoint",
+            "AccountName=acct;AccountKey=",
+        ),
+        ("export PGPASSWORD=s3cr3tpass", "export PGPASSWORD="),
+        ("DB_PASS=hunter22 in the env file", "DB_PASS="),
+        ("postgres://u:pa#ss@db/app", "postgres://u:"),
+        ("curl -u admin:hunter22 https://api.example", "curl -u admin:"),
+        ("Authorization: Token abcdef0123456789", "Authorization: Token "),
+        ("我的密碼：Abc12345", "我的密碼："),
+    ],
+)
+def test_common_shapes_of_this_round_are_redacted(text, kept):
+    out, n = redact(text)
+    assert n == 1 and kept in out and "[REDACTED]" in out
+
+
+def test_words_that_only_look_like_labels_pass():
+    for text in ("the pass was long", "I passed the test", "a mountain pass: Stelvio"):
+        assert redact(text) == (text, 0)
