@@ -110,7 +110,48 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             _I,
         ),
     ),
-    ("hidden-chars", re.compile("[\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069]")),
+    (
+        "hidden-chars",
+        re.compile(
+            "[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\U000e0000-\U000e007f]"
+        ),
+    ),
+    (
+        "command",
+        # A standing order to run something: a pipe into a shell, a download run, a
+        # destructive or privileged command. Whoever said it, it waits for a person.
+        re.compile(
+            r"\b(?:curl|wget|iwr|invoke-webrequest)\b[^\n|]{0,200}?\|\s{0,3}(?:sudo\s+)?"
+            r"(?:ba|z|da)?sh\b|"
+            r"\b(?:always|every time|each time|before (?:every|each|answering|replying)|"
+            r"from now on|whenever)\b[^\n]{0,60}?\b(?:run|execute|exec)\b[^\n]{0,40}?"
+            r"(?:\bcurl\b|\bwget\b|\bbash\b|\bsh\b|\bsudo\b|\brm\s+-|\bchmod\b|powershell|"
+            r"\bpython\s+-c\b)|"
+            r"(?:每次|总是|以后|之后)[^。\n]{0,20}?(?:运行|执行)[^。\n]{0,30}?"
+            r"(?:curl|wget|bash|sudo|rm -)",
+            _I,
+        ),
+    ),
+    (
+        "reveal",
+        re.compile(
+            r"\b(?:print|show|reveal|output|display|paste|share|send|tell)\b[^\n]{0,40}?"
+            r"(?:~/\.ssh|\bid_rsa\b|\bid_ed25519\b|/etc/shadow|\.env\b|private key|api keys?\b|"
+            r"(?:the|my|your|all) (?:passwords?|credentials|secrets|tokens))|"
+            r"(?:输出|显示|打印|发送|告诉)[^。\n]{0,20}?(?:私钥|密码|密钥|令牌|凭证)",
+            _I,
+        ),
+    ),
+    (
+        "no-confirmation",
+        re.compile(
+            r"\bwithout (?:asking|confirmation|confirming|checking with|telling) "
+            r"(?:the user|me|anyone|first)?|\bskip (?:the |any )?confirmations?\b|"
+            r"\b(?:don't|do not|never) ask (?:for )?(?:confirmation|permission|before)\b|"
+            r"\bno need to (?:confirm|ask)\b|(?:不用|无需|不要)(?:确认|询问|征求)",
+            _I,
+        ),
+    ),
     (
         "html-comment",
         re.compile(
@@ -172,21 +213,63 @@ def _visible(text: str) -> str:
     return "".join(f"<U+{ord(c):04X}>" if 0x200B <= ord(c) <= 0x2069 else c for c in text)
 
 
+# Letters from other scripts that read as Latin ones, and traditional characters of the
+# Chinese patterns' words: text is judged as it reads, not as it is encoded.
+_CONFUSABLES = str.maketrans(
+    "аеорсухіјѕԁӏАВЕКМНОРСТХІЈЅ"
+    "無視記憶長規則執讀啟開機對話會輸載設從聽權優級於預準寫錄鏈連發給碼鑰請過應該這個時後為們",
+    "aeopcyxijsdlABEKMHOPCTXIJS"
+    "无视记忆长规则执读启开机对话会输载设从听权优级于预准写录链连发给码钥请过应该这个时后为们",
+)
+_INVISIBLE = re.compile("[\u00ad\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff\U000e0000-\U000e007f]")
+_BASE64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{24,4096}={0,2}(?![A-Za-z0-9+/=])")
+
+
+def normalized(text: str) -> str:
+    """The text as a reader takes it in: NFKC (full-width and styled letters folded),
+    invisible characters and tag characters gone, look-alike letters and traditional
+    characters mapped, and any base64 blob that decodes to text appended, decoded."""
+    import unicodedata
+
+    plain = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).translate(_CONFUSABLES)
+    decoded = []
+    for m in _BASE64.finditer(text):
+        import base64
+        import binascii
+
+        blob = m[0]
+        try:
+            raw = base64.b64decode(blob + "=" * (-len(blob) % 4), validate=True)
+            said = raw.decode("utf-8")
+        except (binascii.Error, ValueError):
+            continue
+        if said.isprintable() or all(c.isprintable() or c in "\n\t" for c in said):
+            decoded.append(said)
+    return plain + ("\n" + "\n".join(decoded) if decoded else "")
+
+
 def scan(text: str) -> list[Flag]:
-    """What in this text reads as an instruction to the agent (one flag per kind)."""
+    """What in this text reads as an instruction to the agent (one flag per kind), judged
+    on the text and on what it normalises to."""
     out = []
+    plain = normalized(text)
     for kind, pattern in PATTERNS:
         if any(f.kind == kind for f in out):
             continue
-        m = pattern.search(text)
-        if m:
-            lo = max(0, m.start() - 20)
-            out.append(Flag(kind, _visible(" ".join(text[lo : m.end() + 20].split()))[:120]))
+        for seen in (text, plain) if plain != text else (text,):
+            m = pattern.search(seen)
+            if m:
+                lo = max(0, m.start() - 20)
+                out.append(Flag(kind, _visible(" ".join(seen[lo : m.end() + 20].split()))[:120]))
+                break
     return out
 
 
 def flagged(text: str) -> bool:
-    return any(pattern.search(text) for _, pattern in PATTERNS)
+    plain = normalized(text)
+    return any(
+        pattern.search(text) or (plain != text and pattern.search(plain)) for _, pattern in PATTERNS
+    )
 
 
 NOTICE = (
