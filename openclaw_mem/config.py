@@ -548,6 +548,8 @@ def load_config(
         path = root / CONFIG_FILE
         found = read_config_file(path)
         held = [n for n in TRUSTED_ONLY if n in found and found[n] != key(n).default]
+        for name in held:  # a bad value is still a bad value, trusted or not
+            _coerce(key(name), found[name], CONFIG_FILE)
         if held and not is_trusted(root, env):
             warnings.append(
                 f"{CONFIG_FILE} sets {', '.join(held)}, which decide where memory and keys "

@@ -174,7 +174,7 @@ def _compact(snippet: str, limit: int = 300) -> str:
 def _working(ws: Workspace, now: datetime, agent: str | None = None) -> list[str]:
     """Today's and yesterday's entries, oldest first; for an agent, its own and unmarked
     ones (another agent's conversation is not this one's)."""
-    days = {now.date(), (now - timedelta(days=1)).date()}
+    days = {now.date()} | ({(now - timedelta(days=1)).date()} if now.date() > date.min else set())
     out: list[tuple[datetime, str]] = []
     for path in ws.day_files():
         day = day_of(path)

@@ -99,6 +99,21 @@ def _umask() -> int:
     return mask
 
 
+def replaceable(path: Path) -> int | None:
+    """The file's mode (None if it does not exist yet), or WriteError when a person made it
+    read-only: os.replace would swap it anyway, the folder being writable, so the mode is
+    honoured here. Callers that write several files ask first, so none is half-done."""
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise WriteError(path, exc) from None
+    if not mode & 0o200:
+        raise WriteError(path, PermissionError(0, f"it is read-only (mode {mode:04o})"))
+    return mode
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     """Replace a file's content so a crash leaves either the old or the new file, whole.
     A new file gets the usual permissions (0666 less the umask), an existing one keeps its
@@ -106,6 +121,7 @@ def atomic_write_text(path: Path, text: str) -> None:
     import tempfile  # not on `mem log`'s path: appends need none
 
     _refuse_link(path)
+    mode = replaceable(path)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -116,11 +132,7 @@ def atomic_write_text(path: Path, text: str) -> None:
             f.write(text.encode("utf-8"))
             f.flush()
             os.fsync(f.fileno())
-        try:
-            mode = path.stat().st_mode & 0o7777
-        except FileNotFoundError:
-            mode = 0o666 & ~_umask()
-        os.chmod(tmp, mode)
+        os.chmod(tmp, mode if mode is not None else 0o666 & ~_umask())
         os.replace(tmp, path)
     except OSError as exc:
         with contextlib.suppress(FileNotFoundError):

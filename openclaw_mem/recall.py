@@ -128,6 +128,13 @@ class RecallResult:
     warnings: list[str]
 
 
+
+def _end_of(day: date) -> datetime:
+    """The first moment after `day` (the calendar's last day has none after it)."""
+    if day >= date.max:
+        return datetime.max
+    return datetime.combine(day + timedelta(days=1), datetime.min.time())
+
 def _mask(index: Index, opts: RecallOptions) -> np.ndarray:
     mask = index.live & ~index.doc("boiler")
     if opts.path_glob:
@@ -148,9 +155,7 @@ def _mask(index: Index, opts: RecallOptions) -> np.ndarray:
             mask &= np.where(dated, when < days_since_epoch(end), False)
     if opts.as_of:
         # Lines written later did not exist yet; a log's time is its own day's clock.
-        limit = days_since_epoch(
-            datetime.combine(opts.as_of + timedelta(days=1), datetime.min.time())
-        )
+        limit = days_since_epoch(_end_of(opts.as_of))
         born, when = index.doc("born"), index.doc("when")
         mask &= np.where(np.isnan(born), True, born < limit)
         mask &= np.where(np.isnan(when), True, when < limit)
@@ -175,7 +180,7 @@ def deprecated_then(index: Index, opts: RecallOptions) -> np.ndarray:
     if not opts.as_of:
         return deprecated
     gone = index.doc("gone")
-    limit = days_since_epoch(datetime.combine(opts.as_of + timedelta(days=1), datetime.min.time()))
+    limit = days_since_epoch(_end_of(opts.as_of))
     return deprecated & np.where(np.isnan(gone), True, gone < limit)
 
 

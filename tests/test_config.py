@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from openclaw_mem.config import KEYS, default_config_text, load_config, read_config_file
+from openclaw_mem.config import KEYS, default_config_text, load_config, read_config_file, trust
 from openclaw_mem.errors import ConfigError
 
 
@@ -77,8 +77,13 @@ def test_a_pasted_section_block_adds_to_the_default_file(tmp_path):
         + '\n[llm]\nmodel = "qwen2.5:7b"\nbase_url = "http://localhost:11434/v1"\n'
     )
     (tmp_path / "mem.toml").write_text(text, encoding="utf-8")
-    cfg = load_config(tmp_path, {})
+    env = {"MEM_TRUST_FILE": str(tmp_path / "trusted.json")}
+    untrusted = load_config(tmp_path, env)
+    assert untrusted["llm.model"] == "gpt-4o-mini" and "mem trust" in untrusted.warnings[0]
+    trust(tmp_path, env)  # the person read it: now it counts
+    cfg = load_config(tmp_path, env)
     assert cfg["llm.model"] == "qwen2.5:7b" and cfg.sources["llm.model"] == "mem.toml"
+    assert cfg.warnings == ()
 
 
 def test_a_section_declared_twice_says_so(tmp_path):

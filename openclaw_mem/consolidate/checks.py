@@ -49,6 +49,7 @@ _FIRST_PERSON_RE = re.compile(
     rf"{_NUMERAL_BEFORE}\bI\b(?![-/.])|\bI['’](?:m|ve|d|ll)\b|\b(?:me|my|mine|myself)\b|"
     r"^(?:My|Mine|Me)\b"
 )
+_COMMENT_RE = re.compile(r"<!--.*?(?:-->|$)|-->", re.S)
 LONG_COPY = 160  # characters: a turn this long, copied whole, is not a memory line
 
 
@@ -161,6 +162,9 @@ def check(
     held: list[tuple[Edit, str]] = []
     by_number = {e.number: e for e in prompt}
     for edit in edits:
+        # A comment inside a line is mem's metadata grammar: logged text cannot bring one
+        # in and set a line's importance, date or src= by it.
+        edit = replace(edit, text=" ".join(_COMMENT_RE.sub(" ", edit.text).split()))
         text, copied = _copied(edit.text, prompt) if edit.text else ("", None)
         why = copied
         if text and not why:

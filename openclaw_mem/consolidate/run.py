@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -403,6 +404,8 @@ def _run_batch(
         safe_docs = {name: redact(text, opts.redact_extra)[0] for name, text in docs.items()}
         proposal = provider.propose(Request(tuple(prompt), safe_docs, opts.now))
         history = redact(proposal.history_entry, opts.redact_extra)[0]
+        # HISTORY.md's markers are mem's grammar: a summary quoting one would forge one.
+        history = " ".join(re.sub(r"<!--.*?(?:-->|$)|-->", " ", history, flags=re.S).split())
         checked, unsure = check(proposal.edits, prompt)
         edits = resolve(checked, prompt)
         unsure = [

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..errors import ConflictError
-from ..fsutil import append_locked, atomic_write_text, read_text
+from ..fsutil import append_locked, atomic_write_text, read_text, replaceable
 from ..markdown import COMMIT_CONSOLIDATE, COMMIT_LOG
 from ..proposal import Edit
 from ..secrets import redact
@@ -130,6 +130,8 @@ def write_batch(
         raise ConflictError(
             "a memory file changed twice while consolidating; nothing was written, run it again"
         )
+    for name in changed:  # a read-only file stops the batch before anything is written
+        replaceable(ws.root / name)
     repo = None
     if opts.commit:
         from .. import gitrepo
