@@ -191,5 +191,12 @@ def append_locked(path: Path, render: Callable[[bytes], bytes]) -> tuple[bytes, 
         existing = _read_all(fd)
         data = render(existing)
         if data:
-            _write_all(fd, data)
+            try:
+                _write_all(fd, data)
+            except OSError as exc:
+                # All or nothing: a full disk (or any failure) midway leaves no torn entry.
+                # Under the lock nobody else has appended, so the file ends where it did.
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, len(existing))
+                raise WriteError(path, exc) from None
         return existing, data

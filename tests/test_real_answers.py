@@ -595,3 +595,26 @@ def test_a_read_only_curated_file_stops_the_batch_before_anything_is_written(ws)
     assert result.exit_code == 9 and "USER.md" in result.stderr and "read-only" in result.stderr
     assert snapshot(ws.root) == before
     assert oct(user.stat().st_mode & 0o777) == "0o444"
+
+
+def test_a_full_disk_midway_through_an_append_leaves_no_torn_entry(ws, monkeypatch):
+    import errno
+    import os
+
+    ws("log", "--at", "2026-12-01T09:00", "first, whole")
+    log = ws.root / "memory" / "2026-12-01.md"
+    before = log.read_bytes()
+    real_write = os.write
+
+    def half_then_full(fd, data):
+        if len(data) > 8:
+            real_write(fd, bytes(data[: len(data) // 2]))
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", half_then_full)
+    result = ws("log", "--at", "2026-12-01T09:01", "a long second entry that will not fit", ok=False)
+    monkeypatch.setattr(os, "write", real_write)
+    assert result.exit_code == 9 and "no space left" in result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert log.read_bytes() == before
