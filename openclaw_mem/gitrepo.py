@@ -272,9 +272,33 @@ def commit_memory(
             )
             message = f"mem: update {shown}"
         with _identity(repo):
-            _with_retry(lambda: repo.git.add("-A", "--", *specs), "git add")
-            _with_retry(lambda: repo.git.commit("-q", "-m", message, "--", *specs), "git commit")
+            if len(specs) <= ARGV_PATHS:
+                _with_retry(lambda: repo.git.add("-A", "--", *specs), "git add")
+                _with_retry(
+                    lambda: repo.git.commit("-q", "-m", message, "--", *specs), "git commit"
+                )
+            else:  # 90,000 imported days do not fit on a command line: git reads them
+                _commit_many(repo, specs, message)
         return last_commit(repo, root)
+
+
+ARGV_PATHS = 1000  # more paths than this go to git in a file, never on the command line
+
+
+def _commit_many(repo: git.Repo, specs: Sequence[str], message: str) -> None:
+    import tempfile
+
+    with tempfile.NamedTemporaryFile(
+        "wb", dir=repo.git_dir, prefix="mem-paths.", delete=False
+    ) as f:
+        f.write(b"\0".join(s.encode("utf-8") for s in specs))
+        listed = f.name
+    try:
+        flags = (f"--pathspec-from-file={listed}", "--pathspec-file-nul")
+        _with_retry(lambda: repo.git.add("-A", *flags), "git add")
+        _with_retry(lambda: repo.git.commit("-q", "-m", message, *flags), "git commit")
+    finally:
+        os.unlink(listed)
 
 
 def _git_message(exc: git.GitCommandError) -> str:

@@ -618,3 +618,16 @@ def test_a_full_disk_midway_through_an_append_leaves_no_torn_entry(ws, monkeypat
     assert result.exit_code == 9 and "no space left" in result.stderr
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
     assert log.read_bytes() == before
+
+
+def test_more_files_than_a_command_line_holds_commit_through_a_path_file(ws, monkeypatch):
+    from openclaw_mem import gitrepo
+
+    monkeypatch.setattr(gitrepo, "ARGV_PATHS", 5)
+    for day in range(1, 13):
+        (ws.root / "memory" / f"2026-11-{day:02d}.md").write_text(
+            f"# 2026-11-{day:02d}\n\n- note {day}\n", encoding="utf-8"
+        )
+    info = gitrepo.commit_memory(ws.root, "many days")
+    assert info is not None and info.files == 12
+    assert not git.Repo(ws.root).is_dirty(untracked_files=True)
