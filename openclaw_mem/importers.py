@@ -26,6 +26,7 @@ from .errors import UsageError
 from .ingest import Message, json_lines, parse_time
 
 KINDS = ("chatgpt", "claude", "claude-code")
+MAX_EXPORT = 512 * 1024 * 1024  # bytes of conversations.json read, zipped or not
 
 
 def _conversations_json(path: Path, kind: str) -> list:
@@ -42,11 +43,26 @@ def _conversations_json(path: Path, kind: str) -> list:
                 ]
                 if not names:
                     raise UsageError(f"{path} holds no conversations.json: is it a {kind} export?")
-                raw = archive.read(min(names, key=len))
+                info = archive.getinfo(min(names, key=len))
+                if info.file_size > MAX_EXPORT:  # a zip that expands to gigabytes
+                    raise UsageError(
+                        f"{path}: conversations.json would expand to {info.file_size:,} bytes, "
+                        f"over the {MAX_EXPORT:,} mem reads; nothing was imported"
+                    )
+                with archive.open(info) as member:
+                    raw = member.read(MAX_EXPORT + 1)
         else:
+            if path.stat().st_size > MAX_EXPORT:
+                raise UsageError(f"{path} is over the {MAX_EXPORT:,} bytes mem reads")
             raw = path.read_bytes()
+        if len(raw) > MAX_EXPORT:
+            raise UsageError(f"{path} is over the {MAX_EXPORT:,} bytes mem reads")
         data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except RecursionError:
+        raise UsageError(
+            f"{path} nests deeper than any export does; nothing was imported"
+        ) from None
+    except (UnicodeDecodeError, ValueError) as exc:  # bad JSON, a 5,000-digit number
         raise UsageError(
             f"{path} is not a readable {kind} export ({exc}); nothing was imported"
         ) from None

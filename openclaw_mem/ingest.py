@@ -183,7 +183,10 @@ def append_messages(
         sid = None if sid is None else str(sid)
         if sid is not None and not SESSION_RE.fullmatch(sid):
             sid = None
-        by_day[when.date()].append(NewEntry(when, msg.role, msg.text, sid))
+        # A lone surrogate (a JSON "\ud800") cannot be written as UTF-8, and a NUL byte has no
+        # place in Markdown: both are settled here, before the first day is written.
+        text = msg.text.encode("utf-8", "replace").decode("utf-8").replace("\x00", "\ufffd")
+        by_day[when.date()].append(NewEntry(when, msg.role, text, sid))
     for day in sorted(by_day):
         path = ws.day_file(day)
         result = append_entries(path, day, by_day[day], skip_existing=True, rel=ws.rel(path))

@@ -128,12 +128,12 @@ class RecallResult:
     warnings: list[str]
 
 
-
 def _end_of(day: date) -> datetime:
     """The first moment after `day` (the calendar's last day has none after it)."""
     if day >= date.max:
         return datetime.max
     return datetime.combine(day + timedelta(days=1), datetime.min.time())
+
 
 def _mask(index: Index, opts: RecallOptions) -> np.ndarray:
     mask = index.live & ~index.doc("boiler")

@@ -189,3 +189,44 @@ def test_a_chatgpt_message_with_an_image_keeps_its_words(ws, tmp_path):
     path.write_text(json.dumps([conv]), encoding="utf-8")
     assert ws.json("import", "chatgpt", str(path))["added"] == 1
     assert "What breed is Rex?" in [e["text"] for e in logged(ws.root)]
+
+
+def test_hostile_exports_are_refused_or_mended_before_the_first_write(ws, tmp_path, monkeypatch):
+    import zipfile
+
+    from openclaw_mem import importers
+
+    monkeypatch.setattr(importers, "MAX_EXPORT", 1024 * 1024)  # 512 MB in use; 1 MB here
+
+    before = sorted(p.name for p in (ws.root / "memory").iterdir())
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100000 + "]" * 100000, encoding="utf-8")
+    big = tmp_path / "big.json"
+    big.write_text('[{"title": "x", "create_time": ' + "9" * 5000 + "}]", encoding="utf-8")
+    for path, said in ((deep, "nests deeper"), (big, "not a readable chatgpt export")):
+        result = ws("import", "chatgpt", str(path), ok=False)
+        assert result.exit_code == 2 and said in result.stderr and "unexpected" not in result.stderr
+    bomb = tmp_path / "export.zip"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("conversations.json", "[" + " " * (3 * 1024 * 1024) + "]")
+    result = ws("import", "chatgpt", str(bomb), ok=False)
+    assert result.exit_code == 2 and "would expand to" in result.stderr
+    assert sorted(p.name for p in (ws.root / "memory").iterdir()) == before
+    conv = {
+        "id": "c1",
+        "current_node": "u",
+        "mapping": {
+            "u": {
+                "parent": None,
+                "message": {
+                    "author": {"role": "user"},
+                    "create_time": 1795511525,
+                    "content": {"content_type": "text", "parts": ["lone \ud800 half"]},
+                },
+            }
+        },
+    }
+    lone = tmp_path / "conversations.json"
+    lone.write_text(json.dumps([conv]), encoding="utf-8")  # json writes it as \ud800
+    assert ws.json("import", "chatgpt", str(lone))["added"] == 1
+    assert "lone ? half" in [e["text"] for e in logged(ws.root)]

@@ -613,7 +613,7 @@ def test_a_full_disk_midway_through_an_append_leaves_no_torn_entry(ws, monkeypat
         return real_write(fd, data)
 
     monkeypatch.setattr(os, "write", half_then_full)
-    result = ws("log", "--at", "2026-12-01T09:01", "a long second entry that will not fit", ok=False)
+    result = ws("log", "--at", "2026-12-01T09:01", "a long entry that will not fit", ok=False)
     monkeypatch.setattr(os, "write", real_write)
     assert result.exit_code == 9 and "no space left" in result.stderr
     assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
