@@ -30,6 +30,7 @@ from .markdown import (
     without_conflicts,
 )
 from .recall import RecallOptions, recall
+from .secrets import redact
 from .text import estimate_tokens
 from .workspace import Workspace, day_of
 
@@ -167,7 +168,7 @@ def _compact(snippet: str, limit: int = 300) -> str:
             continue
         if line.strip():
             kept.append(core(line) if is_bullet(line) else line.strip())
-    text = " ".join(kept)
+    text = redact(" ".join(kept))[0]  # before any cut: half a key is still a key
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -190,7 +191,7 @@ def _working(ws: Workspace, now: datetime, agent: str | None = None) -> list[str
             when = e.when or datetime.combine(day, datetime.min.time())
             if when > now:
                 continue
-            text = " ".join(e.text.split())
+            text = redact(" ".join(e.text.split()))[0]  # before the cut
             text = text if len(text) <= 200 else text[:199] + "…"
             out.append((when, f"{when:%m-%d %H:%M} {e.role}: {text}"))
     return [line for _, line in sorted(out, key=lambda x: x[0])]

@@ -640,7 +640,13 @@ class Memory:
         if start is not None or lines is not None:
             spec = f"{spec}:{start or 1}" + (f":{lines}" if lines else "")
         got = get_lines(self.ws, spec)
-        return replace(got, text=self.redact(got.text))
+        from .file_lines import safe_path
+        from .fsutil import read_text
+        from .secrets import redact_lines
+
+        whole = read_text(safe_path(self.ws, got.path), got.path)
+        extra = tuple(self.config["consolidate.redact_patterns"])
+        return replace(got, text=redact_lines(whole, got.start, got.end, extra))
 
     def context(
         self,

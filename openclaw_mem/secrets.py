@@ -239,6 +239,33 @@ def redact(text: str, extra: Sequence[str] = ()) -> tuple[str, int]:
     return "".join(out), len(merged)
 
 
+def redact_lines(text: str, first: int, last: int, extra: Sequence[str] = ()) -> str:
+    """Lines first..last (1-based) of `text`, redacted as part of the whole: a secret that
+    only the whole shows (the middle lines of a PEM key, whose BEGIN line is not asked for)
+    is hidden in the lines that hold part of it."""
+    lines = text.split("\n")
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
+    spans = [(s, e) for s, e, _ in _scan(text, extra)]
+    out = []
+    for n in range(first - 1, min(last, len(lines))):
+        lo, hi = starts[n], starts[n] + len(lines[n])
+        line = lines[n]
+        cuts = sorted((max(s, lo) - lo, min(e, hi) - lo) for s, e in spans if s < hi and e > lo)
+        if cuts:
+            pieces, at = [], 0
+            for a, b in cuts:
+                if a >= at:
+                    pieces += (line[at:a], REDACTED)
+                    at = b
+                else:
+                    at = max(at, b)
+            line = "".join(pieces) + line[at:]
+        out.append(redact(line.removesuffix("\r"), extra)[0])
+    return "\n".join(out)
+
+
 def has_secret(text: str, extra: Sequence[str] = ()) -> bool:
     return bool(_scan(text, extra))
 

@@ -150,3 +150,26 @@ def test_an_error_never_echoes_a_key(ws, runner):
     assert result.exit_code == 2 and "MIIEpAIBAAK" not in result.stderr
     result = runner.invoke(app, ["-w", str(ws.root), "config", SECRETS["openai"]])
     assert result.exit_code == 6 and "sk-proj-abcdef" not in result.stderr
+
+
+def test_half_a_secret_is_still_a_secret(leaky, tmp_path):
+    # The middle lines of a private key, asked for without its BEGIN line.
+    log = (leaky.root / "memory" / "2026-11-30.md").read_text(encoding="utf-8").splitlines()
+    body = next(n for n, line in enumerate(log, 1) if line.startswith("MIIEpAIBAAK"))
+    shown = leaky("get", f"memory/2026-11-30.md:{body}:1").stdout
+    assert "MIIEpAIBAAK" not in shown and "[REDACTED]" in shown
+    # mem context cuts long entries: the key is hidden before the cut, never half of it.
+    long = "note " * 35 + "sk-proj-abcdefghijklmnopqrstuvwxyz0123456789"
+    leaky("log", "--at", "2026-11-30T09:09", "--role", "user", long)
+    out = leaky("context", "--now", "2026-11-30T10:00", "note").stdout
+    assert "sk-proj-abcdef" not in out and "sk-proj" not in out
+
+
+def test_an_embedding_request_carries_no_secret(ws, llm, monkeypatch):
+    monkeypatch.setenv("MEM_EMBED_PROVIDER", "openai")
+    monkeypatch.setenv("MEM_EMBED_BASE_URL", llm.url)
+    monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+    ws("log", "--at", "2026-11-30T09:00", f"deploy uses {SECRETS['stripe']} for payments")
+    ws("recall", "payments", ok=False)
+    sent = "".join(str(r) for r in llm.embed_requests)
+    assert llm.embed_requests and "sk_live_51Hx" not in sent and "[REDACTED]" in sent

@@ -49,10 +49,13 @@ class OpenAIEmbedder:
     def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
         import openai
 
+        from ..secrets import redact
+
         client = self._get_client()
         rows: list[list[float]] = []
         for lo in range(0, len(texts), self.batch):
-            part = [t if t.strip() else " " for t in texts[lo : lo + self.batch]]
+            # An embedding endpoint is a third party too: no secret goes in a request.
+            part = [redact(t)[0] if t.strip() else " " for t in texts[lo : lo + self.batch]]
             self.calls += 1
             try:
                 response = client.embeddings.create(
