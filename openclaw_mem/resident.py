@@ -2,11 +2,13 @@
 when there is one) in memory and answer recall, context and get over a Unix domain socket,
 so an agent's per-turn `mem recall` costs a Python start-up, not an index load.
 
-Protocol, version 3: the client connects to `.mem/mem.sock` (mode 0600) and writes one JSON
-object on one line, `{"v": 3, "root": "/abs/workspace", "op": "recall" | "context" | "get" |
-"ping", "args": {...}}`, for recall, context and get optionally with `"render": "json" |
+Protocol, version 4: the client connects to `.mem/mem.sock` (mode 0600, in a real `.mem/`
+folder, never a link), waits at most 0.25 s for the server's greeting `mem\n` (a stopped
+server, or another program on the socket, says nothing: the command answers in-process),
+then writes one JSON object on one line, `{"v": 4, "root": "/abs/workspace", "op": "recall" |
+"context" | "get" | "ping", "args": {...}}`, for recall, context and get optionally with `"render": "json" |
 "text"` to get back what the command prints instead of the data; the server answers with one
-line, `{"v": 3, "ok": true, "result": ...}` or `{"v": 3, "ok": false, "error": "...", "code":
+line, `{"v": 4, "ok": true, "result": ...}` or `{"v": 4, "ok": false, "error": "...", "code":
 N}`. A server answers only for its own workspace. The client side (`ask`, in
 socket_client.py) imports nothing heavier than `_socket` and `_json`, and gives up within a
 fraction of a second: a socket nobody answers on is a stale one, removed, and the command
@@ -23,7 +25,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
-from .socket_client import ANSWER_TIMEOUT, SOCKET, VERSION, ask, serving, socket_file
+from .socket_client import ANSWER_TIMEOUT, GREETING, SOCKET, VERSION, ask, serving, socket_file
 
 __all__ = ["SOCKET", "VERSION", "Resident", "ask", "serving", "socket_path"]
 
@@ -73,6 +75,11 @@ class Resident:
                 continue
             except OSError:
                 return
+            try:
+                conn.sendall(GREETING)  # at once: a client waits a moment for it, no more
+            except OSError:
+                conn.close()
+                continue
             threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
 
     def _answer(self, conn: socket.socket) -> None:

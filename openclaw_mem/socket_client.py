@@ -19,9 +19,14 @@ try:
 except ImportError:  # not CPython: json's Python halves stand in
     _quote = _make_scanner = None
 
-VERSION = 3  # 2: recall and context take agent, as_of and current; 3: "render"
+VERSION = 4  # 2: recall and context take agent, as_of and current; 3: "render"; 4: greeting
 SOCKET = "mem.sock"
 CONNECT_TIMEOUT = 0.2
+# The resident says this the moment it accepts. A stopped resident, or another program
+# listening on the socket, says nothing: the client gives up after GREETING_TIMEOUT and
+# answers in-process, instead of waiting out ANSWER_TIMEOUT on every call.
+GREETING = b"mem\n"
+GREETING_TIMEOUT = 0.25
 ANSWER_TIMEOUT = 30.0
 MAX_PATH = 100  # AF_UNIX paths are short (108 bytes on Linux, 104 on macOS)
 
@@ -123,6 +128,15 @@ def ask(
                 pass
             return None
         except OSError:
+            return None
+        sock.settimeout(GREETING_TIMEOUT)
+        hello = b""
+        while len(hello) < len(GREETING):
+            chunk = sock.recv(len(GREETING) - len(hello))
+            if not chunk:
+                return None
+            hello += chunk
+        if hello != GREETING:
             return None
         sock.settimeout(timeout)
         request = {"v": VERSION, "root": os.fspath(root), "op": op, "args": args}

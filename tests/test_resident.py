@@ -347,3 +347,21 @@ def test_render_gives_what_the_command_prints_and_ping_keeps_its_data(served):
     assert shown == {"stdout": ws("get", spec, "--no-daemon").stdout, "stderr": []}
     shown = resident.ask(ws.root, "context", {"query": "redis"}, render="text")["result"]
     assert set(shown) == {"stdout", "stderr"} and "Redis" in shown["stdout"]
+
+
+def test_a_stopped_resident_or_a_foreign_listener_costs_a_moment_not_thirty_seconds(ws):
+    import socket as _socket
+
+    ws("log", "--at", "2026-11-30T09:00", "--role", "user", "Redis runs on the small box")
+    path = ws.root / ".mem" / "mem.sock"
+    path.parent.mkdir(exist_ok=True)
+    silent = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    silent.bind(str(path))
+    silent.listen(4)  # accepts, never speaks: a stopped resident, or another program
+    try:
+        start = time.perf_counter()
+        hits = ws.json("recall", "--now", "2026-11-30T12:00", "Redis")["results"]
+        took = time.perf_counter() - start
+    finally:
+        silent.close()
+    assert hits and took < 3, took
