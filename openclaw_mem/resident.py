@@ -6,8 +6,9 @@ Protocol, version 4: the client connects to `.mem/mem.sock` (mode 0600, in a rea
 folder, never a link), waits at most 0.25 s for the server's greeting `mem\n` (a stopped
 server, or another program on the socket, says nothing: the command answers in-process),
 then writes one JSON object on one line, `{"v": 4, "root": "/abs/workspace", "op": "recall" |
-"context" | "get" | "ping", "args": {...}}`, for recall, context and get optionally with `"render": "json" |
-"text"` to get back what the command prints instead of the data; the server answers with one
+"context" | "get" | "ping", "args": {...}}`, for recall, context and get optionally with
+`"render": "json" | "text"` to get back what the command prints instead of the data; the
+server answers with one
 line, `{"v": 4, "ok": true, "result": ...}` or `{"v": 4, "ok": false, "error": "...", "code":
 N}`. A server answers only for its own workspace. The client side (`ask`, in
 socket_client.py) imports nothing heavier than `_socket` and `_json`, and gives up within a
