@@ -546,19 +546,10 @@ class OfflineProvider:
                 return None
             if kind == "remember" and _RULE_WORDS.search(text):
                 kind = "rule"
-            file, section, typ, importance, confidence = TARGETS[kind]
             if kind == "tool" and text[:1].isascii() and text[:1].isalpha():
                 # MEMORY.md is not about the user alone: say whose project it is.
                 text = f"User {text[:1].lower()}{text[1:]}"
-            edit = {
-                "file": file,
-                "op": "add",
-                "section": section,
-                "text": text,
-                "type": typ,
-                "importance": importance,
-                "confidence": confidence,
-            }
+            edit = _added(kind, text)
             if kind == "correction":
                 old = _replaced(text, existing)
                 if old is not None:
@@ -589,6 +580,20 @@ class OfflineProvider:
         return f"{head} {body}".strip()
 
 
+def _added(kind: str, text: str) -> dict:
+    """An `add` of the text to the file and section its kind of statement goes to."""
+    file, section, typ, importance, confidence = TARGETS[kind]
+    return {
+        "file": file,
+        "op": "add",
+        "section": section,
+        "text": text,
+        "type": typ,
+        "importance": importance,
+        "confidence": confidence,
+    }
+
+
 def _moved(sentence: str, existing: list[_Line]) -> dict | None:
     """A move: "Lives in Porto since last month", striking the line that placed the person
     in the city they left (named after "no longer in" or "from"), when there is one."""
@@ -609,16 +614,7 @@ def _moved(sentence: str, existing: list[_Line]) -> dict | None:
             f" since {when[0]}" if not when[0].lower().startswith("in ") else f" since {when[4]}"
         )
     old = m["old1"] or (gone["old"] if gone else None)
-    file, section, typ, importance, confidence = TARGETS["move"]
-    edit = {
-        "file": file,
-        "op": "add",
-        "section": section,
-        "text": text,
-        "type": typ,
-        "importance": importance,
-        "confidence": confidence,
-    }
+    edit = _added("move", text)
     if old:
         place = old.casefold()
         said = [
