@@ -23,12 +23,22 @@ import json
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 from .socket_client import ANSWER_TIMEOUT, GREETING, SOCKET, VERSION, ask, serving, socket_file
 
 __all__ = ["SOCKET", "VERSION", "Resident", "ask", "serving", "socket_path"]
+
+
+def _identity(root: Path) -> tuple[int, int] | None:
+    """Which folder the workspace is: a move or a removal changes it."""
+    try:
+        st = os.stat(root)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def socket_path(root: Path) -> Path:
@@ -46,6 +56,8 @@ class Resident:
         self._sock: socket.socket | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
+        self.gone = threading.Event()  # the workspace moved or disappeared: no more answers
+        self._place = _identity(root)
 
     def start(self) -> bool:
         """Listen; False when another resident process already serves this workspace, or
@@ -69,7 +81,18 @@ class Resident:
         return True
 
     def _serve(self) -> None:
+        checked = time.monotonic()
         while not self._stop.is_set():
+            if time.monotonic() - checked > 1.0:
+                checked = time.monotonic()
+                if _identity(self.root) != self._place:
+                    # Answers for a folder that is no longer there (or is another one now)
+                    # would be wrong ones: stop, and let the host process exit.
+                    self.gone.set()
+                    self._stop.set()
+                    with contextlib.suppress(OSError):
+                        self._sock.close()
+                    return
             try:
                 conn, _ = self._sock.accept()
             except TimeoutError:

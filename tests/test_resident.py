@@ -365,3 +365,22 @@ def test_a_stopped_resident_or_a_foreign_listener_costs_a_moment_not_thirty_seco
     finally:
         silent.close()
     assert hits and took < 3, took
+
+
+def test_a_resident_whose_workspace_moves_stops_answering_and_watch_exits(ws, tmp_path):
+    ws("log", "--at", "2026-11-30T09:00", "--role", "user", "Redis runs on the small box")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "openclaw_mem", "-w", str(ws.root), "watch", "--debounce", "0.1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert "answering recall" in proc.stdout.readline()
+        moved = tmp_path / "moved"
+        ws.root.rename(moved)
+        _, err = proc.communicate(timeout=15)
+    finally:
+        proc.kill()
+    assert "moved or was removed; stopping" in err
+    assert not ws.root.exists()  # the old path was not re-created

@@ -60,7 +60,9 @@ def watch_cmd(
     stop = threading.Event()
     try:
         while not stop.wait(0.5):
-            pass
+            if resident is not None and resident.gone.is_set():
+                warn(f"{mem.root} moved or was removed; stopping")
+                break
     except KeyboardInterrupt:
         pass
     finally:
