@@ -552,7 +552,7 @@ class Memory:
             self.index_params,
             record_access,
             self.embedder,
-            self.warm_index,
+            self._fresh_warm_index(),
             defer,
         )
         # Logs keep what was said, secrets included; what recall hands to a model or a
@@ -675,7 +675,7 @@ class Memory:
             when,
             cfg["context.memories"],
             self.embedder,
-            self.warm_index,
+            self._fresh_warm_index(),
             defer,
         )
         block.proposals = len(self.proposals())
@@ -759,7 +759,7 @@ class Memory:
             if refresh.paths:  # the warm-up at start is not news
                 on_refresh(refresh)
 
-        return Watcher(
+        self._watching = Watcher(
             self.ws,
             self.index_params,
             refreshed,
@@ -768,6 +768,16 @@ class Memory:
             debounce=self.config["watch.debounce"] if debounce is None else debounce,
             embedder=self.embedder,
         )
+        return self._watching
+
+    def _fresh_warm_index(self):
+        """The warm index, unless a change it does not hold yet was seen: then None, and
+        the query reads the index from disk, refreshed (never stale line numbers or the
+        snippet of a file that is gone)."""
+        watching = getattr(self, "_watching", None)
+        if watching is not None and watching.dirty():
+            return None
+        return self.warm_index
 
     def for_agent(self, agent: str | None) -> Memory:
         """The same memory working for one agent (as MEM_AGENT=agent would)."""

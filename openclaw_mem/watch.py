@@ -62,6 +62,12 @@ class Watcher:
     _observer: object = None
     _worker: threading.Thread | None = None
 
+    def dirty(self) -> bool:
+        """Whether a change was seen that the index does not hold yet (it waits out the
+        debounce): until it does, the warm index would answer with old line numbers."""
+        with self._lock:
+            return bool(self._pending)
+
     def notice(self, *paths: str) -> None:
         hits = [p for p in paths if p and relevant(self.ws, self.params, p)]
         if not hits:

@@ -384,3 +384,29 @@ def test_a_resident_whose_workspace_moves_stops_answering_and_watch_exits(ws, tm
         proc.kill()
     assert "moved or was removed; stopping" in err
     assert not ws.root.exists()  # the old path was not re-created
+
+
+def test_right_after_an_edit_the_resident_cites_the_lines_as_they_are(served):
+    ws, mem = served
+    watcher = mem.watcher(lambda r: None, debounce=5.0)  # the refresh is far off
+    watcher.start()
+    try:
+        time.sleep(0.3)  # the warm-up refresh
+        log = ws.root / "memory" / "2026-11-30.md"
+        text = log.read_text(encoding="utf-8")
+        log.write_text(
+            text.replace("# 2026-11-30\n\n", "# 2026-11-30\n\nA line above.\n\n"), encoding="utf-8"
+        )  # everything moves down two lines
+        time.sleep(0.3)  # the watcher sees it; the debounce has not run out
+        answer = resident.ask(ws.root, "recall", {"query": "Redis", "k": 3})
+        assert answer and answer["ok"]
+        lines = log.read_text(encoding="utf-8").split("\n")
+        for hit in answer["result"]["results"]:
+            cited = "\n".join(lines[hit["startLine"] - 1 : hit["endLine"]])
+            assert "Redis" in cited, (hit, cited)
+        log.unlink()  # a file that is gone is not cited either
+        time.sleep(0.3)
+        answer = resident.ask(ws.root, "recall", {"query": "Redis", "k": 3})
+        assert answer and answer["ok"] and answer["result"]["results"] == []
+    finally:
+        watcher.stop()
