@@ -27,6 +27,7 @@ import json
 import math
 import os
 import shutil
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
@@ -640,6 +641,17 @@ class _Store:
         return self.root / "verified.json"
 
     def load(self, params: IndexParams) -> Index | None:
+        """The index meta.json points at. Another process may switch meta.json to a new
+        generation and remove the old one while this reads it: a segment that vanished is
+        read again from the meta that replaced it (the arrays already mapped stay valid)."""
+        for attempt in range(4):
+            try:
+                return self._load(params)
+            except FileNotFoundError:
+                time.sleep(0.01 * (attempt + 1))
+        return None  # still moving under us: rebuilt from the Markdown instead
+
+    def _load(self, params: IndexParams) -> Index | None:
         try:
             meta = json.loads(self.meta_path.read_text(encoding="utf-8"))
         except FileNotFoundError:

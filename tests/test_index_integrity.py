@@ -117,3 +117,27 @@ def test_a_garbled_verification_record_only_costs_a_re_hash(ws, garbage):
     result = ws("recall", "--json", "--now", "2026-11-30", "redis")
     assert result.stderr == "" and json.loads(result.stdout)["results"] == good
     assert isinstance(json.loads((base.parent / "verified.json").read_text(encoding="utf-8")), dict)
+
+
+def test_a_segment_that_vanishes_mid_read_is_read_again_from_the_new_meta(ws, monkeypatch):
+    """Another process switched meta.json to a new generation and removed the old one
+    between this reader's look at meta.json and its read of a segment."""
+    from openclaw_mem import index as index_module
+    from openclaw_mem.memory import Memory
+
+    ws("log", "--at", "2026-11-30T09:00", "Atlas note about Redis timeouts")
+    ws("index")
+    real = index_module._load_segment
+    calls = []
+
+    def vanished_once(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise FileNotFoundError("delta-0000 removed by another writer")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(index_module, "_load_segment", vanished_once)
+    mem = Memory.open(ws.root, env={"MEM_EMBED_PROVIDER": "none"})
+    found = mem.recall("Redis", k=3)
+    assert found.hits and not found.warnings  # no error, and no rebuild warning either
+    assert len(calls) >= 3  # the failed read, then base and delta again
