@@ -135,6 +135,21 @@ _CURL_USER = (
     r"(?<![A-Za-z0-9_-])(?:-u|--user)[ \t]{1,4}[\"']?[^\s:\"'$]{1,64}:"
     r"(?P<secret>[^\s\"']{3,256}+)"
 )
+# A 40-character base64 run with upper and lower case, a digit and a / or +: the shape of an
+# AWS secret access key, found without its label or key id. Lookaheads scan at most 40.
+_AWS_BARE = (
+    r"(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=]))"
+    r"(?=[A-Za-z0-9]{0,39}[/+])(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])"
+    r"(?=[A-Za-z0-9/+]{0,39}[0-9])[A-Za-z0-9/+]{40}"
+)
+# NAME=value where NAME looks like an environment variable and the value like a generated
+# key (20+ characters mixing upper and lower case and digits, not a path): a credential of a
+# shape no family names.
+_ENV_ASSIGNMENT = (
+    r"(?<![A-Za-z0-9_])(?-i:[A-Z][A-Z0-9]{1,20}(?:_[A-Z0-9]{1,20}){0,4})[ \t]{0,2}=[ \t]{0,2}"
+    r"[\"']?(?P<secret>(?=[A-Za-z0-9+=_.-]{0,200}[A-Z])(?=[A-Za-z0-9+=_.-]{0,200}[a-z])"
+    r"(?=[A-Za-z0-9+=_.-]{0,200}[0-9])[A-Za-z0-9+/=_.-]{20,200}+)"
+)
 _AZURE = r"(?i:\b(?:AccountKey|SharedAccessKey))=(?P<secret>[A-Za-z0-9+/]{20,}+={0,2})"
 
 FAMILIES: tuple[tuple[str, str], ...] = (
@@ -165,6 +180,8 @@ FAMILIES: tuple[tuple[str, str], ...] = (
     ("npm token", r"(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
     ("hugging face token", r"(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}+"),
     ("azure storage key", _AZURE),
+    ("aws secret key (bare)", _AWS_BARE),
+    ("generated value assignment", _ENV_ASSIGNMENT),
     ("token header", _TOKEN_HEADER),
     ("curl user password", _CURL_USER),
     ("bearer token", _BEARER),

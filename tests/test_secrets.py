@@ -32,6 +32,16 @@ RSA = (
 # (text, a family `find` must name, the secret substrings that must be gone)
 SECRETS = [
     (
+        "the old one was wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY, rotated",
+        "aws secret key (bare)",
+        ["wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"],
+    ),
+    (
+        "SERVICE_CREDENTIAL=aB3xY9kLmN0pQrStUvWx12 in staging",
+        "generated value assignment",
+        ["aB3xY9kLmN0pQrStUvWx12"],
+    ),
+    (
         "publish with npm_EXAMPLEexampleEXAMPLEexample01234567",
         "npm token",
         ["npm_EXAMPLEexampleEXAMPLEexample01234567"],
@@ -381,3 +391,15 @@ def test_common_shapes_of_this_round_are_redacted(text, kept):
 def test_words_that_only_look_like_labels_pass():
     for text in ("the pass was long", "I passed the test", "a mountain pass: Stelvio"):
         assert redact(text) == (text, 0)
+
+
+def test_ordinary_assignments_and_hashes_pass_the_new_shapes():
+    for text in (
+        "GIT_COMMIT=3f9a0c1e22b7aa01bc34de56ff7890aa12bc34de",
+        "PATH=/usr/local/bin:/usr/bin",
+        "LOG_LEVEL=DEBUG",
+        "VERSION=2.14.4rc1",
+        "sha256 1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+        "See https://github.com/openclaw/openclaw/blob/main/docs/memory/consolidation.md",
+    ):
+        assert redact(text) == (text, 0), text
