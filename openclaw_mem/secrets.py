@@ -150,6 +150,16 @@ _ENV_ASSIGNMENT = (
     r"[\"']?(?P<secret>(?=[A-Za-z0-9+=_.-]{0,200}[A-Z])(?=[A-Za-z0-9+=_.-]{0,200}[a-z])"
     r"(?=[A-Za-z0-9+=_.-]{0,200}[0-9])[A-Za-z0-9+/=_.-]{20,200}+)"
 )
+# A wallet's recovery words after the label that says what they are (12 to 24 lowercase
+# words): no word list needed to know what "seed phrase: …" holds.
+_SEED_PHRASE = (
+    r"(?i:seed[ \t]?phrase|recovery[ \t]?(?:phrase|words)|mnemonic(?:[ \t]?phrase)?|"
+    r"wallet[ \t]?words|secret[ \t]?recovery[ \t]?phrase)|助记词|助記詞"
+)
+_SEED = (
+    r"(?:" + _SEED_PHRASE + r")[^\n:：]{0,24}?[:：是为]?[ \t]{0,4}[\"'“]?"
+    r"(?P<secret>(?-i:[a-z]{3,8}(?:[ \t]{1,2}[a-z]{3,8}){11,23}))(?![a-z])"
+)
 _AZURE = r"(?i:\b(?:AccountKey|SharedAccessKey))=(?P<secret>[A-Za-z0-9+/]{20,}+={0,2})"
 
 FAMILIES: tuple[tuple[str, str], ...] = (
@@ -180,6 +190,7 @@ FAMILIES: tuple[tuple[str, str], ...] = (
     ("npm token", r"(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
     ("hugging face token", r"(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}+"),
     ("azure storage key", _AZURE),
+    ("wallet seed phrase", _SEED),
     ("aws secret key (bare)", _AWS_BARE),
     ("generated value assignment", _ENV_ASSIGNMENT),
     ("token header", _TOKEN_HEADER),

@@ -32,6 +32,12 @@ RSA = (
 # (text, a family `find` must name, the secret substrings that must be gone)
 SECRETS = [
     (
+        "my seed phrase: abandon ability able about above absent absorb abstract absurd abuse "
+        "access accident, keep it safe",
+        "wallet seed phrase",
+        ["abandon ability able about above absent absorb abstract absurd abuse access accident"],
+    ),
+    (
         "the old one was wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY, rotated",
         "aws secret key (bare)",
         ["wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"],
