@@ -6,10 +6,13 @@ entry headings, HISTORY.md's paragraph stamps.
 
 Formats the tool writes in one place and parses in another:
 - the metadata comment of a curated line: `<!-- preference i=0.6 c=0.8 2026-11-30 -->`,
-  optionally followed by `key=value` fields (`src=memory/2026-11-30.md#L3`);
+  optionally followed by `key=value` fields (`src=memory/2026-11-30.md#L3-L4`, and `eid=`,
+  the ids of the entries it came from);
 - a deprecation: `- ~~old line~~ (deprecated 2026-11-30 → new line)`;
 - the consolidation marker closing a HISTORY.md paragraph:
-  `<!-- consolidated: memory/2026-11-24.md#L19 memory/2026-11-25.md#L16 -->`;
+  `<!-- consolidated: 4 entries of memory/2026-11-24.md; tokens … -->` (for people; an
+  older mem's `memory/2026-11-24.md#L19` form is still read until memory/.consolidated
+  takes over);
 - a citation `path#Lx-Ly` (or `path#Lx`);
 - the subjects of the commits mem makes.
 
