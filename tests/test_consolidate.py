@@ -85,7 +85,8 @@ def mem(ws, monkeypatch):
     return ws
 
 
-def run(ws, llm, *args, ok=True):
+def run(ws, llm, *args, ok=True, now="2026-11-24T12:00", model="test-model"):
+    """`mem consolidate` against the scripted server."""
     return ws(
         "consolidate",
         "--provider",
@@ -93,9 +94,9 @@ def run(ws, llm, *args, ok=True):
         "--base-url",
         llm.url,
         "--model",
-        "test-model",
+        model,
         "--now",
-        "2026-11-24T12:00",
+        now,
         *args,
         ok=ok,
     )

@@ -13,6 +13,7 @@ from datetime import date, datetime
 import git
 from helpers import snapshot, src_problems
 from llm_server import tool_call
+from test_consolidate import run as consolidate_with
 
 from openclaw_mem.consolidate.checks import attribute, check, third_person
 from openclaw_mem.consolidate.dates import resolve_relative
@@ -43,19 +44,7 @@ def _six(ws):
 
 
 def run(ws, llm, *args, ok=True):
-    return ws(
-        "consolidate",
-        "--provider",
-        "openai",
-        "--base-url",
-        llm.url,
-        "--model",
-        "small",
-        "--now",
-        "2026-12-01T10:00",
-        *args,
-        ok=ok,
-    )
+    return consolidate_with(ws, llm, *args, ok=ok, now="2026-12-01T10:00", model="small")
 
 
 def _fenced(arguments: dict) -> tuple:
