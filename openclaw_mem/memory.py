@@ -178,6 +178,7 @@ class Memory:
         self._index_params: IndexParams | None = None
         self._embedder: Embedder | bool | None = False  # False: not created yet
         self.warm_index = None  # an Index kept fresh by a watcher (the resident process)
+        self._watching = None  # that watcher: a change it saw makes the warm index stale
 
     @classmethod
     def open(
@@ -774,7 +775,7 @@ class Memory:
         """The warm index, unless a change it does not hold yet was seen: then None, and
         the query reads the index from disk, refreshed (never stale line numbers or the
         snippet of a file that is gone)."""
-        watching = getattr(self, "_watching", None)
+        watching = self._watching
         if watching is not None and watching.dirty():
             return None
         return self.warm_index
