@@ -9,10 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import NotFound, UsageError
 from .markdown import lines_of, parse_citation
 from .workspace import Workspace
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 @dataclass(frozen=True)
@@ -63,13 +67,20 @@ def safe_path(ws: Workspace, rel: str) -> Path:
     return path
 
 
-def get_lines(ws: Workspace, spec: str) -> Lines:
+def get_lines(
+    ws: Workspace, spec: str, shown: Callable[[str, int, int], str] | None = None
+) -> Lines:
+    """The lines a spec names. `shown(whole text, first, last)` makes their text from the
+    whole file (the secret filter needs it: a key's middle lines are a secret only beside
+    its first); by default they are shown as they are."""
     rel, start, count = parse_spec(spec)
     path = safe_path(ws, rel)
     from .fsutil import read_text
 
-    lines = lines_of(read_text(path, rel))
+    whole = read_text(path, rel)
+    lines = lines_of(whole)
     if start > max(len(lines), 1):
         raise NotFound(f"{rel} has {len(lines)} lines; line {start} does not exist")
     end = len(lines) if count is None else min(len(lines), start + count - 1)
-    return Lines(rel, start, end, "\n".join(lines[start - 1 : end]))
+    text = shown(whole, start, end) if shown else "\n".join(lines[start - 1 : end])
+    return Lines(rel, start, end, text)

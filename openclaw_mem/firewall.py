@@ -229,12 +229,15 @@ def normalized(text: str) -> str:
     """The text as a reader takes it in: NFKC (full-width and styled letters folded),
     invisible characters and tag characters gone, look-alike letters and traditional
     characters mapped, and any base64 blob that decodes to text appended, decoded."""
-    import unicodedata
+    if text.isascii():  # nothing to fold: `mem log` of plain text skips unicodedata
+        plain = text
+    else:
+        import unicodedata
 
-    plain = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).translate(_CONFUSABLES)
+        plain = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).translate(_CONFUSABLES)
     decoded = []
     for m in _BASE64.finditer(text):
-        import base64
+        import base64  # only when a blob is there: `mem log` of prose never imports it
         import binascii
 
         blob = m[0]

@@ -104,10 +104,11 @@ def register_merge_driver(repo: git.Repo, root: Path | None = None) -> None:
 
     # -P: the repository's own files never shadow the package the driver imports.
     command = f"{shlex.quote(sys.executable)} -P -m openclaw_mem merge-file %O %A %B %P"
-    with repo.config_writer() as config:
-        section = f'merge "{MERGE_DRIVER}"'
-        config.set_value(section, "name", "mem: merge daily logs and HISTORY.md by entry")
-        config.set_value(section, "driver", command)
+    section = f'merge "{MERGE_DRIVER}"'
+    if repo.config_reader("repository").get_value(section, "driver", "") != command:
+        with repo.config_writer() as config:  # written once, not on every sync
+            config.set_value(section, "name", "mem: merge daily logs and HISTORY.md by entry")
+            config.set_value(section, "driver", command)
     pre = _prefix(repo, root) if root is not None else ""
     wanted = "".join(
         f"/{pre}{line[1:]}" if line.startswith("/") else line
@@ -511,8 +512,9 @@ def merge_by_entry(root: Path) -> list[str]:
 
         merged = merge_file(rel, stage(1), stage(2), stage(3))
         from .fsutil import atomic_write_text
+        from .workspace import Workspace
 
-        atomic_write_text(root / rel, merged)
+        atomic_write_text(Workspace(root).inside(rel), merged)  # no link on the way
         repo.git.add("--", path)
         done.append(rel)
     return done

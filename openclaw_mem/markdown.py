@@ -84,6 +84,15 @@ def front_matter_end(lines: list[str]) -> int:
 CONFLICT_RE = re.compile(r"^(?:<{7}|={7}|>{7})(?: |$)", re.M)
 
 
+_ANY_COMMENT_RE = re.compile(r"<!--.*?(?:-->|$)|-->", re.S)
+
+
+def without_comments(text: str) -> str:
+    """The text with every HTML comment (and stray opener or closer) gone, spaces folded:
+    comments are mem's metadata grammar, which text from outside may not bring in."""
+    return " ".join(_ANY_COMMENT_RE.sub(" ", text).split())
+
+
 def has_conflict_markers(text: str) -> bool:
     """Git's `<<<<<<<` / `=======` / `>>>>>>>` lines: a merge left unresolved."""
     return CONFLICT_RE.search(text) is not None

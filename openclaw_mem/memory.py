@@ -637,17 +637,12 @@ class Memory:
         """Lines of a memory file: a spec (`PATH`, `PATH:FROM[:N]`, `PATH#Lx-Ly`), or a path
         with `start` and `lines` as memory_get gives them. Only inside the workspace."""
         from .file_lines import get_lines
+        from .secrets import redact_lines
 
         if start is not None or lines is not None:
             spec = f"{spec}:{start or 1}" + (f":{lines}" if lines else "")
-        got = get_lines(self.ws, spec)
-        from .file_lines import safe_path
-        from .fsutil import read_text
-        from .secrets import redact_lines
-
-        whole = read_text(safe_path(self.ws, got.path), got.path)
         extra = tuple(self.config["consolidate.redact_patterns"])
-        return replace(got, text=redact_lines(whole, got.start, got.end, extra))
+        return get_lines(self.ws, spec, lambda whole, a, b: redact_lines(whole, a, b, extra))
 
     def context(
         self,

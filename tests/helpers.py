@@ -50,7 +50,7 @@ def src_problems(root: Path, before: str, after: str) -> list[str]:
     """Lines added between `before` and `after` whose `src=` cites log lines that do not
     say what the line says: no content word in common and the same script (a Chinese entry
     may support an English line; that cannot be checked word by word)."""
-    from openclaw_mem.consolidate.checks import _same_script, content
+    from openclaw_mem.consolidate.checks import content, same_script
     from openclaw_mem.markdown import core, parse_citation, parse_meta
 
     old = set(before.splitlines())
@@ -68,6 +68,6 @@ def src_problems(root: Path, before: str, after: str) -> list[str]:
             path, a, b = found
             lines = (root / path).read_text(encoding="utf-8").splitlines()[a - 1 : b]
             text = "\n".join(x for x in lines if not x.startswith("## "))  # not the heading
-            if said and not (said & content(text)) and _same_script(said, content(text)):
+            if said and not (said & content(text)) and same_script(said, content(text)):
                 problems.append(f"{line!r}: {cite} says {text[:80]!r}")
     return problems

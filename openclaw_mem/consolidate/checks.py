@@ -22,6 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from ..markdown import without_comments
 from ..proposal import Edit, PromptEntry
 from ..search.tokenize import shingles, tokenize
 from .dates import resolve_relative
@@ -49,7 +50,6 @@ _FIRST_PERSON_RE = re.compile(
     rf"{_NUMERAL_BEFORE}\bI\b(?![-/.])|\bI['’](?:m|ve|d|ll)\b|\b(?:me|my|mine|myself)\b|"
     r"^(?:My|Mine|Me)\b"
 )
-_COMMENT_RE = re.compile(r"<!--.*?(?:-->|$)|-->", re.S)
 LONG_COPY = 160  # characters: a turn this long, copied whole, is not a memory line
 
 
@@ -63,13 +63,9 @@ def _script(words: set[str]) -> str:
     return "mixed" if cjk and latin else "cjk" if cjk else "latin" if latin else "none"
 
 
-def _same_script(a: set[str], b: set[str]) -> bool:
+def same_script(a: set[str], b: set[str]) -> bool:
     sa, sb = _script(a), _script(b)
     return "none" in (sa, sb) or sa == sb or "mixed" in (sa, sb)
-
-
-def support(edit_words: set[str], entry: PromptEntry) -> int:
-    return len(edit_words & content(entry.text))
 
 
 def _norm(text: str) -> str:
@@ -164,7 +160,7 @@ def check(
     for edit in edits:
         # A comment inside a line is mem's metadata grammar: logged text cannot bring one
         # in and set a line's importance, date or src= by it.
-        edit = replace(edit, text=" ".join(_COMMENT_RE.sub(" ", edit.text).split()))
+        edit = replace(edit, text=without_comments(edit.text))
         text, copied = _copied(edit.text, prompt) if edit.text else ("", None)
         why = copied
         if text and not why:
@@ -190,11 +186,9 @@ def check(
 def attribute(edit: Edit, prompt: Sequence[PromptEntry]) -> tuple[tuple[int, ...], str]:
     """The entries an edit comes from, checked: (sources, "") or ((), why it is held)."""
     words = content(edit.text or edit.target)
-    if edit.op != "add" and edit.target:
-        words |= content(edit.target) if not edit.text else set()
-    by_number = {e.number: e for e in prompt}
-    scores = {e.number: support(words, e) for e in prompt}
-    cited = [n for n in edit.sources if n in by_number]
+    heard = {e.number: content(e.text) for e in prompt}
+    scores = {n: len(words & said) for n, said in heard.items()}
+    cited = [n for n in edit.sources if n in heard]
     top = max(scores.values(), default=0)
     kept = [n for n in cited if scores[n] > 0 and scores[n] * 3 >= top * 2]
     if kept:
@@ -205,7 +199,7 @@ def attribute(edit: Edit, prompt: Sequence[PromptEntry]) -> tuple[tuple[int, ...
         return (best[0][0],), ""
     if not words:  # a line of generic words only ("Prefers it"): nothing to check it by
         return tuple(cited), "" if cited else "it cites no log entry and says nothing to match"
-    unreadable = [n for n in cited if not _same_script(words, content(by_number[n].text))]
+    unreadable = [n for n in cited if not same_script(words, heard[n])]
     if unreadable and not any(scores.values()):
         return tuple(unreadable), ""
     if cited:

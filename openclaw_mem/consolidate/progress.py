@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..errors import BadEncoding
-from ..fsutil import append_locked, read_text
+from ..fsutil import SymlinkRefused, append_locked, read_text
 from ..logs import Entry, entry_ids, read_entries
 from ..markdown import MARKER_RE, citation, covered_lines, stamp_time
 from ..workspace import HISTORY_FILE, Workspace, day_of
@@ -83,8 +83,11 @@ def last_consolidation(history_text: str) -> str | None:
 
 def taken_ids(ws: Workspace) -> set[str] | None:
     """The ids in the record; None when there is no record yet (an older workspace)."""
-    path = ws.root / PROGRESS_FILE
-    if not path.is_file() or path.is_symlink():
+    try:
+        path = ws.inside(PROGRESS_FILE)
+    except SymlinkRefused:
+        return None  # memory/ is a link: nothing mem reads through it
+    if not path.is_file():
         return None
     out = set()
     for line in read_text(path, PROGRESS_FILE).splitlines():
@@ -127,7 +130,7 @@ def pending_entries(ws: Workspace, warnings: list[str] | None = None) -> list[Lo
 def record(ws: Workspace, taken: Sequence[Taken]) -> bool:
     """Append the entries taken to the record (the first record also takes over what the
     older line markers covered). Returns whether anything was written."""
-    path = ws.root / PROGRESS_FILE
+    path = ws.inside(PROGRESS_FILE)  # never through a link
     todo = list(taken)
     if taken_ids(ws) is None:
         todo = [Taken(e.id, e.path, "legacy") for e in _legacy(ws, all_entries(ws))] + todo

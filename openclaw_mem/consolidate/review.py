@@ -171,9 +171,8 @@ def drop(ws: Workspace, ident: str) -> Pending:
     kept for review (`--propose`) is offered again instead."""
     pending = load(ws, ident)
     if not pending.paragraph:
-        known = {e.id: e.path for e in all_entries(ws)}
         held = [*pending.waits, *(c["id"] for cited in pending.cites for c in cited)]
-        if record(ws, [Taken(i, known[i], "dropped") for i in dict.fromkeys(held) if i in known]):
+        if record(ws, _dropped(ws, held)):
             from .. import gitrepo
 
             if gitrepo.open_repo(ws.root) is not None:
@@ -182,6 +181,12 @@ def drop(ws: Workspace, ident: str) -> Pending:
                 )
     (_folder(ws) / f"{pending.id}.json").unlink(missing_ok=True)
     return pending
+
+
+def _dropped(ws: Workspace, ids: Sequence[str]) -> list[Taken]:
+    """These entries (those the logs still hold), deliberately dropped by a person."""
+    known = {e.id: e.path for e in all_entries(ws)}
+    return [Taken(i, known[i], "dropped") for i in dict.fromkeys(ids) if i in known]
 
 
 def waiting_ids(ws: Workspace) -> set[str]:
@@ -266,8 +271,7 @@ def _taken_on_accept(
             continue  # accepted but it no longer applies: its entries stay pending
         taken += [Taken(c["id"], c["path"], how) for c in cited]
     if not pending.paragraph and pending.waits:
-        known = {e.id: e.path for e in all_entries(ws)}
-        taken += [Taken(i, known[i], "dropped") for i in pending.waits if i in known]
+        taken += _dropped(ws, pending.waits)
     taken.sort(key=lambda t: t.how != "curated")
     if pending.last_lines and not taken:  # a proposal written by an older mem
         taken = [

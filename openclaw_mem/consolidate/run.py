@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -21,6 +20,7 @@ from ..markdown import (
     history_stamp,
     ledger_entries,
     ledger_line,
+    without_comments,
 )
 from ..noise import is_noise
 from ..proposal import Edit, PromptEntry, Proposal, Provider, Request, Usage
@@ -339,11 +339,11 @@ _TAKES = ("applied", "duplicate")  # the entries such an edit cites are consolid
 def _about_the_batch(history: str, covered: Sequence[LogEntry]) -> bool:
     """Whether a summary says something the entries said ("Today is 2026-12-01 10:00", the
     prompt's own first line, is not a summary of anything)."""
-    from .checks import _same_script, content
+    from .checks import content, same_script
 
     said = content(history.split("]", 1)[-1])
     heard = set().union(*(content(c.entry.text) for c in covered)) if covered else set()
-    return bool(said & heard) or not heard or not _same_script(said, heard)
+    return bool(said & heard) or not heard or not same_script(said, heard)
 
 
 def _history_paragraph(
@@ -388,8 +388,8 @@ def _run_batch(
     `mem review` with their reason."""
     day = opts.now.date()
     sent = {p.id for p in prompt}
-    by_number = {p.number: p for p in prompt}
     path_of = {c.id: c.path for c in covered}
+    entry_of = {p.number: (p.id, path_of[p.id]) for p in prompt}  # E3 -> (id, log path)
     taken: dict[str, Taken] = {
         c.id: Taken(c.id, c.path, "noise") for c in covered if c.id not in sent
     }
@@ -405,7 +405,7 @@ def _run_batch(
         proposal = provider.propose(Request(tuple(prompt), safe_docs, opts.now))
         history = redact(proposal.history_entry, opts.redact_extra)[0]
         # HISTORY.md's markers are mem's grammar: a summary quoting one would forge one.
-        history = " ".join(re.sub(r"<!--.*?(?:-->|$)|-->", " ", history, flags=re.S).split())
+        history = without_comments(history)
         checked, unsure = check(proposal.edits, prompt)
         edits = resolve(checked, prompt)
         unsure = [
@@ -430,7 +430,7 @@ def _run_batch(
     for o in outcomes:
         if o.status in _TAKES:
             for n in o.edit.sources:
-                taken[by_number[n].id] = Taken(by_number[n].id, path_of[by_number[n].id], "curated")
+                taken[entry_of[n][0]] = Taken(*entry_of[n], "curated")
     contested = {
         n
         for o in outcomes + held_outcomes + rejected
@@ -438,10 +438,9 @@ def _run_batch(
         for n in (*o.edit.sources, *o.edit.claimed)
     }
     for n in skip:
-        ident = by_number[n].id
-        if n not in contested and ident not in taken:
-            taken[ident] = Taken(ident, path_of[ident], "dropped")
-    waits = sorted({by_number[n].id for e, _ in held for n in e.sources} - set(taken))
+        if n not in contested and entry_of[n][0] not in taken:
+            taken[entry_of[n][0]] = Taken(*entry_of[n], "dropped")
+    waits = sorted({entry_of[n][0] for e, _ in held for n in e.sources} - set(taken))
     used = any(t.how != "noise" for t in taken.values()) or not prompt
     applied = [o.edit for o in outcomes if o.applied]
     paragraph = ""
@@ -507,11 +506,7 @@ def _run_batch(
                 waits=waits,
                 reasons=[o.detail for o in to_review],
                 cites=[
-                    [
-                        (by_number[n].id, path_of[by_number[n].id])
-                        for n in (o.edit.sources or o.edit.claimed)
-                    ]
-                    for o in to_review
+                    [entry_of[n] for n in (o.edit.sources or o.edit.claimed)] for o in to_review
                 ],
             ),
         )
@@ -529,10 +524,7 @@ def _run_batch(
                     len(covered),
                     opts,
                     waits=sorted({c.id for c in covered} - set(waits)),
-                    cites=[
-                        [(by_number[n].id, path_of[by_number[n].id]) for n in e.sources]
-                        for e in edits
-                    ],
+                    cites=[[entry_of[n] for n in e.sources] for e in edits],
                 ),
             )
         return batch, new_docs, paragraph
