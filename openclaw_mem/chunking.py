@@ -136,9 +136,11 @@ def _chunks_from_ranges(
     lines: list[str],
     ranges: list[tuple[int, int, datetime | None, str, int]],
     max_tokens: int,
+    line_offset: int = 0,
 ) -> list[Chunk]:
     """Ranges (0-based [lo, hi), date, context, overlap tokens) -> chunks, splitting long
-    ones on lines; a piece of a split range borrows the tail of the piece before it."""
+    ones on lines; a piece of a split range borrows the tail of the piece before it.
+    `line_offset`: lines of the file before `lines` (a window of a large log)."""
     out: list[Chunk] = []
     for lo, hi, when, context, overlap in ranges:
         lo, hi = _trim(lines, lo, hi)
@@ -158,7 +160,21 @@ def _chunks_from_ranges(
             meta = parse_meta(lines[a])
             born = meta.day if meta else (when.date() if when else None)
             gone = deprecated_on(lines[a]) if struck else None
-            out.append(Chunk(rel, a + 1, b, body, when, struck, extra, boiler, born, gone, agent))
+            out.append(
+                Chunk(
+                    rel,
+                    a + 1 + line_offset,
+                    b + line_offset,
+                    body,
+                    when,
+                    struck,
+                    extra,
+                    boiler,
+                    born,
+                    gone,
+                    agent,
+                )
+            )
             prev = body
     return out
 
@@ -193,6 +209,7 @@ def _log_chunks(
     ov: int,
     ctx: int,
     borrow: str,
+    line_offset: int = 0,
 ) -> list[Chunk]:
     entries = parse_log(text, day)
     if not entries:
@@ -213,7 +230,7 @@ def _log_chunks(
             context = title
         ranges.append((lo, hi, e.when, context, ov))
         prev = e
-    return _chunks_from_ranges(rel, lines, ranges, mt)
+    return _chunks_from_ranges(rel, lines, ranges, mt, line_offset)
 
 
 def _blocks(lines: list[str]) -> list[tuple[int, int, str]]:
@@ -326,13 +343,17 @@ def chunk_file(
     overlap: int = 80,
     log_context: int = 40,
     borrow: str = "reply-session",
+    line_offset: int = 0,
 ) -> list[Chunk]:
-    """All chunks of one file, in line order."""
+    """All chunks of one file, in line order. `line_offset` is for a daily log read in
+    windows that start at an entry heading: the lines of the file before `text`."""
     lines = lines_of(text)
     name = PurePosixPath(rel)
     day = day_of(name) if rel.startswith("memory/") else None
     if day is not None:
-        return _log_chunks(rel, text, lines, day, max_tokens, overlap, log_context, borrow)
+        return _log_chunks(
+            rel, text, lines, day, max_tokens, overlap, log_context, borrow, line_offset
+        )
     if name.name == "HISTORY.md" and len(name.parts) == 1:
         return _history_chunks(rel, lines, max_tokens, overlap)
     return _doc_chunks(rel, lines, max_tokens, overlap)

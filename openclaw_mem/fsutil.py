@@ -53,6 +53,11 @@ def read_bytes(path: Path, rel: str | None = None) -> bytes:
         return f.read()
 
 
+def open_bytes(path: Path, rel: str | None = None):
+    """A file opened for reading in binary, refusing a symlink (for reading in pieces)."""
+    return os.fdopen(_open(path, os.O_RDONLY, rel=rel), "rb")
+
+
 try:  # POSIX
     import fcntl
 

@@ -127,7 +127,7 @@ def test_a_segment_that_vanishes_mid_read_is_read_again_from_the_new_meta(ws, mo
 
     ws("log", "--at", "2026-11-30T09:00", "Atlas note about Redis timeouts")
     ws("index")
-    real = index_module._load_segment
+    real = index_module.load_segment
     calls = []
 
     def vanished_once(*args, **kwargs):
@@ -136,7 +136,7 @@ def test_a_segment_that_vanishes_mid_read_is_read_again_from_the_new_meta(ws, mo
             raise FileNotFoundError("delta-0000 removed by another writer")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(index_module, "_load_segment", vanished_once)
+    monkeypatch.setattr(index_module, "load_segment", vanished_once)
     mem = Memory.open(ws.root, env={"MEM_EMBED_PROVIDER": "none"})
     found = mem.recall("Redis", k=3)
     assert found.hits and not found.warnings  # no error, and no rebuild warning either

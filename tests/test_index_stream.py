@@ -1,0 +1,106 @@
+"""A large workspace is indexed in pieces (index_stream.py); the index must be the one the
+in-memory build makes, array for array, whatever the cuts."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from openclaw_mem import index as ix
+from openclaw_mem import index_stream
+from openclaw_mem.index import IndexParams, open_index
+from openclaw_mem.workspace import Workspace
+
+WORDS = "redis timeout deploy canary rollback 周末 跑步 公里 部署 回滚 atlas billing".split()
+
+
+def _log(rng: random.Random, day: str, entries: int) -> str:
+    out = ["---", f"date: {day}", "---", f"# {day}", ""]
+    for i in range(entries):
+        role = rng.choice(["user", "assistant", "note"])
+        minute = i % 1440
+        head = f"## {minute // 60:02d}:{minute % 60:02d} · {role}"
+        body = [" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 40)))]
+        if i % 17 == 0:  # a counted body holding a line that looks like a heading
+            body = ["## 09:00 · user", "not an entry: inside a counted body"]
+            head += f" <!-- lines: {len(body)} -->"
+        if i % 23 == 0:
+            body.append("~~old fact~~ <!-- deprecated: 2026-11-02 -->")
+        out += [head, *body, ""]
+    return "\n".join(out) + "\n"
+
+
+def _ws(tmp_path: Path, name: str) -> Workspace:
+    rng = random.Random(5)
+    root = tmp_path / name
+    (root / "memory").mkdir(parents=True)
+    (root / "MEMORY.md").write_text("# MEMORY\n\n- Atlas uses Redis Streams.\n", "utf-8")
+    (root / "memory" / "2026-11-01.md").write_text(_log(rng, "2026-11-01", 900), "utf-8")
+    (root / "memory" / "2026-11-02.md").write_text(_log(rng, "2026-11-02", 40), "utf-8")
+    (root / "memory" / "2026-11-03.md").write_bytes(b"# 2026-11-03\n\n## 09:00 user\n\xff\n")
+    (root / "memory" / "2026-11-04.md").write_text(_log(rng, "2026-11-04", 300), "utf-8")
+    return Workspace(root)
+
+
+def _arrays(index) -> dict[str, np.ndarray]:
+    out = {f"post.{n}": np.asarray(getattr(index.base.post, n)) for n in ix.POST_FIELDS}
+    out.update({f"doc.{n}": np.asarray(index.base.docs[n]) for n in ix.DOC_FIELDS})
+    out["sig"], out["sim"] = np.asarray(index.base.sig), np.asarray(index.base.sim)
+    return out
+
+
+@pytest.mark.parametrize("window,block", [(3_000, 500), (20_000, 10**9)])
+def test_a_streamed_rebuild_is_the_in_memory_index(tmp_path, monkeypatch, window, block):
+    whole = open_index(_ws(tmp_path, "whole"), IndexParams())
+    assert whole.stats["mode"] == "rebuild" and "pieces" not in whole.stats
+    monkeypatch.setattr(ix, "STREAM_BYTES", 1)
+    monkeypatch.setattr(index_stream, "WINDOW_BYTES", window)
+    monkeypatch.setattr(index_stream, "BLOCK_PAIRS", block)
+    ws = _ws(tmp_path, "streamed")
+    streamed = open_index(ws, IndexParams())
+    assert streamed.stats["pieces"] > 4  # the large logs were cut into windows
+    assert streamed.paths == whole.paths and streamed.files.keys() == whole.files.keys()
+    for rel, rec in whole.files.items():
+        got = streamed.files[rel]
+        assert (got["docs"], got["seg"], got["sha256"]) == (rec["docs"], rec["seg"], rec["sha256"])
+    want = _arrays(whole)
+    for name, got in _arrays(streamed).items():
+        assert np.array_equal(got, want[name], equal_nan=got.dtype.kind == "f"), name
+    assert any("2026-11-03.md" in w for w in streamed.warnings)  # not UTF-8, said once
+    # What was written is what a later call loads, and nothing of the build is left over.
+    reloaded = open_index(ws, IndexParams())
+    assert reloaded.stats == {} and reloaded.base.n == whole.base.n
+    left = sorted(p.name.split("-")[0] for p in (ws.state_dir / "index").iterdir())
+    assert left == ["base", "delta", "meta.json", "verified.json"]
+
+
+def test_windows_cut_only_at_entry_headings(tmp_path):
+    ws = _ws(tmp_path, "ws")
+    path = ws.root / "memory" / "2026-11-01.md"
+    lines = path.read_text("utf-8").split("\n")
+    found = index_stream.survey(path, "memory/2026-11-01.md", budget=2_000)
+    assert len(found.windows) > 10 and found.utf8
+    data = path.read_bytes()
+    for prev, w in zip(found.windows, found.windows[1:], strict=False):
+        assert w.lo < prev.hi  # one entry early, for what the first kept entry borrows
+        assert data[w.lo :].startswith(b"## ") and lines[w.keep_from - 1].startswith("## ")
+        assert "lines:" not in lines[w.keep_from - 2]  # never inside a counted body
+    assert found.windows[-1].hi == len(data)
+
+
+def test_a_big_change_to_an_indexed_workspace_is_streamed_too(tmp_path, monkeypatch):
+    ws = _ws(tmp_path, "ws")
+    open_index(ws, IndexParams())
+    monkeypatch.setattr(ix, "STREAM_BYTES", 50_000)
+    monkeypatch.setattr(index_stream, "WINDOW_BYTES", 10_000)
+    path = ws.root / "memory" / "2026-11-01.md"
+    path.write_text(path.read_text("utf-8") + "## 23:59 · user\nlast words\n", "utf-8")
+    again = open_index(ws, IndexParams())
+    assert again.stats["mode"] == "rebuild" and again.stats["pieces"] > 1
+    monkeypatch.setattr(ix, "STREAM_BYTES", 10**12)
+    assert np.array_equal(
+        np.asarray(again.base.sig), np.asarray(open_index(ws, IndexParams(), rebuild=True).base.sig)
+    )
