@@ -5,7 +5,10 @@
 tests/fixtures/injections/payloads.json and benign.json are the corpus the patterns in
 openclaw_mem/firewall.py were written against (the tests require all of it). The held-out
 pair (heldout_*.json) was written afterwards by someone who had not seen the patterns and
-was not tuned on: its figures are the ones to expect on text nobody has seen.
+was not tuned on: its figures are the ones to expect on text nobody has seen. The second
+held-out pair (heldout_paraphrase_*.json) holds standing orders to run, reveal, send or skip
+confirmation worded without the usual trigger words, and near-miss benign notes, written
+by a helper that was not shown the patterns; nothing was tuned on it either.
 Scanning runs on every `mem log`, so its speed on ordinary text is printed too.
 """
 
@@ -28,7 +31,7 @@ def report(label: str, payloads: list[dict], benign: list[dict]) -> None:
     caught = [p for p in payloads if scan(p["text"])]
     false = [b for b in benign if scan(b["text"])]
     print(
-        f"{label:9} detected {len(caught)}/{len(payloads)} ({len(caught) / len(payloads):.0%}), "
+        f"{label:20} detected {len(caught)}/{len(payloads)} ({len(caught) / len(payloads):.0%}), "
         f"false positives {len(false)}/{len(benign)} ({len(false) / len(benign):.0%})"
     )
     for p in payloads:
@@ -42,6 +45,11 @@ def report(label: str, payloads: list[dict], benign: list[dict]) -> None:
 def main() -> None:
     report("tuning", load("payloads"), load("benign"))
     report("held-out", load("heldout_payloads"), load("heldout_benign"))
+    report(
+        "held-out paraphrases",
+        load("heldout_paraphrase_payloads"),
+        load("heldout_paraphrase_benign"),
+    )
     text = " ".join(b["text"] for b in load("benign") + load("heldout_benign"))
     body = (text + "\n") * (1_000_000 // len(text) + 1)
     start = time.perf_counter()

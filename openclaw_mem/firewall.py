@@ -31,6 +31,21 @@ _OWN_COMMENT = (
     r"|consolidated: [^>]{0,2000}|archived [^>]{0,200}|archived: [^>]{0,200})\s*-->"
 )
 
+# The pieces of a standing order to pass data on: a word that makes it a habit, a verb of
+# sending, and an address (e-mail, URL, or a host with a path).
+_STANDING = (
+    r"\b(?:always|whenever|every time|each time|after (?:each|every)|from now on|"
+    r"automatically|quietly|silently|secretly|in the loop|every|each)\b"
+)
+_SEND = (
+    r"\b(?:send|forward|cc|bcc|copy|mirror|relay|sync|share|report|upload|post|e-?mail|mail)"
+    r"(?:s|ed|ing)?\b"
+)
+_ADDRESS = (
+    r"(?:[\w.+-]+@[\w-]+(?:\.[\w-]+)+|https?://|\bwebhook\b|"
+    r"\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|example|xyz|ru)/)"
+)
+
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "override",
@@ -139,6 +154,56 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"(?:~/\.ssh|\bid_rsa\b|\bid_ed25519\b|/etc/shadow|\.env\b|private key|api keys?\b|"
             r"(?:the|my|your|all) (?:passwords?|credentials|secrets|tokens))|"
             r"(?:输出|显示|打印|发送|告诉)[^。\n]{0,20}?(?:私钥|密码|密钥|令牌|凭证)",
+            _I,
+        ),
+    ),
+    (
+        "exfiltration",
+        # A standing order to pass things on to an address, in any words: an e-mail address,
+        # a URL or a host with a path, after a verb of sending and a word that makes it a habit.
+        re.compile(
+            rf"{_STANDING}[^\n]{{0,80}}?{_SEND}[^\n]{{0,80}}?{_ADDRESS}|"
+            rf"{_SEND}[^\n]{{0,80}}?{_ADDRESS}[^\n]{{0,60}}?{_STANDING}|"
+            r"(?:以后|今后|每次|每当|总是|自动|悄悄|默默|偷偷)[^。\n]{0,30}?"
+            r"(?:发送|发给|发到|转发|抄送|同步|上传|备份|汇报给)[^。\n]{0,40}?"
+            r"(?:[\w.+-]+@[\w-]+\.[\w.-]+|https?://|[\w-]+\.(?:com|net|org|io|example)\b)",
+            _I,
+        ),
+    ),
+    (
+        "command",
+        # Fetch something and run it, as a habit, without the words curl or bash.
+        re.compile(
+            rf"{_STANDING}[^\n]{{0,60}}?\b(?:download|fetch|grab|pull|get)\b[^\n]{{0,80}}?"
+            r"(?:\band\b|\bthen\b|,)\s*(?:run|execute|source|install)\b|"
+            r"(?:以后|今后|每次|每当|总是|开始[^。\n]{0,8}?前)[^。\n]{0,20}?(?:下载|获取|拉取)"
+            r"[^。\n]{0,40}?(?:然后|再|并|后)\s*(?:执行|运行|安装)",
+            _I,
+        ),
+    ),
+    (
+        "reveal",
+        # Put a secret's contents into what the agent writes, without saying "print" or "show".
+        re.compile(
+            r"\b(?:include|attach|append|quote|paste|add|insert|embed)(?:s|d|ed|ing)?\b[^\n]{0,40}?"
+            r"\b(?:contents? of|what(?:'s| is) in|whatever is in)\b[^\n]{0,40}?"
+            r"(?:\bkeys?\b|\.pem\b|\.env\b|secrets?|passwords?|tokens?|credentials?|\bssh\b)|"
+            r"(?:把|将)[^。\n]{0,10}?(?:\.env|密钥|私钥|密码|令牌|凭证|配置文件)[^。\n]{0,16}?"
+            r"(?:附|贴|加|放|写)(?:在|到|进)",
+            _I,
+        ),
+    ),
+    (
+        "no-confirmation",
+        re.compile(
+            r"\bno need to (?:check|run it by|clear it)\b|"
+            r"\b(?:don't|do not|never) (?:bother|check with|wait for|loop in)\b[^\n]{0,20}?"
+            r"\b(?:me|anyone|the user|approval|a human|someone)\b|"
+            r"\b(?:on your own|by yourself|unilaterally)\b[^\n]{0,40}?"
+            r"\b(?:no need|without|don't|do not)\b|"
+            r"(?:直接|自己)[^。\n]{0,10}?(?:删|执行|部署|合并|推送|运行|付款|转账)[^。\n]{0,15}?"
+            r"(?:别|不要|不用|无需)再?(?:问|确认|请示)|"
+            r"(?:别|不要|不用|无需)再?(?:问我|请示|确认)[^。\n]{0,10}?直接",
             _I,
         ),
     ),
