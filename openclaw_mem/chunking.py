@@ -21,12 +21,14 @@ from datetime import date, datetime, timedelta
 from functools import lru_cache
 from pathlib import PurePosixPath
 
-from .logs import Entry, parse_log
+from .logs import ROLES, Entry, parse_log
 from .markdown import (
+    DAY_TITLE_RE,
     FENCE_RE,
     HISTORY_STAMP_RE,
     core,
     deprecated_on,
+    entry_heading,
     front_matter_end,
     is_heading,
     is_struck,
@@ -54,6 +56,7 @@ class Chunk:
     born: date | None = None  # the day it was written: its log day, or its metadata's day
     gone: date | None = None  # the day it was deprecated or forgotten
     agent: str | None = None  # the agent whose entry (or whose private fact) this is
+    speaker: str | None = None  # a log entry's role or speaker, lower-cased (`--role`)
 
 
 @lru_cache(maxsize=1)
@@ -147,6 +150,8 @@ def _chunks_from_ranges(
         if lo >= hi:
             continue
         agent = owner_of(lines[lo])  # an entry heading's, or a curated line's
+        head = entry_heading(lines[lo])
+        speaker = (head["label"].strip().lower() or None) if head else None
         prev = ""
         for a, b in _split_lines(lines, lo, hi, max_tokens):
             a, b = _trim(lines, a, b)
@@ -173,10 +178,42 @@ def _chunks_from_ranges(
                     born,
                     gone,
                     agent,
+                    speaker,
                 )
             )
             prev = body
     return out
+
+
+# Words every entry of a role, or every section of a file, shares: structure, not content.
+_ROLE_WORD_RE = re.compile(r"\b(?:users?|assistants?|system|tools?|notes?)\b", re.I)
+
+
+def heading_words(line: str) -> str:
+    """What a heading line gives search: a log entry heading its speaker's name (not its
+    time, and not a role word, which every entry of that role shares); a day title nothing;
+    any other heading its words less role words ("# USER" says nothing a fact in USER.md
+    does not). A role is a filter (`--role`), not a word to match."""
+    m = entry_heading(line)
+    if m:
+        label = m["label"].strip()
+        return "" if label.lower() in (*ROLES, "tool") else label
+    if DAY_TITLE_RE.match(line):
+        return ""
+    return " ".join(_ROLE_WORD_RE.sub(" ", line.lstrip("#")).split())
+
+
+def searchable(text: str) -> str:
+    """A chunk's text as it is indexed and embedded: its heading lines reduced to
+    heading_words (the lines cited and shown are the file's own)."""
+    if "#" not in text:
+        return text
+    return "\n".join(
+        heading_words(line)
+        if line.startswith("#") and (is_heading(line) or entry_heading(line))
+        else line
+        for line in text.split("\n")
+    )
 
 
 BORROW_RULES = ("all", "reply", "session", "reply-session")
@@ -291,7 +328,7 @@ def _doc_chunks(rel: str, lines: list[str], max_tokens: int, overlap: int) -> li
         t = estimate_tokens("\n".join(lines[lo:hi]))
         if kind == "heading":
             close()
-            heading = lines[lo].lstrip("#").strip()
+            heading = heading_words(lines[lo])
             heading_ctx = ""  # the heading is inside this chunk's own text
             cur_lo, cur_hi, size, prose = lo, hi, t, True
             continue

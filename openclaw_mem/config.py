@@ -184,6 +184,13 @@ KEYS: tuple[Key, ...] = (
         min=0,
         max=1,
     ),
+    Key(
+        "recall.mmr_threshold",
+        0.5,
+        "MMR demotes only results more alike than this (own words' Jaccard): near-duplicates.",
+        min=0,
+        max=0.99,
+    ),
     Key("recall.min_score", 0.0, "Drop results whose final score is below this.", min=0, max=1),
     Key(
         "recall.similarity",
@@ -322,6 +329,15 @@ KEYS: tuple[Key, ...] = (
         "Seconds of quiet after a change before `mem watch` refreshes.",
         min=0.05,
         max=600,
+    ),
+    Key(
+        "watch.idle",
+        600,
+        "When the embedding model is slow to load (`local`), recall and context start a "
+        "resident process that keeps it loaded and exits after this many idle seconds "
+        "(0: never start one).",
+        min=0,
+        max=86400,
     ),
     Key(
         "cleanup.min_importance",

@@ -191,6 +191,11 @@ def _fast_ask(opts: dict) -> int | None:
             root = find_root(flag, env, os.getcwd(), os.path.expanduser("~"))[0]
             now = time.strftime("%Y-%m-%dT%H:%M:%S")  # local, to the second, as mem.now()
             reply = ask(root, opts["op"], _ask_args(opts, now, agent), render=render)
+            if reply is None:
+                from .autostart import coming
+
+                if coming(root):
+                    reply = ask(root, opts["op"], _ask_args(opts, now, agent), render=render)
         except (MemError, OSError):
             return None
         except KeyboardInterrupt:
@@ -204,6 +209,7 @@ def _fast_ask(opts: dict) -> int | None:
                 and isinstance(shown.get("stderr"), list)
             ):
                 return None  # an error, or not what we asked for: the full app decides
+    mem = None
     if shown is None:
         from .fast_output import render as rendered
         from .memory import Memory
@@ -223,6 +229,9 @@ def _fast_ask(opts: dict) -> int | None:
     for line in shown["stderr"]:
         print(line, file=sys.stderr)
     sys.stdout.write(shown["stdout"])
+    if daemon and mem is not None:  # answered here: if the model was slow, the next is not
+        sys.stdout.flush()
+        mem.autostart_resident()
     return 0
 
 

@@ -527,6 +527,7 @@ class Memory:
         as_of: date | None = None,
         current: bool = False,
         agent: str | None = None,
+        role: str | None = None,
         defer=None,
     ) -> RecallResult:
         """The chunks that matter for a query, best first, with citations and snippets.
@@ -545,6 +546,7 @@ class Memory:
             as_of=as_of,
             current=current,
             agent=agent,
+            role=role,
         )
         result = recall(
             self.ws,
@@ -616,6 +618,7 @@ class Memory:
         as_of=None,
         current=False,
         agent=None,
+        role=None,
     ):
         from .recall import RecallOptions
 
@@ -631,6 +634,7 @@ class Memory:
             # None: this process's agent (MEM_AGENT); "": a caller that named none.
             agent=self.agent if agent is None else agent,
             isolated=cfg["agents.isolation"] == "isolated",
+            role=role,
         )
 
     def get(self, spec: str, *, start: int | None = None, lines: int | None = None) -> Lines:
@@ -714,9 +718,12 @@ class Memory:
         )
 
     def status(self, days: int = 7) -> Status:
+        from .autostart import worth_it
         from .status import workspace_status
 
-        return workspace_status(self.ws, self.now().date(), days, index_params=self.index_params)
+        found = workspace_status(self.ws, self.now().date(), days, index_params=self.index_params)
+        found.autostart = int(self.config["watch.idle"]) if worth_it(self) else 0
+        return found
 
     # ------------------------------------------------------------- long-running
 
@@ -826,6 +833,7 @@ class Memory:
                 as_of=day("as_of"),
                 current=bool(args.get("current")),
                 agent=args.get("agent") or "",  # each caller says who asks
+                role=args.get("role"),
                 defer=defer,
             )
             return {
@@ -856,6 +864,12 @@ class Memory:
             return None
         reply = resident.ask(self.root, op, args)
         if reply is None:
+            from .autostart import coming
+
+            if not coming(self.root):
+                return None
+            reply = resident.ask(self.root, op, args)
+        if reply is None:
             return None
         if reply.get("ok"):
             return reply["result"]
@@ -863,6 +877,35 @@ class Memory:
 
         code = reply.get("code", 1)
         raise MemError(reply.get("error", "the resident process failed"), exit_code=ExitCode(code))
+
+    def autostart_resident(self) -> bool:
+        """After an answer computed in this process: when the embedding model was slow to
+        load, start a resident in the background so the next call is not (autostart.py)."""
+        from .autostart import maybe_start
+
+        return maybe_start(self)
+
+    def prepare_on_demand_resident(self) -> bool:
+        """For a resident started on demand (`mem watch --idle`): False when another one
+        already serves; else the model is loaded before the socket says it serves."""
+        import contextlib
+
+        from .autostart import started
+        from .embed.base import EmbedError
+        from .socket_client import serving
+
+        if serving(self.root):
+            started(self)
+            return False
+        if self.embedder is not None:
+            with contextlib.suppress(EmbedError):
+                self.embedder.embed(["warm"], query=True)
+        return True
+
+    def on_demand_resident_started(self) -> None:
+        from .autostart import started
+
+        started(self)
 
     def start_resident(self):
         """Serve this memory on .mem/mem.sock; None when another process already does."""

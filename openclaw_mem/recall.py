@@ -48,6 +48,7 @@ class RecallOptions:
     decay_lambda: float = 0.002
     deprecated_weight: float = 0.5
     mmr_lambda: float = 0.6
+    mmr_threshold: float = 0.5  # MMR demotes only chunks more alike than this (near-duplicates)
     min_score: float = 0.0
     similarity: str = "membership"  # or "containment" (from Jaccard), "jaccard"
     normalization: str = "max"  # or "minmax"
@@ -56,7 +57,8 @@ class RecallOptions:
     context_cap: float = 0.5  # borrowed context adds at most this share of the own score
     vector_z: float = 2.0  # a chunk matches by meaning this many spreads above unrelated text
     context_alone: float = 0.0  # a match by borrowed words alone scores this share of them
-    vector_mix: float = 0.5  # the vector half with embeddings: this share embedding, rest MinHash
+    vector_mix: float = 0.3  # with embeddings, the vector half is words + this x meaning
+    meaning_pool: int = 200  # chunks nominated by their signatures, re-ranked by exact cosine
     decay: bool = True
     use_mmr: bool = True
     now: datetime | None = None
@@ -67,6 +69,7 @@ class RecallOptions:
     current: bool = False  # leave out what was deprecated (by as_of, when given)
     agent: str | None = None  # recall for this agent: its own log entries and shared ones
     isolated: bool = False  # agents.isolation = isolated: other agents' private facts too
+    role: str | None = None  # only log entries of this role or speaker (user, assistant, a name)
 
     @classmethod
     def from_config(cls, cfg, **overrides) -> RecallOptions:
@@ -79,6 +82,7 @@ class RecallOptions:
             "decay_lambda": cfg["recall.decay_lambda"],
             "deprecated_weight": cfg["recall.deprecated_weight"],
             "mmr_lambda": cfg["recall.mmr_lambda"],
+            "mmr_threshold": cfg["recall.mmr_threshold"],
             "min_score": cfg["recall.min_score"],
             "similarity": cfg["recall.similarity"],
             "access_boost": cfg["recall.access_boost"],
@@ -171,6 +175,10 @@ def _mask(index: Index, opts: RecallOptions) -> np.ndarray:
         logs = [day_of(Path(p)) is not None for p in index.paths]
         is_log = np.array(logs or [False])[index.doc("path_id")]
         mask &= mine | (~is_log & (not opts.isolated))
+    if opts.role:
+        from .index import agent_key
+
+        mask &= index.doc("speaker") == agent_key(opts.role.strip().lower())
     return mask
 
 
@@ -199,6 +207,7 @@ class QueryVector:
 
 
 Vectors = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]  # docs -> (found, rows)
+Texts = Callable[[np.ndarray], list[str]]  # docs -> the text of their lines
 Defer = Callable[[Callable[[], None]], None]  # takes work to do after the answer is sent
 
 
@@ -209,11 +218,13 @@ def rank_index(
     access_counts: Callable[[np.ndarray], np.ndarray] | None = None,
     query_vector: QueryVector | None = None,
     vectors: Vectors | None = None,
+    texts: Texts | None = None,
 ) -> list[tuple[int, dict]]:
     """Document ids of the best hits, best first, each with its stage-by-stage scores.
     access_counts(doc ids) -> how often each was used, for the optional access boost.
     query_vector: the query's embedding, when the index holds embeddings of the same space;
     vectors(doc ids) -> their exact embeddings, read for the candidates only.
+    texts(doc ids) -> their lines, for MMR to compare candidates by their own words.
 
     A chunk takes part only with a signal of its own: a content word of the query in its own
     text, or (with embeddings) a meaning clearly closer to the query than unrelated text
@@ -260,7 +271,14 @@ def rank_index(
     if opts.mode != "bm25":
         lists.append(admitted[top_k(words_a, pool, tiebreak=text_a)])
         if by_embedding:
-            lists.append(top_k(meaning, pool, tiebreak=text))
+            near = top_k(meaning, max(pool, opts.meaning_pool), tiebreak=text)
+            if vectors is not None and len(near) > pool:
+                # The signature's estimate only nominates: the exact cosine chooses.
+                found, rows = vectors(near)
+                if rows.shape[1] == len(query_vector.vector):
+                    exact = np.where(found, rows @ query_vector.vector, meaning[near])
+                    near = near[np.argsort(-exact, kind="stable")[:pool]]
+            lists.append(near)
     cand = distinct(np.concatenate(lists)) if lists else np.zeros(0, np.int64)
     if len(cand) == 0:
         return []
@@ -282,9 +300,12 @@ def rank_index(
     if len(cand) == 0:
         return []
     if by_embedding:
-        mix = opts.vector_mix
-        vec_c = mix * normalize(meaning_c, opts.normalization) + (1 - mix) * normalize(
-            words_c, opts.normalization
+        # Meaning adds to the words' share rather than replacing part of it: a chunk that
+        # holds the query's words keeps what they earn, and one that holds none of them
+        # (another language, other words) is still reached by meaning alone. Measured on
+        # LoCoMo's tuning part against a convex mix (bench/recall_quality.py).
+        vec_c = normalize(words_c, opts.normalization) + opts.vector_mix * normalize(
+            meaning_c, opts.normalization
         )
     else:
         vec_c = words_c
@@ -318,8 +339,9 @@ def rank_index(
         return []
 
     if opts.use_mmr:
-        similarity = _similarity(index, [int(cand[i]) for i in order], by_embedding)
-        picked = mmr([float(final[i]) for i in order], similarity, opts.k, opts.mmr_lambda)
+        pool_docs = np.asarray([int(cand[i]) for i in order[:pool]], np.int64)
+        similarity = _similarity(index, pool_docs, texts, opts.mmr_threshold)
+        picked = mmr([float(final[i]) for i in order[:pool]], similarity, opts.k, opts.mmr_lambda)
         chosen = [order[p] for p in picked]
     else:
         chosen = order[: opts.k]
@@ -406,17 +428,32 @@ def _membership(
     return minhash.containment(jac, len(qs), index.doc("sizes")[docs])
 
 
-def _similarity(index: Index, docs: list[int], by_embedding: bool) -> Callable[[int, int], float]:
-    """How alike two candidates are, for MMR: their embeddings' estimated cosine, or the
-    share of equal MinHash values."""
-    nb = index.base.n
-    if by_embedding:
-        rows = _rows(index.base.sim, index.delta.sim, nb, np.asarray(docs, np.int64))
-        bits = index.params.sim_bits
-        return lambda a, b: max(0.0, float(simhash.cosine(rows[a][None, :], rows[b], bits)[0]))
-    rows = _signature_rows(index, np.asarray(docs, np.int64))
-    p = len(index.perm[0])
-    return lambda a, b: float(np.count_nonzero(rows[a] == rows[b])) / p
+def _similarity(
+    index: Index, docs: np.ndarray, texts: Texts | None, threshold: float
+) -> Callable[[int, int], float]:
+    """How alike two candidates are, for MMR: the Jaccard similarity of their own content
+    words (read from their lines; headings and borrowed context left out), or without
+    `texts` the share of equal MinHash values. Only what lies above `threshold` counts,
+    rescaled to [0, 1]: a re-logged fact is demoted, while neighbouring turns that share a
+    topic (often the evidence together) are not."""
+    if texts is not None:
+        from .chunking import searchable
+
+        words = [shingles(index.params.tokens(searchable(t))) for t in texts(docs)]
+
+        def alike(a: int, b: int) -> float:
+            wa, wb = words[a], words[b]
+            return len(wa & wb) / len(wa | wb) if wa and wb else 0.0
+    else:
+        rows = _signature_rows(index, docs)
+        p = len(index.perm[0])
+
+        def alike(a: int, b: int) -> float:
+            return float(np.count_nonzero(rows[a] == rows[b])) / p
+
+    if threshold <= 0:
+        return alike
+    return lambda a, b: max(0.0, alike(a, b) - threshold) / (1.0 - threshold)
 
 
 def _file_lines(ws: Workspace, rel: str, cache: dict[str, list[str]]) -> list[str]:
@@ -539,7 +576,11 @@ def recall(
 
     if opts.access_boost > 0:
         records = access.load(ws)
-    ranked = rank_index(index, query, opts, access_counts, qv, _exact_vectors(ws, index))
+
+    def texts(docs: np.ndarray) -> list[str]:
+        return ["\n".join(lines_of(int(doc))[1]) for doc in docs]
+
+    ranked = rank_index(index, query, opts, access_counts, qv, _exact_vectors(ws, index), texts)
     terms = set(index.params.tokens(query))
     hits = []
     used = []

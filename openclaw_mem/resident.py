@@ -57,6 +57,7 @@ class Resident:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self.gone = threading.Event()  # the workspace moved or disappeared: no more answers
+        self.last_request = time.monotonic()  # for a resident that exits when idle
         self._place = _identity(root)
 
     def start(self) -> bool:
@@ -130,6 +131,8 @@ class Resident:
             else:
                 try:
                     op = request["op"]
+                    if op != "ping":  # asking whether it serves is not using it
+                        self.last_request = time.monotonic()
                     result = self.handle(op, request["args"], later.append)
                     shown = request.get("render")
                     if op in ("recall", "context", "get") and shown in ("json", "text"):

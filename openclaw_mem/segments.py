@@ -32,7 +32,7 @@ from .workspace import DEFAULT_INCLUDE
 if TYPE_CHECKING:
     from .embed.base import Embedder
 
-SCHEMA = 5
+SCHEMA = 6  # 6: heading lines indexed as heading_words; a speaker column
 PARALLEL_BYTES = 1_000_000  # below this a rebuild is quicker in one process
 EMBED_BATCH = 128
 _EPOCH = datetime(1970, 1, 1)
@@ -50,6 +50,7 @@ DOC_FIELDS = (
     "born",
     "gone",
     "agent",
+    "speaker",
 )
 # A document's embedding: not made yet (the provider failed or was absent), made, or not
 # wanted (a chunk of headings alone).
@@ -149,6 +150,7 @@ def empty_docs() -> dict[str, np.ndarray]:
         "born": np.zeros(0, np.float64),
         "gone": np.zeros(0, np.float64),
         "agent": np.zeros(0, np.uint64),
+        "speaker": np.zeros(0, np.uint64),
     }
 
 
@@ -230,7 +232,10 @@ def _part_of(
 ) -> Part:
     """Chunks tokenised and analysed into the arrays a segment is made of."""
 
+    from .chunking import searchable
+
     def toks(text: str) -> list[str]:
+        text = searchable(text)
         return tokenize(text, cjk_unigrams=params.cjk_unigrams, stem=False) if text else []
 
     context = [toks(c.context) for c in chunks]
@@ -245,6 +250,7 @@ def _part_of(
         "born": np.fromiter((_day_number(c.born) for c in chunks), np.float64, n),
         "gone": np.fromiter((_day_number(c.gone) for c in chunks), np.float64, n),
         "agent": np.fromiter((agent_key(c.agent) for c in chunks), np.uint64, n),
+        "speaker": np.fromiter((agent_key(c.speaker) for c in chunks), np.uint64, n),
     }
     an = bm25.analyze(
         tokens, stem_word if params.stem else None, [len(c) for c in context], params.context_weight
@@ -258,11 +264,13 @@ def _part_of(
 def _embed_text(chunk, params: IndexParams) -> str:
     """What a chunk's embedding is made of: its lines (with its borrowed context), or ""
     for boilerplate (headings alone, the tool's template text), which recall never returns."""
+    from .chunking import searchable
+
     if chunk.boilerplate:
         return ""
     if params.embed_context and chunk.context:
-        return f"{chunk.context}\n{chunk.text}"
-    return chunk.text
+        return searchable(f"{chunk.context}\n{chunk.text}")
+    return searchable(chunk.text)
 
 
 @dataclass
@@ -444,7 +452,17 @@ def _join_parts(parts: Sequence[Part]) -> Part:
         offset += len(part.chunk_paths)
     meta = {
         name: np.concatenate([p.meta[name] for p in parts]) if parts else empty_docs()[name]
-        for name in ("start", "end", "when", "deprecated", "boiler", "born", "gone", "agent")
+        for name in (
+            "start",
+            "end",
+            "when",
+            "deprecated",
+            "boiler",
+            "born",
+            "gone",
+            "agent",
+            "speaker",
+        )
     }
     return Part(files, chunk_paths, meta, bm25.concat([p.an for p in parts]), warnings, texts)
 

@@ -28,6 +28,7 @@ class Status:
     consolidation: dict | None = None
     warnings: list[str] = field(default_factory=list)
     resident: bool = False  # a `mem watch` / `mem serve` answers on .mem/mem.sock
+    autostart: int = 0  # >0: recall starts a resident (slow model), idle-exit after so many s
 
     @property
     def total_bytes(self) -> int:
@@ -45,6 +46,7 @@ class Status:
             "index": self.index,
             "consolidation": self.consolidation,
             "resident": self.resident,
+            "residentAutostartIdle": self.autostart,
             "warnings": self.warnings,
         }
 

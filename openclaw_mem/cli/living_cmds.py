@@ -20,11 +20,24 @@ def watch_cmd(
         float | None,
         typer.Option("--debounce", help="Seconds of quiet before a refresh.", min=0.05),
     ] = None,
+    idle: Annotated[
+        float | None,
+        typer.Option(
+            "--idle",
+            help="Exit after this many seconds without a request (a resident started by recall).",
+            min=1,
+        ),
+    ] = None,
 ) -> None:
     """Follow edits to memory files and keep the recall index fresh (Ctrl-C stops)."""
     import threading
+    import time
 
     mem = state(ctx).memory()
+    # Started on demand: be worth starting (the model loaded) before the socket says so,
+    # and be nothing at all if another resident already serves.
+    if idle is not None and not mem.prepare_on_demand_resident():
+        return
 
     def report(refresh) -> None:
         stats = refresh.index.stats or {}
@@ -55,6 +68,11 @@ def watch_cmd(
     )
     watcher.start()
     resident = mem.start_resident()
+    if idle is not None:
+        mem.on_demand_resident_started()
+        if resident is None:
+            watcher.stop()
+            return
     serves = " and answering recall, context and get on .mem/mem.sock" if resident else ""
     typer.echo(f"watching {mem.root}{serves} (Ctrl-C stops)")
     stop = threading.Event()
@@ -62,6 +80,8 @@ def watch_cmd(
         while not stop.wait(0.5):
             if resident is not None and resident.gone.is_set():
                 warn(f"{mem.root} moved or was removed; stopping")
+                break
+            if idle is not None and time.monotonic() - resident.last_request > idle:
                 break
     except KeyboardInterrupt:
         pass

@@ -74,13 +74,17 @@ def recall_cmd(
         typer.Option("--agent", help="Recall for this agent (default: MEM_AGENT)."),
     ] = None,
     current: Current = False,
+    role: Annotated[
+        str | None,
+        typer.Option("--role", help="Only log entries of this role or speaker (user, a name)."),
+    ] = None,
     explain: Annotated[bool, typer.Option("--explain", help="Show every ranking stage.")] = False,
     embed: Annotated[
         str | None, typer.Option("--embed", help="none | local | openai (embed.provider).")
     ] = None,
     no_daemon: NoDaemon = False,
 ) -> None:
-    """Find the memories that matter: BM25 + pseudo-vectors fused 0.3/0.7, time decay, MMR."""
+    """Find the memories that matter: 0.7 pseudo-vectors + 0.3 BM25, time decay, MMR."""
     st = state(ctx)
     mem = st.memory()
     args = _read_args(mem, query, now, as_of, current, agent)
@@ -91,10 +95,13 @@ def recall_cmd(
         "since": parse_day(since).isoformat() if since else None,
         "until": parse_day(until).isoformat() if until else None,
         "path": path,
+        "role": role,
     }
     data = None if (no_daemon or embed) else mem.ask_resident("recall", args)
     if data is None:  # no resident process: the same answer, computed here
         data = mem.with_settings({"embed.provider": embed}).answer("recall", args)
+        if not (no_daemon or embed):
+            mem.autostart_resident()  # when the model was slow to load, the next call is not
     for w in data["warnings"]:
         warn(w)
     plain = ("path", "startLine", "endLine", "score", "snippet", "source", "superseded")
@@ -189,6 +196,8 @@ def context_cmd(
     block = None if no_daemon else mem.ask_resident("context", args)
     if block is None:
         block = mem.answer("context", args)
+        if not no_daemon:
+            mem.autostart_resident()
     if as_json:
         from . import render
 

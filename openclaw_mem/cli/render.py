@@ -115,10 +115,16 @@ def status_view(term: Environment, st: Status) -> None:
                 f"{plural(idx['chunks'], 'chunk')}, {fresh}; vectors {escape(idx['vectors'])}"
                 + (f", {missing} chunks still without one" if missing else "")
             )
-    out.print(
-        "[bold]resident[/bold] "
-        + ("answering on .mem/mem.sock" if st.resident else "none (mem watch keeps one)")
-    )
+    if st.resident:
+        shown = "answering on .mem/mem.sock"
+    elif st.autostart:
+        shown = (
+            "none yet; the embedding model is slow to load, so the next recall or context "
+            f"starts one that keeps it loaded (exits after {st.autostart} s idle; watch.idle)"
+        )
+    else:
+        shown = "none (mem watch keeps one)"
+    out.print("[bold]resident[/bold] " + shown)
     con = st.consolidation
     if con is not None:
         last = con["last"] or "never"

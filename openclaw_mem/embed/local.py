@@ -26,6 +26,8 @@ LABELS = {
 
 
 class LocalEmbedder:
+    slow_start = True  # ~1-2 s to load: worth a resident process (autostart.py)
+
     def __init__(self, model: str = "use") -> None:
         if model not in LOCAL_MODELS:
             raise EmbedError(f"unknown local model {model!r}; use one of {', '.join(LOCAL_MODELS)}")

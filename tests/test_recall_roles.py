@@ -1,0 +1,142 @@
+"""Recall that keeps the evidence it finds: a role or a time in a heading is structure,
+not a word to match; MMR demotes a re-logged fact, not its neighbours; and a slow model
+is loaded once, by a resident process the first recall starts."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+from helpers import EXAMPLE
+
+from openclaw_mem.chunking import heading_words, searchable
+from openclaw_mem.embed import local_available
+from openclaw_mem.socket_client import serving
+
+
+@pytest.mark.parametrize(
+    "line, words",
+    [
+        ("## 09:05 · user", ""),
+        ("## 09:05 · assistant <!-- session: s1 -->", ""),
+        ("## 21:40 · Caroline", "Caroline"),
+        ("# 2026-11-30", ""),
+        ("# USER", ""),
+        ("## User preferences", "preferences"),
+        ("## Notes on Redis", "on Redis"),
+    ],
+)
+def test_headings_give_search_their_words_not_their_roles_or_times(line, words):
+    assert heading_words(line) == words
+
+
+def test_only_heading_lines_are_reduced():
+    text = "## 09:05 · user\nthe user asked about #redis at 09:05"
+    assert searchable(text) == "\nthe user asked about #redis at 09:05"
+
+
+def _log(ws, *said: tuple[str, str]) -> None:
+    for minute, (role, text) in enumerate(said):
+        ws("log", "--role", role, "--at", f"2026-11-30T09:{minute:02d}", text)
+
+
+def test_a_question_that_says_user_finds_the_fact_not_the_filler(ws):
+    _log(
+        ws,
+        ("user", "ok"),
+        ("user", "I live in Lisbon now, near Alfama."),
+        ("assistant", "Noted."),
+        ("user", "好的"),
+        ("user", "Can you remind me about the dentist on Friday?"),
+        ("assistant", "Sure, Friday morning."),
+        ("user", "thanks"),
+    )
+    hits = ws.json("recall", "where does the user live", "-k", "3")["results"]
+    assert hits and "Lisbon" in hits[0]["snippet"]
+    assert all(h["snippet"].split("\n")[-1] not in ("ok", "好的", "thanks") for h in hits)
+    # A time in the question is no word either: it does not match every heading.
+    assert ws.json("recall", "09:03", "-k", "3")["results"] == []
+    # A role is a filter.
+    said = ws.json("recall", "Friday", "--role", "assistant")["results"]
+    assert [h["snippet"].split("\n")[-1] for h in said] == ["Sure, Friday morning."]
+    asked = ws.json("recall", "Friday", "--role", "USER")["results"]
+    assert [h["snippet"].split("\n")[-1] for h in asked] == [
+        "Can you remind me about the dentist on Friday?"
+    ]
+
+
+@pytest.mark.skipif(not local_available(), reason="needs the local extra")
+def test_the_readmes_timezone_question_finds_the_utc8_line(tmp_path, monkeypatch):
+    root = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, root)
+    monkeypatch.setenv("MEM_EMBED_PROVIDER", "local")
+    monkeypatch.setenv("MEM_NO_DAEMON", "1")
+    from helpers import Mem
+
+    hits = Mem(root).json("recall", "what timezone is the user in", "-k", "3")["results"]
+    assert any("UTC+8" in h["snippet"] for h in hits), [h["snippet"] for h in hits]
+
+
+def test_mmr_demotes_a_relogged_fact_and_keeps_its_neighbour(ws):
+    fact = "Atlas canary deploys go out on Tuesdays after the standup."
+    _log(
+        ws,
+        ("user", fact),
+        ("user", "The Atlas canary rollback takes about five minutes."),
+        ("user", fact),
+        ("user", fact),
+    )
+    hits = ws.json("recall", "Atlas canary", "-k", "2")["results"]
+    assert len(hits) == 2
+    assert any("rollback" in h["snippet"] for h in hits)  # not the same fact twice
+
+
+def _mem(root, *args: str, env: dict) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "openclaw_mem", "-w", str(root), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+
+
+@pytest.mark.skipif(
+    not local_available() or os.name != "posix", reason="needs the local extra and sockets"
+)
+def test_a_slow_model_is_loaded_once_by_a_resident_the_first_recall_starts(tmp_path):
+    root = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, root)
+    (root / "mem.toml").write_text("[watch]\nidle = 3\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "MEM_NO_DAEMON"}
+    env["MEM_EMBED_PROVIDER"] = "local"
+    assert "starts one" in _mem(root, "status", env=env).stdout
+    first = _mem(root, "recall", "--json", "Redis timeout", env=env)
+    assert '"results"' in first.stdout
+    deadline = time.monotonic() + 30
+    while not serving(root) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert serving(root)  # started by the first recall, in the background
+    assert not (root / ".mem" / "resident.starting").exists()
+    assert _mem(root, "recall", "--json", "Redis timeout", env=env).stdout == first.stdout
+    deadline = time.monotonic() + 30  # idle = 3 s: it goes away by itself
+    while serving(root) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not serving(root)
+
+
+def test_no_resident_is_started_for_a_cheap_model_or_when_told_not_to(tmp_path):
+    root = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, root)
+    env = {k: v for k, v in os.environ.items() if k != "MEM_NO_DAEMON"}
+    env["MEM_EMBED_PROVIDER"] = "none"
+    _mem(root, "recall", "--json", "Redis timeout", env=env)
+    if local_available():
+        env.update(MEM_EMBED_PROVIDER="local", MEM_NO_DAEMON="1")
+        _mem(root, "recall", "--json", "Redis timeout", env=env)
+    time.sleep(0.5)
+    assert not serving(root) and not (root / ".mem" / "resident.starting").exists()
