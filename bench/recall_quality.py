@@ -56,12 +56,18 @@ def parse_session_time(text: str) -> datetime:
 
 
 def build_locomo_workspace(
-    sample: dict, root: Path
-) -> tuple[dict[str, tuple[str, int, int]], datetime]:
-    """Write the conversation as daily logs; return dia_id -> (path, start, end) and 'now'."""
+    sample: dict, root: Path, duplicates: float = 0.0
+) -> tuple[dict[str, list[tuple[str, int, int]]], datetime]:
+    """Write the conversation as daily logs; return dia_id -> [(path, start, end), ...] (the
+    turn, then any copy of it) and 'now'. `duplicates`: the share of turns logged a second
+    time, verbatim, at the end of their session (a fact an agent logged twice): a copy
+    answers for its turn as well as the turn does."""
+    import random
+
+    rng = random.Random(f"{sample['sample_id']}-{duplicates}")
     conv = sample["conversation"]
     ws = Workspace(root)
-    where: dict[str, tuple[str, int, int]] = {}
+    where: dict[str, list[tuple[str, int, int]]] = {}
     last = datetime.min
     sessions = sorted(
         (int(k.split("_")[1]), k) for k in conv if re.fullmatch(r"session_\d+", k) and conv[k]
@@ -77,6 +83,10 @@ def build_locomo_workspace(
                 text += f"\n[shares an image: {turn['blip_caption']}]"
             entries.append(NewEntry(when, turn["speaker"], text))
             ids.append(turn["dia_id"])
+        for entry, dia in list(zip(entries, ids, strict=True)):
+            if duplicates and rng.random() < duplicates:
+                entries.append(NewEntry(entries[-1].when, entry.label, entry.text))
+                ids.append(dia)
         path = ws.day_file(start.date())
         existing = path.read_text(encoding="utf-8") if path.exists() else ""
         append_entries(path, start.date(), entries)
@@ -86,7 +96,7 @@ def build_locomo_workspace(
         fresh = [e for e in parsed if e.start_line > existing.count("\n")]
         assert len(fresh) == len(ids), (key, len(fresh), len(ids))
         for dia, e in zip(ids, fresh, strict=True):
-            where[dia] = (ws.rel(path), e.start_line, e.end_line)
+            where.setdefault(dia, []).append((ws.rel(path), e.start_line, e.end_line))
     now = datetime.combine(last.date() + timedelta(days=1), datetime.min.time())
     return where, now
 
@@ -119,7 +129,7 @@ def own_questions(path: Path) -> list[dict]:
         for cite in q["evidence"]:
             m = re.match(r"^(.+?)#L(\d+)(?:-L?(\d+))?$", cite)
             if m:
-                ev.append((m[1], int(m[2]), int(m[3] or m[2])))
+                ev.append([(m[1], int(m[2]), int(m[3] or m[2]))])
         out.append(
             {"question": q["question"], "evidence": ev, "category": str(q.get("category", "all"))}
         )
@@ -127,17 +137,17 @@ def own_questions(path: Path) -> list[dict]:
 
 
 def recall_at(
-    index, questions: list[dict], opts: RecallOptions, k: int, qv=None, vectors=None
+    index, questions: list[dict], opts: RecallOptions, k: int, qv=None, vectors=None, texts=None
 ) -> list[float]:
     start, end, pid = index.doc("start"), index.doc("end"), index.doc("path_id")
     scores = []
     for q in questions:
         qvec = qv(q["question"]) if qv else None
-        ranked = rank_index(index, q["question"], replace(opts, k=k), None, qvec, vectors)
+        ranked = rank_index(index, q["question"], replace(opts, k=k), None, qvec, vectors, texts)
         got = [(index.paths[int(pid[d])], int(start[d]), int(end[d])) for d, _ in ranked[:k]]
         covered = sum(
-            any(p == path and s >= lo and e <= hi for path, lo, hi in got)
-            for p, s, e in q["evidence"]
+            any(p == path and s >= lo and e <= hi for path, lo, hi in got for p, s, e in alts)
+            for alts in q["evidence"]
         )
         scores.append(covered / len(q["evidence"]))
     return scores
@@ -235,6 +245,8 @@ VARIANTS = {
     "bm25 only": dict(mode="bm25", decay=False, use_mmr=False),
     "vectors only": dict(mode="lsh", decay=False, use_mmr=False),
     "hybrid": dict(mode="hybrid", decay=False, use_mmr=False),
+    "hybrid+decay": dict(use_mmr=False),
+    "hybrid+mmr": dict(decay=False),
     "defaults (hybrid+decay+mmr)": dict(),
 }
 
@@ -257,6 +269,24 @@ class Set:
     now: datetime
     qv: object = None
     vectors: object = None
+    texts: object = None
+
+
+def chunk_texts(ws: Workspace, index):
+    """docs -> the text of their lines, as recall reads them for MMR."""
+    files: dict[str, list[str]] = {}
+    start, end, pid = index.doc("start"), index.doc("end"), index.doc("path_id")
+
+    def read(docs) -> list[str]:
+        out = []
+        for d in docs:
+            rel = index.paths[int(pid[d])]
+            if rel not in files:
+                files[rel] = (ws.root / rel).read_text(encoding="utf-8").split("\n")
+            out.append("\n".join(files[rel][int(start[d]) - 1 : int(end[d])]))
+        return out
+
+    return read
 
 
 def query_embeddings(embedder, state_dir: Path):
@@ -282,7 +312,7 @@ def crosslingual_questions(root: Path) -> list[dict]:
         out.append(
             {
                 "question": c["query"],
-                "evidence": [(c["path"], line, line)],
+                "evidence": [[(c["path"], line, line)]],
                 "category": c["kind"],
                 "split": c["split"],
             }
@@ -290,17 +320,23 @@ def crosslingual_questions(root: Path) -> list[dict]:
     return out
 
 
-def build(data, names, workdir: Path, params: IndexParams, embedder) -> list[Set]:
+def build(
+    data, names, workdir: Path, params: IndexParams, embedder, duplicates: float = 0.0
+) -> list[Set]:
     sets = []
     for sample in data:
         if sample["sample_id"] not in names:
             continue
-        root = workdir / sample["sample_id"]
-        if not (root / "memory").is_dir():
-            where, now = build_locomo_workspace(sample, root)
+        root = workdir / (sample["sample_id"] + (f"-dup{duplicates}" if duplicates else ""))
+        if not (root / "where.json").is_file():
+            if root.exists():  # an interrupted build: start it again from nothing
+                import shutil
+
+                shutil.rmtree(root)
+            where, now = build_locomo_workspace(sample, root, duplicates)
             (root / "where.json").write_text(json.dumps([where, now.isoformat()]))
         where, now = json.loads((root / "where.json").read_text())
-        where = {k: tuple(v) for k, v in where.items()}
+        where = {k: [tuple(x) for x in v] for k, v in where.items()}
         ws = Workspace(root)
         index = open_index(ws, params, embedder=embedder)
         sets.append(
@@ -311,6 +347,7 @@ def build(data, names, workdir: Path, params: IndexParams, embedder) -> list[Set
                 datetime.fromisoformat(now),
                 query_embeddings(embedder, ws.state_dir),
                 _exact_vectors(ws, index),
+                chunk_texts(ws, index),
             )
         )
     return sets
@@ -324,7 +361,9 @@ def table(sets: list[Set], opts: RecallOptions, variants: list[str]) -> dict[str
         for k in KS:
             allv = []
             for s in sets:
-                allv += recall_at(s.index, s.questions, replace(o, now=s.now), k, s.qv, s.vectors)
+                allv += recall_at(
+                    s.index, s.questions, replace(o, now=s.now), k, s.qv, s.vectors, s.texts
+                )
             row.append(100 * sum(allv) / max(len(allv), 1))
         rows[name] = row
     return rows
@@ -347,6 +386,7 @@ def crosslingual(workdir: Path, params: IndexParams, embedder, opts: RecallOptio
     index = open_index(ws, params, embedder=embedder)
     qv = query_embeddings(embedder, ws.state_dir)
     vectors = _exact_vectors(ws, index)
+    texts = chunk_texts(ws, index)
     now = datetime(2026, 11, 21)
     out: dict = defaultdict(lambda: [0, 0, 0])  # found@1, found@5, cases
     for q in crosslingual_questions(root):
@@ -357,6 +397,7 @@ def crosslingual(workdir: Path, params: IndexParams, embedder, opts: RecallOptio
             None,
             qv(q["question"]) if qv else None,
             vectors,
+            texts,
         )
         got = [
             (
@@ -366,7 +407,7 @@ def crosslingual(workdir: Path, params: IndexParams, embedder, opts: RecallOptio
             )
             for d, _ in ranked
         ]
-        (p, line, _) = q["evidence"][0]
+        (p, line, _) = q["evidence"][0][0]
         hits = [p == gp and lo <= line <= hi for gp, lo, hi in got]
         for key in (q["split"], f"{q['split']}/{q['category']}"):
             out[key][0] += bool(hits[:1] and hits[0])
@@ -403,6 +444,12 @@ def main() -> None:
     )
     ap.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated subset")
     ap.add_argument("--no-crosslingual", action="store_true")
+    ap.add_argument(
+        "--duplicates",
+        type=float,
+        default=0.0,
+        help="also measure LoCoMo with this share of turns logged twice (what MMR is for)",
+    )
     ap.add_argument(
         "--decay-sweep",
         help="comma-separated λ values: LoCoMo R@10 and the "
@@ -449,6 +496,7 @@ def main() -> None:
                     now,
                     query_embeddings(embedder, ws.state_dir),
                     _exact_vectors(ws, index),
+                    chunk_texts(ws, index),
                 )
                 print_rows("your workspace", table([s], base_opts, variants))
                 continue
@@ -459,6 +507,10 @@ def main() -> None:
                 nq = sum(len(s.questions) for s in sets)
                 rows = table(sets, base_opts, variants)
                 print_rows(f"LoCoMo {split} ({nq} questions)", rows)
+                if args.duplicates:
+                    sets = build(data, names, work / "locomo", params, embedder, args.duplicates)
+                    rows = table(sets, base_opts, variants)
+                    print_rows(f"  with {args.duplicates:.0%} of turns logged twice", rows)
             if not args.no_crosslingual:
                 found = crosslingual(work, params, embedder, base_opts)
                 for split in ("tune", "check"):
