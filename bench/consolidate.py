@@ -24,11 +24,11 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from llm_server import ScriptedLLM, tool_call
 
+from openclaw_mem.consolidate.providers import create
 from openclaw_mem.consolidate.run import Options, consolidate
-from openclaw_mem.logs import NewEntry, append_entries
-from openclaw_mem.providers import create
+from openclaw_mem.format.logs import NewEntry, append_entries
 from openclaw_mem.scaffold import init_workspace
-from openclaw_mem.workspace import Workspace
+from openclaw_mem.store.workspace import Workspace
 
 SAYINGS = [
     "I prefer short answers with code first.",
@@ -80,8 +80,8 @@ def run(root: Path, provider_name: str, settings: dict, env: dict) -> tuple[floa
 
 def scale() -> None:
     """Entries per second of the offline provider: rules that are linear in the text."""
-    from openclaw_mem.proposal import PromptEntry, Request
-    from openclaw_mem.providers.offline import OfflineProvider
+    from openclaw_mem.consolidate.proposal import PromptEntry, Request
+    from openclaw_mem.consolidate.providers.offline import OfflineProvider
 
     provider = OfflineProvider()
     words = ("settlement", "queue", "latency", "对账", "服务", "redis", "deploy", "我们")

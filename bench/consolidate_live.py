@@ -197,7 +197,7 @@ def main() -> None:
 
 def _record_answers(path: Path) -> None:
     """Keep what the model said, word for word, to read beside the counts."""
-    from openclaw_mem.providers.openai_compat import OpenAIProvider
+    from openclaw_mem.consolidate.providers.openai_compat import OpenAIProvider
 
     done = OpenAIProvider._done
 

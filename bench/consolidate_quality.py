@@ -43,12 +43,12 @@ sys.path.insert(0, str(ROOT))
 
 from recall_quality import DEFAULT_DATA, TUNE, parse_session_time
 
-from openclaw_mem.logs import NewEntry, append_entries, parse_log
-from openclaw_mem.markdown import parse_citation, parse_meta, split_doc
+from openclaw_mem.format.logs import NewEntry, append_entries, parse_log
+from openclaw_mem.format.markdown import parse_citation, parse_meta, split_doc
 from openclaw_mem.memory import Memory, init
 from openclaw_mem.search.tokenize import shingles, tokenize
+from openclaw_mem.store.workspace import Workspace
 from openclaw_mem.text import estimate_tokens
-from openclaw_mem.workspace import Workspace
 
 _EVIDENCE_RE = re.compile(r"D:?(\d+):(\d+)")
 

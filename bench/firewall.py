@@ -18,7 +18,7 @@ import json
 import time
 from pathlib import Path
 
-from openclaw_mem.firewall import scan
+from openclaw_mem.safety.firewall import scan
 
 HERE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "injections"
 

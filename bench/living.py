@@ -24,10 +24,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from recall_speed import make_workspace, process_ms
 
-from openclaw_mem.index import IndexParams
-from openclaw_mem.recall import RecallOptions, recall
-from openclaw_mem.watch import Watcher
-from openclaw_mem.workspace import Workspace
+from openclaw_mem.index.cache import IndexParams
+from openclaw_mem.index.watch import Watcher
+from openclaw_mem.recall.pipeline import RecallOptions, recall
+from openclaw_mem.store.workspace import Workspace
 
 
 def watch_latency(root: Path, debounce: float, runs: int) -> list[float]:

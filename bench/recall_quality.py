@@ -35,10 +35,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from openclaw_mem.index import IndexParams, open_index
-from openclaw_mem.logs import NewEntry, append_entries
-from openclaw_mem.recall import RecallOptions, _exact_vectors, query_vector, rank_index
-from openclaw_mem.workspace import Workspace
+from openclaw_mem.format.logs import NewEntry, append_entries
+from openclaw_mem.index.cache import IndexParams, open_index
+from openclaw_mem.recall.pipeline import RecallOptions, _exact_vectors, query_vector, rank_index
+from openclaw_mem.store.workspace import Workspace
 
 KS = (1, 3, 5, 10)
 TUNE = ("conv-26", "conv-30")
@@ -90,7 +90,7 @@ def build_locomo_workspace(
         path = ws.day_file(start.date())
         existing = path.read_text(encoding="utf-8") if path.exists() else ""
         append_entries(path, start.date(), entries)
-        from openclaw_mem.logs import parse_log
+        from openclaw_mem.format.logs import parse_log
 
         parsed = parse_log(path.read_text(encoding="utf-8"), start.date())
         fresh = [e for e in parsed if e.start_line > existing.count("\n")]

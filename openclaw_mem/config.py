@@ -503,7 +503,7 @@ def trust(root: Path, env: Mapping[str, str]) -> str:
     """Trust the workspace's mem.toml as it is now; returns its digest."""
     import json
 
-    from .fsutil import atomic_write_text
+    from .store.fsutil import atomic_write_text
 
     path = root / CONFIG_FILE
     if not path.is_file():

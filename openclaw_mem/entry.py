@@ -87,7 +87,7 @@ def _fast_log(opts: dict) -> int:
             text = " ".join(words)
         at = None
         if "at" in opts:
-            from .when import parse_when
+            from .format.when import parse_when
 
             at = parse_when(opts["at"], mem.now())
         logged = mem.log(
@@ -99,7 +99,7 @@ def _fast_log(opts: dict) -> int:
             agent=opts.get("agent"),
         )
     except MemError as exc:
-        from .secrets import redact
+        from .safety.secrets import redact
 
         print(f"mem: error: {redact(exc.message)[0]}", file=sys.stderr)
         return int(exc.exit_code)
@@ -184,15 +184,15 @@ def _fast_ask(opts: dict) -> int | None:
     if daemon:
         import time
 
-        from .socket_client import ask
-        from .workspace_root import find_root
+        from .serve.socket_client import ask
+        from .store.workspace_root import find_root
 
         try:
             root = find_root(flag, env, os.getcwd(), os.path.expanduser("~"))[0]
             now = time.strftime("%Y-%m-%dT%H:%M:%S")  # local, to the second, as mem.now()
             reply = ask(root, opts["op"], _ask_args(opts, now, agent), render=render)
             if reply is None:
-                from .autostart import coming
+                from .serve.autostart import coming
 
                 if coming(root):
                     reply = ask(root, opts["op"], _ask_args(opts, now, agent), render=render)
@@ -211,8 +211,8 @@ def _fast_ask(opts: dict) -> int | None:
                 return None  # an error, or not what we asked for: the full app decides
     mem = None
     if shown is None:
-        from .fast_output import render as rendered
         from .memory import Memory
+        from .serve.fast_output import render as rendered
 
         try:
             mem = Memory.open(flag)
@@ -231,7 +231,9 @@ def _fast_ask(opts: dict) -> int | None:
     sys.stdout.write(shown["stdout"])
     if daemon and mem is not None:  # answered here: if the model was slow, the next is not
         sys.stdout.flush()
-        mem.autostart_resident()
+        from .serve import start_when_slow
+
+        start_when_slow(mem)
     return 0
 
 

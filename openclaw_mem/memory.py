@@ -29,31 +29,26 @@ from typing import TYPE_CHECKING, Any
 
 from .config import Config, load_config
 from .errors import GitError, UsageError
-from .logs import ROLES, NewEntry, append_entries, check_label
-from .markdown import (
-    COMMIT_CLEANUP,
-    COMMIT_FORGET,
-    COMMIT_INGEST,
-    COMMIT_LOG,
-    citation,
-)
+from .format.logs import ROLES, NewEntry, append_entries, check_label
+from .format.markdown import citation
+from .store.commits import COMMIT_CLEANUP, COMMIT_FORGET, COMMIT_INGEST, COMMIT_LOG
+from .store.workspace import Workspace, init_target, resolve_workspace
 from .text import plural
-from .workspace import Workspace, init_target, resolve_workspace
 
 if TYPE_CHECKING:
+    from .consolidate.forgetting import Forgotten, Stale
+    from .consolidate.proposal import Provider
     from .consolidate.run import Report
-    from .context import ContextBlock
     from .embed import Embedder
-    from .file_lines import Lines
-    from .forgetting import Forgotten, Stale
-    from .gitrepo import CommitInfo, SyncResult
-    from .index import IndexParams
-    from .ingest import IngestReport
-    from .proposal import Provider
-    from .recall import RecallResult
+    from .format.file_lines import Lines
+    from .format.ingest import IngestReport
+    from .index.cache import IndexParams
+    from .index.watch import Refresh, Watcher
+    from .recall.context import ContextBlock
+    from .recall.pipeline import RecallResult
     from .scaffold import InitReport
     from .status import Status
-    from .watch import Refresh, Watcher
+    from .store.gitrepo import CommitInfo, SyncResult
 
 
 def local_now() -> datetime:
@@ -153,7 +148,7 @@ def copy_example(root: Path) -> Path:
     """workspace.example/ (four weeks of invented mixed Chinese/English memory) at root."""
     import shutil
 
-    from .resources import example_workspace
+    from .store.resources import example_workspace
 
     shutil.copytree(
         example_workspace(), root, dirs_exist_ok=True, ignore=shutil.ignore_patterns(".mem", ".git")
@@ -208,7 +203,7 @@ class Memory:
     def agent(self) -> str | None:
         """The agent this process works for (MEM_AGENT): its log entries carry the id, and
         its recall sees its own entries and what is shared (agents.isolation)."""
-        from .logs import check_agent
+        from .format.logs import check_agent
 
         return check_agent(self.env.get("MEM_AGENT") or None)
 
@@ -232,7 +227,7 @@ class Memory:
     @property
     def index_params(self) -> IndexParams:
         if self._index_params is None:
-            from .index import IndexParams
+            from .index.cache import IndexParams
 
             space = self.embedder.key if self.embedder is not None else ""
             self._index_params = IndexParams.from_config(self.config, embed=space)
@@ -273,7 +268,7 @@ class Memory:
         entry = NewEntry(when, label, text, session, agent or self.agent)
         result = append_entries(path, when.date(), [entry], rel=rel)
         commit, warnings = self._after_append([rel], f"{COMMIT_LOG} {rel}")
-        from .firewall import scan
+        from .safety.firewall import scan
 
         flags = scan(text)
         if flags:  # kept verbatim: a log is what was said; it just never becomes a rule
@@ -300,7 +295,7 @@ class Memory:
         default_time: datetime | None = None,
     ) -> Ingested:
         """Append a transcript, each message into its own day; repeats are skipped."""
-        from .ingest import ingest
+        from .format.ingest import ingest
 
         report = ingest(
             self.ws, lines, source, default_time=default_time or self.now(), session=session
@@ -314,8 +309,8 @@ class Memory:
     def import_export(self, kind: str, path: Path) -> Ingested:
         """Append a ChatGPT, claude.ai or Claude Code export to the daily logs (importers.py);
         what is already there is skipped, so a repeat import adds nothing."""
-        from .importers import read_export
-        from .ingest import append_messages
+        from .format.importers import read_export
+        from .format.ingest import append_messages
 
         messages, skipped = read_export(kind, path)
         report = append_messages(self.ws, messages, skipped, default_time=self.now())
@@ -407,22 +402,24 @@ class Memory:
     def doctor(self) -> list[str]:
         """Merge by entry the daily logs and HISTORY.md a merge left conflicted, and stage
         them (what a clone without the merge driver gets from a plain `git pull`)."""
-        from .gitrepo import merge_by_entry
+        from .format.logmerge import merge_file
+        from .store.gitrepo import merge_by_entry
 
-        return merge_by_entry(self.root)  # (a record written now would stage with the merge)
+        # (a record written now would stage with the merge)
+        return merge_by_entry(self.root, merge_file)
 
     def undo(self, *, yes: bool = False) -> tuple[CommitInfo, CommitInfo]:
         """Revert the newest change mem made (consolidation, forget, cleanup) with a new
         commit: (the change, the revert). When a person changed memory since, only with
         `yes` (the error names the commit it would revert)."""
-        from .gitrepo import undo_change
+        from .store.gitrepo import undo_change
 
         self._check_writable_state()
         return undo_change(self.root, yes)
 
     def forget(self, target: str, *, hard: bool = False) -> ForgetResult:
         """Deprecate (or, hard, delete) a curated line; redact a log line in place (hard)."""
-        from .forgetting import forget
+        from .consolidate.forgetting import forget
 
         self._check_writable_state()
         done = forget(self.ws, target, hard, self.now().date())
@@ -435,7 +432,7 @@ class Memory:
 
     def cleanup(self, *, dry_run: bool = False) -> CleanupResult:
         """Move stale curated lines to archive/YYYY-MM.md (committed, not indexed)."""
-        from .forgetting import archive, find_stale
+        from .consolidate.forgetting import archive, find_stale
 
         cfg = self.config
         now = self.now()
@@ -462,7 +459,7 @@ class Memory:
 
         from .consolidate.citations import refresh
         from .consolidate.progress import record
-        from .gitrepo import sync
+        from .store.gitrepo import sync
 
         # An older workspace's line markers are taken over by id before the first merge by
         # entry can move lines under them.
@@ -481,9 +478,9 @@ class Memory:
     def audit(self, *, history: bool = False) -> Audit:
         """Lines that read like an instruction to the agent or hold a secret, in every
         memory file (and with history, in every line a commit ever added)."""
-        from .audit import audit_history, audit_text
         from .errors import BadEncoding
-        from .fsutil import read_text
+        from .safety.audit import audit_history, audit_text
+        from .store.fsutil import read_text
 
         extra = tuple(self.config["consolidate.redact_patterns"])
         files = self.ws.scan((*self.index_params.include, "archive/**/*.md"))
@@ -497,17 +494,17 @@ class Memory:
         return Audit(len(files), tuple(found), tuple(past), tuple(warnings))
 
     def commit(self, message: str | None = None) -> CommitInfo | None:
-        from .gitrepo import commit_memory
+        from .store.gitrepo import commit_memory
 
         return commit_memory(self.root, message)
 
     def history(self, limit: int = 20, path: Path | None = None) -> list[CommitInfo]:
-        from .gitrepo import history
+        from .store.gitrepo import history
 
         return history(self.root, limit, path)
 
     def diff(self, rev: str = "HEAD", *, color: bool = False) -> str:
-        from .gitrepo import diff
+        from .store.gitrepo import diff
 
         return diff(self.root, rev, color=color)
 
@@ -532,7 +529,7 @@ class Memory:
     ) -> RecallResult:
         """The chunks that matter for a query, best first, with citations and snippets.
         `defer`: where to hand the counting of the hits as used, to run after answering."""
-        from .recall import recall
+        from .recall.pipeline import recall
 
         if not query.strip():
             raise UsageError("the query is empty")
@@ -574,7 +571,7 @@ class Memory:
         """`mem eval`: recall@k and MRR of the queries in eval/queries.yaml (or file) against
         this memory; with compare (KEY=VALUE settings), the same queries again with them.
         Returns the run (or comparison) and the warnings of loading and running."""
-        from . import evaluate
+        from .recall import evaluate
 
         overrides = evaluate.parse_overrides(compare)
         queries = evaluate.load_queries(self, file)
@@ -595,7 +592,7 @@ class Memory:
         """Recall for a model (MCP memory_search): OpenClaw's result shape inside a labelled
         answer saying it is recollection, not instruction; a snippet that reads like an
         instruction says so (`flagged`)."""
-        from .firewall import NOTICE, scan
+        from .safety.firewall import NOTICE, scan
 
         results = []
         for hit in self.recall(query, k=k, min_score=min_score).hits:
@@ -620,7 +617,7 @@ class Memory:
         agent=None,
         role=None,
     ):
-        from .recall import RecallOptions
+        from .recall.pipeline import RecallOptions
 
         cfg = self.config.override({"recall.k": k, "recall.min_score": min_score})
         return RecallOptions.from_config(
@@ -640,8 +637,8 @@ class Memory:
     def get(self, spec: str, *, start: int | None = None, lines: int | None = None) -> Lines:
         """Lines of a memory file: a spec (`PATH`, `PATH:FROM[:N]`, `PATH#Lx-Ly`), or a path
         with `start` and `lines` as memory_get gives them. Only inside the workspace."""
-        from .file_lines import get_lines
-        from .secrets import redact_lines
+        from .format.file_lines import get_lines
+        from .safety.secrets import redact_lines
 
         if start is not None or lines is not None:
             spec = f"{spec}:{start or 1}" + (f":{lines}" if lines else "")
@@ -660,7 +657,7 @@ class Memory:
         defer=None,
     ) -> ContextBlock:
         """The block to put in front of a model, within a token budget."""
-        from .context import build_context
+        from .recall.context import build_context
 
         if not query.strip():
             raise UsageError("the query is empty")
@@ -688,7 +685,7 @@ class Memory:
     def redact(self, text: str) -> str:
         """The text with every secret replaced by [REDACTED]: the built-in credential
         families and consolidate.redact_patterns."""
-        from .secrets import redact
+        from .safety.secrets import redact
 
         return redact(text, tuple(self.config["consolidate.redact_patterns"]))[0]
 
@@ -696,7 +693,7 @@ class Memory:
         """Bring the recall index up to date (recall does this itself); rebuild starts over."""
         import time
 
-        from .index import open_index
+        from .index.cache import open_index
 
         start = time.perf_counter()
         index = open_index(
@@ -718,12 +715,9 @@ class Memory:
         )
 
     def status(self, days: int = 7) -> Status:
-        from .autostart import worth_it
         from .status import workspace_status
 
-        found = workspace_status(self.ws, self.now().date(), days, index_params=self.index_params)
-        found.autostart = int(self.config["watch.idle"]) if worth_it(self) else 0
-        return found
+        return workspace_status(self.ws, self.now().date(), days, index_params=self.index_params)
 
     # ------------------------------------------------------------- long-running
 
@@ -739,7 +733,7 @@ class Memory:
         """A file watcher that keeps the index fresh, and (consolidate) runs a windowed
         consolidation after each refresh. Call start() and stop() on it."""
         from .errors import MemError
-        from .watch import Watcher
+        from .index.watch import Watcher
 
         after = None
         if consolidate:
@@ -755,7 +749,7 @@ class Memory:
                     on_consolidated(report)
 
         def refreshed(refresh: Refresh) -> None:
-            from . import heap
+            from .store import heap
 
             self.warm_index = refresh.index  # requests from now on see the new index
             heap.give_back()  # a refresh's arrays dwarf a query's: keep none of them
@@ -784,26 +778,13 @@ class Memory:
 
     def for_agent(self, agent: str | None) -> Memory:
         """The same memory working for one agent (as MEM_AGENT=agent would)."""
-        from .logs import check_agent
+        from .format.logs import check_agent
 
         if not agent:
             return self
         return Memory(
             self.ws, self.config, {**self.env, "MEM_AGENT": check_agent(agent)}, self.clock
         )
-
-    def serve_mcp(self, *, read_only: bool = False, agent: str | None = None) -> None:
-        """Answer MCP requests on stdin/stdout until stdin closes (for one agent, when given);
-        meanwhile answer recall, context and get for the CLI over the resident socket, where
-        each request says which agent asks."""
-        from .mcp_server import serve_stdio
-
-        resident = self.start_resident()
-        try:
-            serve_stdio(self.for_agent(agent), read_only=read_only)
-        finally:
-            if resident is not None:
-                resident.stop()
 
     # ------------------------------------------------------------- the resident process
 
@@ -855,80 +836,17 @@ class Memory:
             return self.get(args["spec"]).to_json()
         raise UsageError(f"unknown request {op!r}")
 
-    def ask_resident(self, op: str, args: dict) -> dict | None:
-        """The resident process's answer when one serves this workspace (MEM_NO_DAEMON=1
-        turns it off); None to answer in-process. Its errors are raised here, as ours."""
-        from . import resident
-
-        if self.env.get("MEM_NO_DAEMON", "") not in ("", "0"):
-            return None
-        reply = resident.ask(self.root, op, args)
-        if reply is None:
-            from .autostart import coming
-
-            if not coming(self.root):
-                return None
-            reply = resident.ask(self.root, op, args)
-        if reply is None:
-            return None
-        if reply.get("ok"):
-            return reply["result"]
-        from .errors import ExitCode, MemError
-
-        code = reply.get("code", 1)
-        raise MemError(reply.get("error", "the resident process failed"), exit_code=ExitCode(code))
-
-    def autostart_resident(self) -> bool:
-        """After an answer computed in this process: when the embedding model was slow to
-        load, start a resident in the background so the next call is not (autostart.py)."""
-        from .autostart import maybe_start
-
-        return maybe_start(self)
-
-    def prepare_on_demand_resident(self) -> bool:
-        """For a resident started on demand (`mem watch --idle`): False when another one
-        already serves; else the model is loaded before the socket says it serves."""
-        import contextlib
-
-        from .autostart import started
-        from .embed.base import EmbedError
-        from .socket_client import serving
-
-        if serving(self.root):
-            started(self)
-            return False
-        if self.embedder is not None:
-            with contextlib.suppress(EmbedError):
-                self.embedder.embed(["warm"], query=True)
-        return True
-
-    def on_demand_resident_started(self) -> None:
-        from .autostart import started
-
-        started(self)
-
-    def start_resident(self):
-        """Serve this memory on .mem/mem.sock; None when another process already does."""
-        from . import heap
-        from .resident import Resident
-
-        server = Resident(self.root, self.answer)
-        if not server.start():
-            return None
-        heap.keep_freed_memory()  # query after query: keep the heap warm (heap.py says why)
-        return server
-
     # ------------------------------------------------------------- write rules
 
     def _check_writable_state(self) -> None:
         """Before rewriting curated files: no merge, rebase, cherry-pick or revert in
         progress, and no conflict markers in a memory file (writing into one would stage
         it, and git would take the conflict as resolved)."""
-        from . import gitrepo
         from .errors import ConflictError
-        from .fsutil import read_text
-        from .markdown import has_conflict_markers
-        from .workspace import CURATED_FILES, HISTORY_FILE
+        from .format.markdown import has_conflict_markers
+        from .store import gitrepo
+        from .store.fsutil import read_text
+        from .store.workspace import CURATED_FILES, HISTORY_FILE
 
         what = gitrepo.operation_in_progress(self.root)
         if what:
@@ -948,7 +866,7 @@ class Memory:
         """git.autocommit = "log": commit what was appended."""
         if self.config["git.autocommit"] != "log":
             return None, []
-        from . import gitrepo
+        from .store import gitrepo
 
         if gitrepo.open_repo(self.root) is None:
             return None, [
@@ -961,14 +879,14 @@ class Memory:
         """forget and cleanup commit unless git.autocommit = "never" (or there is no repo)."""
         if self.config["git.autocommit"] == "never":
             return None, []
-        from . import gitrepo
+        from .store import gitrepo
 
         if gitrepo.open_repo(self.root) is None:
             return None, []
         return self._commit(paths, message)
 
     def _commit(self, paths: list[str], message: str) -> tuple[str | None, list[str]]:
-        from . import gitrepo
+        from .store import gitrepo
 
         try:
             info = gitrepo.commit_memory(self.root, message, paths)
@@ -1008,7 +926,7 @@ class Memory:
         return True
 
     def _provider(self, chosen: str | Provider | None, model: str | None, base_url: str | None):
-        from . import providers
+        from .consolidate import providers
 
         if chosen is not None and not isinstance(chosen, str):
             return chosen
@@ -1046,8 +964,8 @@ class Memory:
 def merge_files(base: Path, ours: Path, theirs: Path, path: str = "") -> None:
     """git's merge driver (`mem merge-file %O %A %B %P`): a daily log or HISTORY.md merged
     by entry, written over `ours` atomically."""
-    from .fsutil import atomic_write_text
-    from .logmerge import merge_file
+    from .format.logmerge import merge_file
+    from .store.fsutil import atomic_write_text
 
     def read(p: Path) -> str:
         try:

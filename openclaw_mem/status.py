@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from .errors import BadEncoding
-from .logs import read_entries
-from .workspace import Workspace, day_of
+from .format.logs import read_entries
+from .store.workspace import Workspace, day_of
 
 
 @dataclass(frozen=True)
@@ -27,8 +27,10 @@ class Status:
     index: dict | None = None
     consolidation: dict | None = None
     warnings: list[str] = field(default_factory=list)
-    resident: bool = False  # a `mem watch` / `mem serve` answers on .mem/mem.sock
-    autostart: int = 0  # >0: recall starts a resident (slow model), idle-exit after so many s
+    # Filled in by the front end (serve/ knows): a resident answers on .mem/mem.sock; and
+    # >0: the next recall starts one (a slow model), which exits after so many idle seconds.
+    resident: bool = False
+    autostart: int = 0
 
     @property
     def total_bytes(self) -> int:
@@ -52,7 +54,7 @@ class Status:
 
 
 def _git_summary(ws: Workspace) -> dict:
-    from . import gitrepo
+    from .store import gitrepo
 
     st = gitrepo.state(ws.root)
     if not st.has_repo:
@@ -70,7 +72,7 @@ def workspace_status(
     ws: Workspace, today: date, days: int = 7, with_git: bool = True, index_params=None
 ) -> Status:
     """index_params (IndexParams) adds the recall index's state; it costs a numpy import."""
-    from .workspace import CORE_FILES
+    from .store.workspace import CORE_FILES
 
     files = []
     for path in ws.memory_files():
@@ -79,9 +81,9 @@ def workspace_status(
         files.append(FileInfo(rel, path.stat().st_size, kind))
     counts: dict[date, int] = {today - timedelta(days=k): 0 for k in range(days - 1, -1, -1)}
     warnings: list[str] = []
-    from .fsutil import read_text
-    from .markdown import has_conflict_markers, lines_of
-    from .secrets import find
+    from .format.markdown import has_conflict_markers, lines_of
+    from .safety.secrets import find
+    from .store.fsutil import read_text
 
     for path in ws.day_files():
         day = day_of(path)
@@ -107,7 +109,6 @@ def workspace_status(
                     f"{rel}:{n} holds what looks like a {kinds[0]}; `mem forget --hard "
                     f"{rel}:{n}` redacts it (git history keeps it until rewritten)"
                 )
-    from .resident import serving
 
     return Status(
         str(ws.root),
@@ -118,7 +119,6 @@ def workspace_status(
         _index_summary(ws, index_params) if index_params is not None else None,
         _consolidation_summary(ws, with_git),
         warnings,
-        serving(ws.root),
     )
 
 
@@ -127,12 +127,12 @@ def _consolidation_summary(ws: Workspace, with_git: bool) -> dict:
 
     commit = None
     if with_git:
-        from .gitrepo import last_consolidation_commit
+        from .store.gitrepo import last_consolidation_commit
 
         found = last_consolidation_commit(ws.root)
         commit = found.to_json() if found else None
     from .consolidate.review import count_pending, load_all
-    from .markdown import ledger_entries
+    from .format.markdown import ledger_entries
 
     try:
         history = read_history(ws)
@@ -156,6 +156,6 @@ def _consolidation_summary(ws: Workspace, with_git: bool) -> dict:
 
 
 def _index_summary(ws: Workspace, params) -> dict:
-    from .index import index_state
+    from .index.cache import index_state
 
     return index_state(ws, params)

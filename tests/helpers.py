@@ -51,7 +51,7 @@ def src_problems(root: Path, before: str, after: str) -> list[str]:
     say what the line says: no content word in common and the same script (a Chinese entry
     may support an English line; that cannot be checked word by word)."""
     from openclaw_mem.consolidate.checks import content, same_script
-    from openclaw_mem.markdown import core, parse_citation, parse_meta
+    from openclaw_mem.format.markdown import core, parse_citation, parse_meta
 
     old = set(before.splitlines())
     problems = []

@@ -5,7 +5,7 @@ from datetime import datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openclaw_mem.chunking import chunk_file, estimate_tokens
+from openclaw_mem.format.chunking import chunk_file, estimate_tokens
 
 _lines = st.sampled_from(
     [

@@ -6,7 +6,7 @@ import sys
 from datetime import date, timedelta
 
 from openclaw_mem.cli import app
-from openclaw_mem.logs import read_entries
+from openclaw_mem.format.logs import read_entries
 
 
 def test_log_text_roles_speaker_session_and_stdin(ws):

@@ -4,7 +4,7 @@ import multiprocessing
 from datetime import date, datetime
 from pathlib import Path
 
-from openclaw_mem.logs import NewEntry, append_entries, read_entries
+from openclaw_mem.format.logs import NewEntry, append_entries, read_entries
 
 DAY = date(2026, 11, 30)
 PROCS, APPENDS = 8, 200

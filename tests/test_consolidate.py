@@ -12,9 +12,9 @@ from helpers import snapshot
 from llm_server import skipping_all, tool_call
 
 from openclaw_mem.consolidate.progress import PROGRESS_FILE, pending_entries, taken_ids
-from openclaw_mem.logs import read_entries
-from openclaw_mem.markdown import covered_lines
-from openclaw_mem.workspace import Workspace
+from openclaw_mem.format.logs import read_entries
+from openclaw_mem.format.markdown import covered_lines
+from openclaw_mem.store.workspace import Workspace
 
 GOOD = {
     "history_entry": "[2026-11-24 09:05] Lin Wei switched his backend work from Python to Go; "

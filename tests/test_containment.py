@@ -74,8 +74,8 @@ def test_mcp_search_never_returns_a_linked_file(ws, outside):
 
     from mcp import Client
 
-    from openclaw_mem.mcp_server import build_server
     from openclaw_mem.memory import Memory
+    from openclaw_mem.serve.mcp_server import build_server
 
     os.symlink(outside, ws.root / "memory" / "2026-11-29.md")
 

@@ -9,7 +9,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from openclaw_mem.logs import read_entries
+from openclaw_mem.format.logs import read_entries
 
 
 def test_eight_writers_with_autocommit_never_fail_a_landed_write(ws):
@@ -50,7 +50,7 @@ def test_a_commit_waits_for_another_gits_index_lock(ws):
 
 
 def test_a_commit_that_cannot_be_made_is_a_warning_not_a_failure(ws, monkeypatch):
-    from openclaw_mem import gitrepo
+    from openclaw_mem.store import gitrepo
 
     monkeypatch.setattr(gitrepo, "RETRY_SECONDS", 0.2)
     (ws.root / "mem.toml").write_text('[git]\nautocommit = "log"\n', encoding="utf-8")

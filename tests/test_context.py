@@ -4,7 +4,7 @@ import json
 
 import git
 
-from openclaw_mem.chunking import estimate_tokens
+from openclaw_mem.format.chunking import estimate_tokens
 
 
 def test_context_block_sections_and_budget(example):

@@ -3,7 +3,7 @@ from __future__ import annotations
 import git
 
 from openclaw_mem.cli import app
-from openclaw_mem.logs import read_entries
+from openclaw_mem.format.logs import read_entries
 
 
 def test_demo_runs_offline_on_a_copy_of_the_example(runner, tmp_path):

@@ -11,7 +11,7 @@ from helpers import REPO
 from llm_server import tool_call
 from test_consolidate import run
 
-from openclaw_mem.firewall import scan
+from openclaw_mem.safety.firewall import scan
 
 CORPUS = REPO / "tests" / "fixtures" / "injections"
 PAYLOADS = json.loads((CORPUS / "payloads.json").read_text(encoding="utf-8"))
@@ -135,8 +135,8 @@ def test_mem_own_comments_pass_and_a_payload_cannot_borrow_their_opening():
 
 
 def test_an_edit_that_is_itself_an_instruction_is_held_whatever_it_cites():
+    from openclaw_mem.consolidate.proposal import Edit, PromptEntry
     from openclaw_mem.consolidate.run import _hold_flagged
-    from openclaw_mem.proposal import Edit, PromptEntry
 
     prompt = [PromptEntry("memory/a.md#L3-L4", None, "user", "ok thanks", number=1)]
     edit = Edit(
@@ -171,7 +171,7 @@ def test_an_edit_that_is_itself_an_instruction_is_held_whatever_it_cites():
     ],
 )
 def test_evasions_are_judged_as_they_read(said, kind):
-    from openclaw_mem.firewall import scan
+    from openclaw_mem.safety.firewall import scan
 
     assert kind in [f.kind for f in scan(said)], said
 

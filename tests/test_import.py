@@ -10,7 +10,7 @@ import zipfile
 import pytest
 from helpers import REPO, snapshot
 
-from openclaw_mem.logs import read_entries
+from openclaw_mem.format.logs import read_entries
 
 EXPORTS = REPO / "tests" / "fixtures" / "exports"
 EXPECTED = json.loads((EXPORTS / "EXPECTED.json").read_text(encoding="utf-8"))
@@ -194,7 +194,7 @@ def test_a_chatgpt_message_with_an_image_keeps_its_words(ws, tmp_path):
 def test_hostile_exports_are_refused_or_mended_before_the_first_write(ws, tmp_path, monkeypatch):
     import zipfile
 
-    from openclaw_mem import importers
+    from openclaw_mem.format import importers
 
     monkeypatch.setattr(importers, "MAX_EXPORT", 1024 * 1024)  # 512 MB in use; 1 MB here
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import numpy as np
 
-from openclaw_mem.index import IndexParams, open_index
-from openclaw_mem.logs import NewEntry, append_entries
-from openclaw_mem.recall import RecallOptions, rank_index
-from openclaw_mem.workspace import Workspace
+from openclaw_mem.format.logs import NewEntry, append_entries
+from openclaw_mem.index.cache import IndexParams, open_index
+from openclaw_mem.recall.pipeline import RecallOptions, rank_index
+from openclaw_mem.store.workspace import Workspace
 
 QUERIES = ["redis 连接超时", "Go settlement worker", "马拉松 training", "who is my manager"]
 

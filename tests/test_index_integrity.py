@@ -62,7 +62,7 @@ def test_out_of_range_line_numbers_are_refused(ws):
     np.save(base / "start.npy", start)
     meta_path = ws.root / ".mem" / "index" / "meta.json"
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    from openclaw_mem.index import _file_hash
+    from openclaw_mem.index.cache import _file_hash
 
     rel = f"{meta['base']}/start.npy"
     meta["checksums"][rel] = _file_hash(base / "start.npy")  # a consistent lie
@@ -74,7 +74,7 @@ def test_out_of_range_line_numbers_are_refused(ws):
 def test_an_unchanged_index_is_not_hashed_again(ws, monkeypatch):
     _setup(ws)
     ws("recall", "redis")  # verifies once and remembers
-    from openclaw_mem import index
+    from openclaw_mem.index import cache as index
 
     calls = []
     real = index._file_hash
@@ -89,7 +89,7 @@ def test_what_a_refresh_wrote_is_not_hashed_on_the_next_open(ws, monkeypatch):
     _setup(ws)
     ws("log", "--at", "2026-11-30T10:00", "one more redis note")
     ws("recall", "redis")  # refreshes the index and records the files it wrote
-    from openclaw_mem import index
+    from openclaw_mem.index import cache as index
 
     calls = []
     real = index._file_hash
@@ -99,7 +99,7 @@ def test_what_a_refresh_wrote_is_not_hashed_on_the_next_open(ws, monkeypatch):
 
 
 def test_rows_read_with_pread_equal_the_mapped_rows(tmp_path):
-    from openclaw_mem.index import read_rows
+    from openclaw_mem.index.cache import read_rows
 
     arr = np.arange(5000 * 8, dtype=np.uint32).reshape(5000, 8)
     np.save(tmp_path / "a.npy", arr)
@@ -122,7 +122,7 @@ def test_a_garbled_verification_record_only_costs_a_re_hash(ws, garbage):
 def test_a_segment_that_vanishes_mid_read_is_read_again_from_the_new_meta(ws, monkeypatch):
     """Another process switched meta.json to a new generation and removed the old one
     between this reader's look at meta.json and its read of a segment."""
-    from openclaw_mem import index as index_module
+    from openclaw_mem.index import cache as index_module
     from openclaw_mem.memory import Memory
 
     ws("log", "--at", "2026-11-30T09:00", "Atlas note about Redis timeouts")

@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from openclaw_mem import index as ix
-from openclaw_mem import index_stream
-from openclaw_mem.index import IndexParams, open_index
-from openclaw_mem.workspace import Workspace
+from openclaw_mem.index import cache as ix
+from openclaw_mem.index import stream as index_stream
+from openclaw_mem.index.cache import IndexParams, open_index
+from openclaw_mem.store.workspace import Workspace
 
 WORDS = "redis timeout deploy canary rollback 周末 跑步 公里 部署 回滚 atlas billing".split()
 

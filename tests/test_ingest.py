@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-from openclaw_mem.logs import read_entries
+from openclaw_mem.format.logs import read_entries
 
 
 def _jsonl(path, rows):

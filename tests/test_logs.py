@@ -8,7 +8,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from openclaw_mem.errors import UsageError
-from openclaw_mem.logs import NewEntry, append_entries, normalize_text, parse_log, read_entries
+from openclaw_mem.format.logs import (
+    NewEntry,
+    append_entries,
+    normalize_text,
+    parse_log,
+    read_entries,
+)
 
 DAY = date(2026, 11, 30)
 

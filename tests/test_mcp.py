@@ -117,8 +117,8 @@ def test_bad_arguments_are_one_line(example):
     async def main():
         from mcp import Client
 
-        from openclaw_mem.mcp_server import build_server
         from openclaw_mem.memory import Memory
+        from openclaw_mem.serve.mcp_server import build_server
 
         server = build_server(Memory.open(example.root, env=dict(os.environ)))
         async with Client(server) as client:
@@ -147,8 +147,8 @@ def test_the_same_scenario_through_the_cli_and_mcp_gives_the_same_memory(tmp_pat
     from typer.testing import CliRunner
 
     from openclaw_mem.cli import app
-    from openclaw_mem.mcp_server import build_server
     from openclaw_mem.memory import Memory
+    from openclaw_mem.serve.mcp_server import build_server
 
     turns = [
         ("user", "我最近在用FastAPI做项目，还用了Redis"),

@@ -6,8 +6,8 @@ from datetime import datetime
 
 import pytest
 
-from openclaw_mem.proposal import PromptEntry, Request
-from openclaw_mem.providers.offline import OfflineProvider
+from openclaw_mem.consolidate.proposal import PromptEntry, Request
+from openclaw_mem.consolidate.providers.offline import OfflineProvider
 
 NOW = datetime(2026, 11, 30, 9, 0)
 

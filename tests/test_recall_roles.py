@@ -13,9 +13,9 @@ import time
 import pytest
 from helpers import EXAMPLE
 
-from openclaw_mem.chunking import heading_words, searchable
 from openclaw_mem.embed import local_available
-from openclaw_mem.socket_client import serving
+from openclaw_mem.format.chunking import heading_words, searchable
+from openclaw_mem.serve.socket_client import serving
 
 
 @pytest.mark.parametrize(

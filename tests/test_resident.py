@@ -16,8 +16,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from openclaw_mem import resident
+from openclaw_mem import serve
 from openclaw_mem.memory import Memory
+from openclaw_mem.serve import resident
 
 
 @pytest.fixture
@@ -27,7 +28,7 @@ def served(ws):
     ):
         ws("log", "--at", f"2026-11-30T09:0{i}", text)
     mem = Memory.open(ws.root, env=dict(os.environ))
-    server = mem.start_resident()
+    server = serve.start_resident(mem)
     assert server is not None and resident.serving(ws.root)
     yield ws, mem
     server.stop()
@@ -174,7 +175,7 @@ def test_asking_a_resident_imports_next_to_nothing(served):
     )
     assert run.returncode == 0, run.stderr
     loaded = set(run.stderr.split())
-    assert "openclaw_mem.socket_client" in loaded  # it did ask the resident
+    assert "openclaw_mem.serve.socket_client" in loaded  # it did ask the resident
     heavy = {
         "socket",
         "json",
@@ -248,7 +249,7 @@ def test_a_resident_counts_what_it_recalled_once_the_answer_is_sent(served):
 _QUERY_LIKE = """
 import resource, sys
 import numpy as np
-from openclaw_mem import heap
+from openclaw_mem.store import heap
 if sys.argv[1] == "keep" and not heap.keep_freed_memory():
     print("no glibc")
     raise SystemExit
@@ -279,14 +280,14 @@ def test_a_resident_keeps_its_freed_heap_so_a_query_takes_no_page_faults():
 
 
 def test_starting_a_resident_tunes_the_heap_and_a_refresh_gives_memory_back(ws, monkeypatch):
-    from openclaw_mem import heap
+    from openclaw_mem.store import heap
 
     calls = []
     monkeypatch.setattr(heap, "keep_freed_memory", lambda: calls.append("keep") or True)
     monkeypatch.setattr(heap, "give_back", lambda: calls.append("give back"))
     ws("log", "--at", "2026-11-30T09:00", "Redis 连接超时")
     mem = Memory.open(ws.root, env=dict(os.environ))
-    server = mem.start_resident()
+    server = serve.start_resident(mem)
     try:
         assert calls == ["keep"]
         watcher = mem.watcher(lambda refresh: None, debounce=0.05)
@@ -314,7 +315,7 @@ _JSON = st.recursive(
 @given(_JSON)
 def test_the_clients_json_is_the_json_modules(value):
     """The client speaks JSON through _json's C halves; both ways it must agree with json."""
-    from openclaw_mem import socket_client
+    from openclaw_mem.serve import socket_client
 
     text = socket_client.dumps(value)
     assert json.loads(text) == value
@@ -324,7 +325,7 @@ def test_the_clients_json_is_the_json_modules(value):
 
 @pytest.mark.parametrize("bad", ["", "{", '{"v": 3} x', "[1,]", "nul", '"\\x"'])
 def test_the_clients_json_refuses_what_json_refuses(bad):
-    from openclaw_mem import socket_client
+    from openclaw_mem.serve import socket_client
 
     with pytest.raises(ValueError):
         json.loads(bad)
@@ -333,7 +334,7 @@ def test_the_clients_json_refuses_what_json_refuses(bad):
 
 
 def test_the_clients_json_refuses_nesting_deeper_than_the_stack():
-    from openclaw_mem import socket_client
+    from openclaw_mem.serve import socket_client
 
     with pytest.raises(ValueError):
         socket_client.loads("[" * 200_000)

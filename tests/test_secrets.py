@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from openclaw_mem.secrets import FAMILIES, REDACTED, find, has_secret, redact
+from openclaw_mem.safety.secrets import FAMILIES, REDACTED, find, has_secret, redact
 
 JWT = (
     "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkV4YW1wbGUifQ"

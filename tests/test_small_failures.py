@@ -26,7 +26,7 @@ def test_an_absurd_ingest_timestamp_is_no_crash(ws, tmp_path):
 @pytest.fixture
 def read_only(monkeypatch, ws):
     """The workspace on a read-only file system (root ignores chmod, so the test says so)."""
-    from openclaw_mem import fsutil
+    from openclaw_mem.store import fsutil
 
     real = os.open
 

@@ -110,6 +110,7 @@ def test_no_import_cycles_between_modules_or_packages():
 CLI_ALLOWED = {
     "openclaw_mem",
     "openclaw_mem.memory",
+    "openclaw_mem.serve",
     "openclaw_mem.errors",
     "openclaw_mem.text",
     "openclaw_mem.cli.app",
@@ -129,4 +130,43 @@ def test_cli_commands_only_adapt_the_facade():
 def test_the_mcp_server_imports_only_the_facade_and_its_types():
     graph = _imports()
     allowed = {"openclaw_mem", "openclaw_mem.memory", "openclaw_mem.errors"}
-    assert graph["openclaw_mem.mcp_server"] <= allowed
+    assert graph["openclaw_mem.serve.mcp_server"] <= allowed
+
+
+# The layers, lowest first: a package may import only its own layer's modules (no cycle,
+# checked above) and the layers below. The README's architecture section draws these.
+LAYERS = (
+    {"errors", "text", "openai_client"},
+    {"store"},
+    {"safety"},
+    {"format"},
+    {"search", "embed", "config"},
+    {"index"},
+    {"recall", "consolidate"},
+    {"scaffold", "status"},
+    {"memory", ""},  # the facade; "" is the package itself (`from openclaw_mem import Memory`)
+    {"serve"},
+    {"cli"},
+    {"entry", "__main__"},
+)
+
+
+def _layer(unit: str) -> int:
+    name = unit.removeprefix("openclaw_mem").removeprefix(".")
+    found = [i for i, names in enumerate(LAYERS) if name in names]
+    assert found, f"{unit} is in no layer: add it to LAYERS"
+    return found[0]
+
+
+def test_dependencies_point_down_the_layers():
+    graph = _imports()
+    for module, targets in graph.items():
+        for target in targets:
+            a, b = _unit(module), _unit(target)
+            if a != b:
+                assert _layer(a) >= _layer(b), f"{module} ({a}) reaches up to {target}"
+
+
+def test_the_package_root_holds_at_most_ten_modules():
+    modules = sorted(p.stem for p in PACKAGE.glob("*.py"))
+    assert len(modules) <= 10, modules

@@ -7,7 +7,7 @@ from helpers import Mem
 from typer.testing import CliRunner
 
 from openclaw_mem.cli import app
-from openclaw_mem.logs import read_entries
+from openclaw_mem.format.logs import read_entries
 
 
 def _machines(tmp_path):

@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 
 from openclaw_mem.cli import app
 from openclaw_mem.consolidate.progress import all_entries, pending_entries, taken_ids
-from openclaw_mem.logmerge import merge_history, merge_log
-from openclaw_mem.logs import read_entries
-from openclaw_mem.workspace import Workspace
+from openclaw_mem.format.logmerge import merge_history, merge_log
+from openclaw_mem.format.logs import read_entries
+from openclaw_mem.store.workspace import Workspace
 
 
 def _clones(tmp_path, n: int) -> list[Mem]:
@@ -229,7 +229,7 @@ def test_a_curated_lines_src_follows_its_entry_when_a_merge_moves_it(tmp_path):
 
 
 def _entries_of(text: str) -> list[str]:
-    from openclaw_mem.logs import parse_log
+    from openclaw_mem.format.logs import parse_log
 
     return [e.text for e in parse_log(text)]
 

@@ -8,10 +8,10 @@ import threading
 import time
 from pathlib import Path
 
-from openclaw_mem.index import IndexParams
-from openclaw_mem.recall import RecallOptions, recall
-from openclaw_mem.watch import Watcher, relevant
-from openclaw_mem.workspace import Workspace
+from openclaw_mem.index.cache import IndexParams
+from openclaw_mem.index.watch import Watcher, relevant
+from openclaw_mem.recall.pipeline import RecallOptions, recall
+from openclaw_mem.store.workspace import Workspace
 
 TOPICS = (
     "async Rust runtimes",

@@ -6,7 +6,7 @@ import pytest
 
 from openclaw_mem.cli import app
 from openclaw_mem.errors import WorkspaceNotFound
-from openclaw_mem.workspace import resolve_workspace
+from openclaw_mem.store.workspace import resolve_workspace
 
 
 def _ws(path: Path) -> Path:
@@ -115,7 +115,7 @@ def test_a_workspace_copies_and_pickles_and_stays_read_only(tmp_path):
     import copy
     import pickle
 
-    from openclaw_mem.workspace import Workspace
+    from openclaw_mem.store.workspace import Workspace
 
     ws = Workspace(tmp_path, "env MEM_WORKSPACE", ["memory/link.md"])
     for twin in (copy.copy(ws), copy.deepcopy(ws), pickle.loads(pickle.dumps(ws))):

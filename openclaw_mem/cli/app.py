@@ -20,8 +20,8 @@ from typer.core import TyperGroup
 
 from .. import __version__
 from ..errors import ExitCode, MemError, UsageError
+from ..format.when import parse_day, parse_when
 from ..memory import Memory
-from ..when import parse_day, parse_when
 
 __all__ = ["Environment", "State", "app", "parse_day", "parse_when", "state", "warn"]
 
@@ -34,7 +34,7 @@ _GLOBAL_WITH_VALUE = ("-w", "--workspace")
 def _echo_err(message: str) -> None:
     """Every line mem writes to stderr passes the secret filter: an error may quote an
     argument, and the argument may be a key."""
-    from ..secrets import redact
+    from ..safety.secrets import redact
 
     typer.echo(redact(message)[0], err=True)
 

@@ -5,6 +5,7 @@ from typing import Annotated
 
 import typer
 
+from .. import serve
 from ..errors import ExitCode
 from ..text import plural
 from .app import app, state, warn
@@ -36,7 +37,7 @@ def watch_cmd(
     mem = state(ctx).memory()
     # Started on demand: be worth starting (the model loaded) before the socket says so,
     # and be nothing at all if another resident already serves.
-    if idle is not None and not mem.prepare_on_demand_resident():
+    if idle is not None and not serve.prepare_on_demand(mem):
         return
 
     def report(refresh) -> None:
@@ -67,9 +68,9 @@ def watch_cmd(
         on_consolidated=consolidated,
     )
     watcher.start()
-    resident = mem.start_resident()
+    resident = serve.start_resident(mem)
     if idle is not None:
-        mem.on_demand_resident_started()
+        serve.on_demand_started(mem)
         if resident is None:
             watcher.stop()
             return
@@ -208,7 +209,7 @@ def serve_cmd(
     ] = None,
 ) -> None:
     """Serve the memory over MCP on stdio: memory_search, memory_get, memory_log."""
-    state(ctx).memory().serve_mcp(read_only=read_only, agent=agent)
+    serve.serve_mcp(state(ctx).memory(), read_only=read_only, agent=agent)
 
 
 @app.command("sync")

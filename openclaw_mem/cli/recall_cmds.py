@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from .. import serve
 from ..errors import UsageError
 from .app import app, parse_day, parse_when, state, text_argument, warn
 
@@ -97,11 +98,11 @@ def recall_cmd(
         "path": path,
         "role": role,
     }
-    data = None if (no_daemon or embed) else mem.ask_resident("recall", args)
+    data = None if (no_daemon or embed) else serve.ask(mem, "recall", args)
     if data is None:  # no resident process: the same answer, computed here
         data = mem.with_settings({"embed.provider": embed}).answer("recall", args)
         if not (no_daemon or embed):
-            mem.autostart_resident()  # when the model was slow to load, the next call is not
+            serve.start_when_slow(mem)  # when the model was slow to load, the next call is not
     for w in data["warnings"]:
         warn(w)
     plain = ("path", "startLine", "endLine", "score", "snippet", "source", "superseded")
@@ -129,7 +130,7 @@ def get_cmd(
 ) -> None:
     """Print lines of a memory file (OpenClaw's memory_get); only inside the workspace."""
     mem = state(ctx).memory()
-    got = None if no_daemon else mem.ask_resident("get", {"spec": spec})
+    got = None if no_daemon else serve.ask(mem, "get", {"spec": spec})
     if got is None:
         got = mem.answer("get", {"spec": spec})
     if as_json:
@@ -193,11 +194,11 @@ def context_cmd(
     preferences / history / goals, and the recent conversation, within a token budget."""
     mem = state(ctx).memory()
     args = _read_args(mem, query, now, as_of, current, None) | {"budget": budget}
-    block = None if no_daemon else mem.ask_resident("context", args)
+    block = None if no_daemon else serve.ask(mem, "context", args)
     if block is None:
         block = mem.answer("context", args)
         if not no_daemon:
-            mem.autostart_resident()
+            serve.start_when_slow(mem)
     if as_json:
         from . import render
 

@@ -17,8 +17,8 @@ from ..text import plural
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from ..gitrepo import CommitInfo
     from ..status import Status
+    from ..store.gitrepo import CommitInfo
     from .app import Environment
 
 

@@ -5,6 +5,7 @@ from typing import Annotated
 
 import typer
 
+from .. import serve
 from ..memory import init
 from .app import app, state, warn
 
@@ -60,7 +61,10 @@ def status_cmd(
 ) -> None:
     """Workspace path, files and sizes, entries per day for the last 7 days, git state."""
     st = state(ctx)
-    status = st.memory().status()
+    mem = st.memory()
+    status = mem.status()
+    status.resident = serve.serving(mem.root)
+    status.autostart = 0 if status.resident else serve.on_demand_idle(mem)
     for w in status.warnings:
         warn(w)
     from . import render

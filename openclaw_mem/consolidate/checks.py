@@ -22,10 +22,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ..markdown import without_comments
-from ..proposal import Edit, PromptEntry
+from ..format.markdown import without_comments
 from ..search.tokenize import shingles, tokenize
 from .dates import resolve_relative
+from .proposal import Edit, PromptEntry
 
 # Words every memory line may share with any entry: they prove nothing about its source.
 _GENERIC = frozenset(

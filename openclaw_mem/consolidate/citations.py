@@ -5,9 +5,9 @@ rewritten from the ids, so a citation never points at someone else's words."""
 
 from __future__ import annotations
 
-from ..fsutil import atomic_write_text, read_text
-from ..markdown import parse_meta, split_doc
-from ..workspace import CURATED_FILES, Workspace
+from ..format.markdown import parse_meta, split_doc
+from ..store.fsutil import atomic_write_text, read_text
+from ..store.workspace import CURATED_FILES, Workspace
 from .progress import all_entries
 
 

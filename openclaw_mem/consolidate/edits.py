@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 
-from ..markdown import LineMeta, bullet_prefix, core, heading, split_doc, strike, struck_text
-from ..proposal import Edit
-from ..secrets import has_secret
+from ..format.markdown import LineMeta, bullet_prefix, core, heading, split_doc, strike, struck_text
+from ..safety.secrets import has_secret
+from .proposal import Edit
 
 WITHHELD = "[withheld: it held a secret]"
 DEFAULT_SECTION = {

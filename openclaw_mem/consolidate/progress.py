@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from ..errors import BadEncoding
-from ..fsutil import SymlinkRefused, append_locked, read_text
-from ..logs import Entry, entry_ids, read_entries
-from ..markdown import MARKER_RE, citation, covered_lines, stamp_time
-from ..workspace import HISTORY_FILE, Workspace, day_of
+from ..format.logs import Entry, entry_ids, read_entries
+from ..format.markdown import MARKER_RE, citation, covered_lines, stamp_time
+from ..store.fsutil import SymlinkRefused, append_locked, read_text
+from ..store.workspace import HISTORY_FILE, Workspace, day_of
 
 PROGRESS_FILE = "memory/.consolidated"
 HOW = ("curated", "dropped", "noise", "legacy")

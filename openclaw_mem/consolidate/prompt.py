@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..errors import ConfigError
-from ..proposal import PromptEntry, Request
 from ..text import estimate_tokens
+from .proposal import PromptEntry, Request
 
 ANSWER_RESERVE = 2000  # tokens left for the tool call itself
 

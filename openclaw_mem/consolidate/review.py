@@ -24,11 +24,11 @@ from datetime import date, datetime
 from pathlib import Path
 
 from ..errors import NotFound, UsageError
-from ..fsutil import atomic_write_text, read_text
-from ..proposal import Edit
-from ..workspace import Workspace
+from ..store.fsutil import atomic_write_text, read_text
+from ..store.workspace import Workspace
 from .edits import Outcome, apply_edits
 from .progress import PROGRESS_FILE, Taken, all_entries, pending_entries, record
+from .proposal import Edit
 from .write import BatchReport, read_docs, unified_diff, write_batch
 
 FOLDER = "proposals"
@@ -141,7 +141,7 @@ def _valid(p: Pending, path: Path) -> bool:
     """A proposal file is read like a model's answer: its id names its own file, its edits
     name a known file and operation, its entries are ids. Anything else (a file planted
     or hand-edited into .mem/proposals/) is not a proposal."""
-    from ..proposal import Edit
+    from .proposal import Edit
     from .schema import FILES, OPS, TYPES
 
     if not isinstance(p.id, str) or not _ID_RE.match(p.id) or path.stem != p.id:
@@ -173,7 +173,7 @@ def drop(ws: Workspace, ident: str) -> Pending:
     if not pending.paragraph:
         held = [*pending.waits, *(c["id"] for cited in pending.cites for c in cited)]
         if record(ws, _dropped(ws, held)):
-            from .. import gitrepo
+            from ..store import gitrepo
 
             if gitrepo.open_repo(ws.root) is not None:
                 gitrepo.commit_memory(

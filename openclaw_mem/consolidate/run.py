@@ -15,22 +15,22 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
 from ..errors import ConflictError, ProviderError
-from ..markdown import (
+from ..format.markdown import (
     consolidation_marker,
     history_stamp,
     ledger_entries,
     ledger_line,
     without_comments,
 )
-from ..noise import is_noise
-from ..proposal import Edit, PromptEntry, Proposal, Provider, Request, Usage
-from ..secrets import redact
+from ..format.noise import is_noise
+from ..safety.secrets import redact
+from ..store.workspace import HISTORY_FILE, Workspace
 from ..text import estimate_tokens, plural
-from ..workspace import HISTORY_FILE, Workspace
 from .checks import check
 from .edits import Outcome, apply_edits
 from .progress import LogEntry, Taken, pending_entries, read_history
 from .prompt import ANSWER_RESERVE, batches, user_message
+from .proposal import Edit, PromptEntry, Proposal, Provider, Request, Usage
 from .write import (
     BatchReport,
     Options,
@@ -200,7 +200,7 @@ def _consolidate(
 def _user_budget(ws: Workspace, budget: int) -> list[str]:
     """USER.md is read on every turn: when it outgrows its budget, name the least important
     lines `mem cleanup` could archive. Nothing is truncated."""
-    from ..markdown import parse_meta, split_doc
+    from ..format.markdown import parse_meta, split_doc
 
     text = read_docs(ws)["USER.md"]
     size = estimate_tokens(text)
@@ -253,7 +253,7 @@ def resolve(edits: Sequence[Edit], prompt: Sequence[PromptEntry]) -> list[Edit]:
 
 
 def _reads_like_instruction(text: str) -> bool:
-    from ..firewall import flagged
+    from ..safety.firewall import flagged
 
     return flagged(text)
 
@@ -264,7 +264,7 @@ def _hold_flagged(
     """The memory firewall: an edit drawn from an entry that reads like an instruction
     (firewall.py) is held for review, never written by itself. Every curated file counts:
     a planted "fact" in MEMORY.md is recalled into the prompt as surely as an AGENTS rule."""
-    from ..firewall import scan
+    from ..safety.firewall import scan
 
     why = {}
     for entry in prompt:

@@ -35,8 +35,8 @@ from datetime import datetime
 from typing import Any
 
 from ..errors import ProviderError
-from ..markdown import HISTORY_STAMP_RE, history_stamp
-from ..proposal import Edit, Proposal, Rejected
+from ..format.markdown import HISTORY_STAMP_RE, history_stamp
+from .proposal import Edit, Proposal, Rejected
 
 FILES = ("MEMORY", "USER", "AGENTS")
 OPS = ("add", "update", "deprecate", "delete")

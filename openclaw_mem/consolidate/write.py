@@ -10,14 +10,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..errors import ConflictError
-from ..fsutil import append_locked, atomic_write_text, read_text, replaceable
-from ..markdown import COMMIT_CONSOLIDATE, COMMIT_LOG
-from ..proposal import Edit
-from ..secrets import redact
+from ..safety.secrets import redact
+from ..store.commits import COMMIT_CONSOLIDATE, COMMIT_LOG
+from ..store.fsutil import append_locked, atomic_write_text, read_text, replaceable
+from ..store.workspace import CURATED_FILES, HISTORY_FILE, Workspace
 from ..text import plural
-from ..workspace import CURATED_FILES, HISTORY_FILE, Workspace
 from .edits import Outcome, apply_edits
 from .progress import PROGRESS_FILE, Taken, record
+from .proposal import Edit
 
 DOCUMENTS = CURATED_FILES
 
@@ -134,7 +134,7 @@ def write_batch(
         replaceable(ws.root / name)
     repo = None
     if opts.commit:
-        from .. import gitrepo
+        from ..store import gitrepo
 
         repo = gitrepo.open_repo(ws.root)
     if repo is not None:

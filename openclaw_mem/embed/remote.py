@@ -49,7 +49,7 @@ class OpenAIEmbedder:
     def embed(self, texts: Sequence[str], *, query: bool = False) -> np.ndarray:
         import openai
 
-        from ..secrets import redact
+        from ..safety.secrets import redact
 
         client = self._get_client()
         rows: list[list[float]] = []

@@ -1,0 +1,86 @@
+"""Lines of a memory file by spec, as OpenClaw's memory_get gives them: `PATH`,
+`PATH:FROM[:N]` or a citation `PATH#Lx-Ly`, only inside the workspace.
+
+Apart from recall so that `mem get`, an agent's per-turn read of what recall cited, imports
+no numpy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import NotFound, UsageError
+from ..store.workspace import Workspace
+from .markdown import lines_of, parse_citation
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+
+@dataclass(frozen=True)
+class Lines:
+    path: str
+    start: int
+    end: int
+    text: str
+
+    def to_json(self) -> dict:
+        """OpenClaw's memory_get shape."""
+        return {
+            "path": self.path,
+            "from": self.start,
+            "lines": self.end - self.start + 1,
+            "text": self.text,
+        }
+
+
+def parse_spec(spec: str) -> tuple[str, int, int | None]:
+    """PATH, PATH:FROM, PATH:FROM:N or a citation PATH#Lx-Ly -> (path, from, count)."""
+    cited = parse_citation(spec)
+    if cited:
+        path, a, b = cited
+        if b < a:
+            raise UsageError(f"{spec}: the range ends before it starts")
+        return path, a, b - a + 1
+    parts = spec.rsplit(":", 2)
+    nums = []
+    while len(parts) > 1 and parts[-1].isdigit():
+        nums.insert(0, int(parts.pop()))
+    path = ":".join(parts)
+    start = nums[0] if nums else 1
+    count = nums[1] if len(nums) > 1 else None
+    if start < 1 or (count is not None and count < 1):
+        raise UsageError(f"{spec}: FROM and N are 1-based and positive")
+    return path, start, count
+
+
+def safe_path(ws: Workspace, rel: str) -> Path:
+    """A memory file by relative path: inside the workspace, no symlink on the way
+    (Workspace.inside), Markdown only, and existing."""
+    if not rel.lower().endswith(".md"):
+        raise UsageError(f"{rel}: only memory files (Markdown) can be read")
+    path = ws.inside(rel)
+    if not path.is_file():
+        raise NotFound(f"no file {rel} in the workspace")
+    return path
+
+
+def get_lines(
+    ws: Workspace, spec: str, shown: Callable[[str, int, int], str] | None = None
+) -> Lines:
+    """The lines a spec names. `shown(whole text, first, last)` makes their text from the
+    whole file (the secret filter needs it: a key's middle lines are a secret only beside
+    its first); by default they are shown as they are."""
+    rel, start, count = parse_spec(spec)
+    path = safe_path(ws, rel)
+    from ..store.fsutil import read_text
+
+    whole = read_text(path, rel)
+    lines = lines_of(whole)
+    if start > max(len(lines), 1):
+        raise NotFound(f"{rel} has {len(lines)} lines; line {start} does not exist")
+    end = len(lines) if count is None else min(len(lines), start + count - 1)
+    text = shown(whole, start, end) if shown else "\n".join(lines[start - 1 : end])
+    return Lines(rel, start, end, text)

@@ -1,0 +1,219 @@
+"""`mem import`: a memory that starts with your history, from the exports people already have.
+
+- chatgpt: the ChatGPT data export (Settings → Data controls → Export data), the .zip as
+  downloaded, its folder, or its conversations.json. Each conversation's `mapping` is a tree
+  in which an edited message leaves its older branch behind; only the path from
+  `current_node` to the root is what the person saw, so only that is imported.
+- claude: the claude.ai export (Settings → Privacy → Export data): .zip, folder or
+  conversations.json, `chat_messages` with text content blocks.
+- claude-code: Claude Code transcripts, ~/.claude/projects/<project>/<session>.jsonl, one
+  file or a folder of them. Lines carrying only tool results are tool output, not the
+  person; summaries, system lines, thinking and tool calls are not conversation either.
+
+Each message keeps its own time (exports store UTC; logs are local time, as everywhere in
+mem) and its conversation id as the session. The write goes through the same path as
+`mem ingest`, so importing the same export twice adds nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from ..errors import UsageError
+from .ingest import Message, json_lines, parse_time
+
+KINDS = ("chatgpt", "claude", "claude-code")
+MAX_EXPORT = 512 * 1024 * 1024  # bytes of conversations.json read, zipped or not
+
+
+def _conversations_json(path: Path, kind: str) -> list:
+    """conversations.json from the export zip, its unpacked folder, or the file itself."""
+    if path.is_dir():
+        path = path / "conversations.json"
+        if not path.is_file():
+            raise UsageError(f"no conversations.json in {path.parent}: is this a {kind} export?")
+    try:
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as archive:
+                names = [
+                    n for n in archive.namelist() if n.rsplit("/", 1)[-1] == "conversations.json"
+                ]
+                if not names:
+                    raise UsageError(f"{path} holds no conversations.json: is it a {kind} export?")
+                info = archive.getinfo(min(names, key=len))
+                if info.file_size > MAX_EXPORT:  # a zip that expands to gigabytes
+                    raise UsageError(
+                        f"{path}: conversations.json would expand to {info.file_size:,} bytes, "
+                        f"over the {MAX_EXPORT:,} mem reads; nothing was imported"
+                    )
+                with archive.open(info) as member:
+                    raw = member.read(MAX_EXPORT + 1)
+        else:
+            if path.stat().st_size > MAX_EXPORT:
+                raise UsageError(f"{path} is over the {MAX_EXPORT:,} bytes mem reads")
+            raw = path.read_bytes()
+        if len(raw) > MAX_EXPORT:
+            raise UsageError(f"{path} is over the {MAX_EXPORT:,} bytes mem reads")
+        data = json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise UsageError(
+            f"{path} nests deeper than any export does; nothing was imported"
+        ) from None
+    except (UnicodeDecodeError, ValueError) as exc:  # bad JSON, a 5,000-digit number
+        raise UsageError(
+            f"{path} is not a readable {kind} export ({exc}); nothing was imported"
+        ) from None
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not isinstance(data, list):
+        raise UsageError(f"{path} is not a {kind} export: expected a list of conversations")
+    return data
+
+
+def _dict(value: object) -> dict:
+    """A field that should hold an object: real exports drift, so anything else is empty."""
+    return value if isinstance(value, dict) else {}
+
+
+def _joined(parts: object) -> str:
+    if not isinstance(parts, list):
+        return ""
+    return "\n\n".join(p for p in parts if isinstance(p, str) and p.strip())
+
+
+def _chatgpt(data: list) -> tuple[list[Message], int]:
+    messages: list[Message] = []
+    skipped = 0
+    for conv in data:
+        if not isinstance(conv, dict) or not isinstance(conv.get("mapping"), dict):
+            skipped += 1
+            continue
+        mapping = conv["mapping"]
+        session = conv.get("conversation_id") or conv.get("id")
+        # The visible conversation: from current_node up to the root, then reversed. Older
+        # branches (an edited question, a regenerated answer) are not on this path.
+        node_id, path, seen = conv.get("current_node"), [], set()
+        while isinstance(node_id, str) and node_id in mapping and node_id not in seen:
+            seen.add(node_id)
+            node = _dict(mapping[node_id])
+            path.append(node)
+            node_id = node.get("parent")
+        for node in reversed(path):
+            msg = node.get("message")
+            if not isinstance(msg, dict):
+                continue
+            role = _dict(msg.get("author")).get("role")
+            content = _dict(msg.get("content"))
+            hidden = _dict(msg.get("metadata")).get("is_visually_hidden_from_conversation")
+            # A message with an image is `multimodal_text`: its string parts are what was said.
+            kind = content.get("content_type")
+            text = _joined(content.get("parts")) if kind in ("text", "multimodal_text") else ""
+            if role not in ("user", "assistant") or hidden or not text.strip():
+                skipped += 1  # system prompts, tool runs, code and its output, empty turns
+                continue
+            when = parse_time(msg.get("create_time"))
+            messages.append(Message(when, role, text, str(session) if session else None))
+    return messages, skipped
+
+
+def _claude(data: list) -> tuple[list[Message], int]:
+    messages: list[Message] = []
+    skipped = 0
+    roles = {"human": "user", "assistant": "assistant"}
+    for conv in data:
+        if not isinstance(conv, dict) or not isinstance(conv.get("chat_messages"), list):
+            skipped += 1
+            continue
+        session = conv.get("uuid")
+        for msg in conv["chat_messages"]:
+            if not isinstance(msg, dict):
+                skipped += 1
+                continue
+            role = roles.get(str(msg.get("sender")))
+            blocks = msg.get("content")
+            if isinstance(blocks, list) and blocks:
+                text = _joined(
+                    [
+                        b.get("text")
+                        for b in blocks
+                        if isinstance(b, dict) and b.get("type") == "text"
+                    ]
+                )
+            else:  # older exports carry only the flat text
+                text = msg.get("text") if isinstance(msg.get("text"), str) else ""
+            if role is None or not text.strip():
+                skipped += 1
+                continue
+            sid = str(session) if isinstance(session, str | int) else None
+            messages.append(Message(parse_time(msg.get("created_at")), role, text, sid))
+    return messages, skipped
+
+
+def _claude_code_files(path: Path) -> Iterator[Path]:
+    if path.is_dir():
+        files = sorted(p for p in path.glob("*.jsonl") if p.is_file() and not p.is_symlink())
+        if not files:
+            raise UsageError(
+                f"no .jsonl session files in {path}: is this a Claude Code project folder?"
+            )
+        yield from files
+    elif path.is_file():
+        yield path
+    else:
+        raise UsageError(f"no Claude Code transcript at {path}")
+
+
+def _claude_code(path: Path) -> tuple[list[Message], int]:
+    messages: list[Message] = []
+    skipped = 0
+    for file in _claude_code_files(path):
+        try:
+            lines = file.read_bytes().decode("utf-8").splitlines()
+        except UnicodeDecodeError:
+            raise UsageError(f"{file} is not valid UTF-8; nothing was imported") from None
+        for _, value in json_lines(lines, str(file), "imported"):
+            obj = _dict(value)
+            msg = obj.get("message")
+            if (
+                obj.get("type") not in ("user", "assistant")
+                or not isinstance(msg, dict)
+                or obj.get("isSidechain")
+            ):
+                skipped += 1  # summaries, system and hook lines, sub-agent side chains
+                continue
+            content = msg.get("content")
+            if isinstance(content, str):
+                text = content
+            elif isinstance(content, list):  # text blocks: not thinking, tool_use, tool_result
+                text = _joined(
+                    [
+                        b.get("text")
+                        for b in content
+                        if isinstance(b, dict) and b.get("type") == "text"
+                    ]
+                )
+            else:
+                text = ""
+            role = msg.get("role")
+            if role not in ("user", "assistant") or obj.get("isMeta") or not text.strip():
+                skipped += 1
+                continue
+            session = obj.get("sessionId")
+            session = str(session) if isinstance(session, str | int) and session else file.stem
+            messages.append(Message(parse_time(obj.get("timestamp")), role, text, session))
+    return messages, skipped
+
+
+def read_export(kind: str, path: Path) -> tuple[list[Message], int]:
+    """The messages of an export in order, and how many records were not conversation."""
+    if kind not in KINDS:
+        raise UsageError(f"unknown export kind {kind!r}; expected one of: {', '.join(KINDS)}")
+    if not path.exists():
+        raise UsageError(f"no {kind} export at {path}")
+    if kind == "claude-code":
+        return _claude_code(path)
+    data = _conversations_json(path, kind)
+    return _chatgpt(data) if kind == "chatgpt" else _claude(data)

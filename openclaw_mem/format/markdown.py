@@ -1,0 +1,377 @@
+"""The Markdown line grammar mem reads and writes, and every format it writes and reads back.
+
+Grammar: the BOM and line splitting, front matter, headings, bullets, struck-through
+(deprecated) lines, trailing metadata comments, fenced code, a daily log's title and its
+entry headings, HISTORY.md's paragraph stamps.
+
+Formats the tool writes in one place and parses in another:
+- the metadata comment of a curated line: `<!-- preference i=0.6 c=0.8 2026-11-30 -->`,
+  optionally followed by `key=value` fields (`src=memory/2026-11-30.md#L3-L4`, and `eid=`,
+  the ids of the entries it came from);
+- a deprecation: `- ~~old line~~ (deprecated 2026-11-30 → new line)`;
+- the consolidation marker closing a HISTORY.md paragraph:
+  `<!-- consolidated: 4 entries of memory/2026-11-24.md; tokens … -->` (for people; an
+  older mem's `memory/2026-11-24.md#L19` form is still read until memory/.consolidated
+  takes over);
+- a citation `path#Lx-Ly` (or `path#Lx`);
+- the subjects of the commits mem makes.
+
+Everything here is pure string work: no I/O, no imports beyond the standard library.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+BOM = "\ufeff"
+
+# ----------------------------------------------------------------- lines
+
+
+def strip_bom(text: str) -> str:
+    return text[1:] if text.startswith(BOM) else text
+
+
+def lines_of(text: str) -> list[str]:
+    """A file's lines for reading: no BOM, no line endings (LF or CRLF), and no empty
+    line after the final newline."""
+    text = strip_bom(text)
+    if not text:
+        return []
+    lines = text.split("\n")
+    if text.endswith("\n"):
+        lines.pop()
+    return [line.removesuffix("\r") for line in lines]
+
+
+@dataclass(frozen=True)
+class Doc:
+    """A file's lines for rewriting: what `text()` gives back keeps its BOM and its line
+    endings (CRLF stays CRLF), so an edit changes only the lines it means to."""
+
+    lines: list[str]
+    newline: str = "\n"
+    bom: bool = False
+
+    def text(self, lines: list[str] | None = None) -> str:
+        body = self.lines if lines is None else lines
+        out = self.newline.join(body) + (self.newline if body else "")
+        return (BOM if self.bom else "") + out
+
+
+def split_doc(text: str) -> Doc:
+    bom = text.startswith(BOM)
+    body = strip_bom(text)
+    newline = "\r\n" if "\r\n" in body else "\n"
+    body = body.replace("\r\n", "\n")
+    if body.endswith("\n"):
+        body = body[:-1]
+    return Doc(body.split("\n") if body else [], newline, bom)
+
+
+def front_matter_end(lines: list[str]) -> int:
+    """Index of the first line after a leading `---` YAML block (0 when there is none)."""
+    if not lines or lines[0].rstrip("\r") != "---":
+        return 0
+    for i in range(1, len(lines)):
+        if lines[i].rstrip("\r") in ("---", "..."):
+            return i + 1
+    return 0
+
+
+CONFLICT_RE = re.compile(r"^(?:<{7}|={7}|>{7})(?: |$)", re.M)
+
+
+_ANY_COMMENT_RE = re.compile(r"<!--.*?(?:-->|$)|-->", re.S)
+
+
+def without_comments(text: str) -> str:
+    """The text with every HTML comment (and stray opener or closer) gone, spaces folded:
+    comments are mem's metadata grammar, which text from outside may not bring in."""
+    return " ".join(_ANY_COMMENT_RE.sub(" ", text).split())
+
+
+def has_conflict_markers(text: str) -> bool:
+    """Git's `<<<<<<<` / `=======` / `>>>>>>>` lines: a merge left unresolved."""
+    return CONFLICT_RE.search(text) is not None
+
+
+def without_conflicts(lines: list[str]) -> list[str]:
+    """The lines outside any conflict region: neither side of an unresolved merge is a fact."""
+    out, inside = [], False
+    for line in lines:
+        if line.startswith("<<<<<<<"):
+            inside = True
+        elif line.startswith(">>>>>>>") and inside:
+            inside = False
+        elif not inside:
+            out.append(line)
+    return out
+
+
+# ----------------------------------------------------------------- blocks
+
+HEADING_RE = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<title>.*?)(?:[ \t]+#+)?[ \t]*$")
+# One bullet grammar for every reader: `-`, `*`, `+` or `1.` / `1)`, optionally indented.
+# Readers that care about nesting ask `is_top_bullet`.
+BULLET_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d{1,3}[.)])[ \t]+")
+FENCE_RE = re.compile(r"^[ \t]*(?P<fence>```|~~~)")
+_TRAILING_COMMENT_RE = re.compile(r"[ \t]*<!--.*?-->[ \t]*$")
+
+
+def heading(line: str) -> tuple[int, str] | None:
+    """(level, title) of an ATX heading, else None."""
+    m = HEADING_RE.match(line)
+    return (len(m["hashes"]), m["title"]) if m else None
+
+
+def is_heading(line: str) -> bool:
+    return HEADING_RE.match(line) is not None
+
+
+def is_bullet(line: str) -> bool:
+    return BULLET_RE.match(line) is not None
+
+
+def is_top_bullet(line: str) -> bool:
+    m = BULLET_RE.match(line)
+    return m is not None and not m["indent"]
+
+
+def bullet_prefix(line: str) -> tuple[str, str]:
+    """(indent, marker) of a bullet line; ("", "-") for anything else."""
+    m = BULLET_RE.match(line)
+    return (m["indent"], m["marker"]) if m else ("", "-")
+
+
+def trailing_comment(line: str) -> str:
+    """The metadata comment at the end of a line, without surrounding spaces ("" if none)."""
+    if not line.rstrip(" \t").endswith("-->"):
+        return ""  # also keeps a line of many unclosed `<!--` linear
+    m = _TRAILING_COMMENT_RE.search(line)
+    return m[0].strip() if m else ""
+
+
+def strip_comments(text: str) -> str:
+    """Text without its HTML comments (metadata is for tools, not for reading or matching).
+    An unclosed `<!--` stays as it is; scanning by hand keeps many of them linear."""
+    out, pos = [], 0
+    while True:
+        start = text.find("<!--", pos)
+        end = text.find("-->", start + 4) if start >= 0 else -1
+        if end < 0:
+            out.append(text[pos:])
+            return "".join(out)
+        head = text[pos:start]
+        out.append(head.rstrip(" \t") if head.endswith((" ", "\t")) else head)
+        pos = end + 3
+
+
+def core(line: str) -> str:
+    """What a line says: no bullet marker, no trailing metadata comment, spaces collapsed."""
+    text = _TRAILING_COMMENT_RE.sub("", line.rstrip("\r"))
+    text = BULLET_RE.sub("", text, count=1)
+    return " ".join(text.split())
+
+
+# ----------------------------------------------------------------- deprecation
+
+_STRUCK_RE = re.compile(r"^~~(?P<old>.+?)~~(?P<rest>.*)$")
+_DEPRECATED_RE = re.compile(r"\((?:deprecated|forgotten) (?P<date>\d{4}-\d{2}-\d{2})")
+
+
+def is_struck(line: str) -> bool:
+    """A deprecated (or forgotten) line: its content starts struck through."""
+    return _STRUCK_RE.match(core(line)) is not None
+
+
+def struck_text(line: str) -> str:
+    """What a line says, struck through or not (a deprecated fact still counts as said)."""
+    text = core(line)
+    m = _STRUCK_RE.match(text)
+    return m["old"].strip() if m else text
+
+
+def deprecated_on(line: str) -> date | None:
+    """The date in `(deprecated YYYY-MM-DD …)` or `(forgotten YYYY-MM-DD)`."""
+    m = _DEPRECATED_RE.search(line)
+    if not m:
+        return None
+    try:
+        return date.fromisoformat(m["date"])
+    except ValueError:
+        return None
+
+
+def strike(line: str, day: date, *, why: str = "deprecated", replacement: str = "") -> str:
+    """The line struck through, dated, pointing at what replaced it; bullet and metadata kept."""
+    indent, marker = bullet_prefix(line)
+    pointer = f" → {replacement}" if replacement else ""
+    comment = trailing_comment(line)
+    out = f"{indent}{marker} ~~{core(line)}~~ ({why} {day.isoformat()}{pointer})"
+    return out + (f" {comment}" if comment else "")
+
+
+def is_live_bullet(line: str) -> bool:
+    """A bullet that states something now: not struck through, not empty."""
+    return is_bullet(line) and not is_struck(line) and bool(core(line))
+
+
+# ----------------------------------------------------------------- metadata comment
+
+_META_RE = re.compile(
+    r"<!--\s*(?P<type>[a-z]+)\s+i=(?P<i>[\d.]+)\s+c=(?P<c>[\d.]+)\s+"
+    r"(?P<date>\d{4}-\d{2}-\d{2})(?P<extra>(?:\s+[a-z]+=\S+)*)\s*-->"
+)
+_FIELD_RE = re.compile(r"([a-z]+)=(\S+)")
+
+
+@dataclass(frozen=True)
+class LineMeta:
+    """What consolidation records about a line it wrote."""
+
+    type: str
+    importance: float
+    confidence: float
+    day: date
+    fields: dict[str, str] = field(default_factory=dict)  # src=…, and others later
+
+    def comment(self) -> str:
+        extra = "".join(f" {k}={v}" for k, v in self.fields.items() if v)
+        return (
+            f"<!-- {self.type} i={self.importance:.2g} c={self.confidence:.2g} "
+            f"{self.day.isoformat()}{extra} -->"
+        )
+
+
+def parse_meta(line: str) -> LineMeta | None:
+    m = _META_RE.search(line)
+    if not m:
+        return None
+    try:
+        return LineMeta(
+            m["type"],
+            float(m["i"]),
+            float(m["c"]),
+            date.fromisoformat(m["date"]),
+            dict(_FIELD_RE.findall(m["extra"] or "")),
+        )
+    except ValueError:
+        return None
+
+
+# ----------------------------------------------------------------- daily logs
+
+LOG_SEPARATOR = "·"
+# Lenient on purpose: people and other agents write `## 09:30 - Alice` or `### [9:30] user`.
+_ENTRY_HEADING_RE = re.compile(
+    r"^#{2,3}[ \t]+\[?(?P<h>\d{1,2}):(?P<m>\d{2})(?::\d{2})?\]?"
+    r"(?:[ \t]*[·•|—–:-][ \t]*|[ \t]+|$)(?P<label>.*?)[ \t]*"
+    r"(?:<!--(?P<meta>.*?)-->)?[ \t]*$"
+)
+DAY_TITLE_RE = re.compile(r"^#[ \t]+(\d{4}-\d{2}-\d{2})\b")
+
+
+def entry_heading(line: str) -> re.Match[str] | None:
+    """A log entry heading (`## 14:05 · user`) with groups h, m, label, meta; else None."""
+    m = _ENTRY_HEADING_RE.match(line.removesuffix("\r"))
+    return m if m and int(m["h"]) < 24 and int(m["m"]) < 60 else None
+
+
+def entry_heading_text(when: datetime, label: str, meta: str = "") -> str:
+    head = f"## {when:%H:%M} {LOG_SEPARATOR} {label}"
+    return head + (f" <!-- {meta} -->" if meta else "")
+
+
+# ----------------------------------------------------------------- HISTORY.md
+
+# Read leniently (a person may write `[2026-11-24]` or `[2026-11-24 9:05]`); written strictly.
+HISTORY_STAMP_RE = re.compile(r"^\[(?P<day>\d{4}-\d{2}-\d{2})(?:[ T](?P<time>\d{1,2}:\d{2}))?\]")
+STRICT_STAMP_RE = re.compile(r"^\[\d{4}-\d{2}-\d{2} \d{2}:\d{2}\] \S")
+
+
+def history_stamp(when: datetime) -> str:
+    return f"[{when:%Y-%m-%d %H:%M}]"
+
+
+def stamp_time(line: str) -> datetime | None:
+    m = HISTORY_STAMP_RE.match(line)
+    if not m:
+        return None
+    hour, minute = (m["time"] or "00:00").split(":")
+    try:
+        return datetime.fromisoformat(f"{m['day']} {int(hour):02d}:{minute}")
+    except ValueError:
+        return None
+
+
+MARKER_RE = re.compile(r"<!--\s*consolidated:(?P<body>.*?)-->", re.S)
+_MARKER_CITE_RE = re.compile(r"(\S+?\.md)#L(\d+)")
+
+
+def consolidation_marker(counts: dict[str, int], ledger: str = "") -> str:
+    """`<!-- consolidated: 4 entries of memory/2026-11-24.md; tokens 1234+210 on 2026-11-30
+    (openai gpt-4o) -->`: what the run took from each log, and what it cost. For people: the
+    entries themselves are recorded by id in memory/.consolidated."""
+    from ..text import plural
+
+    taken = ", ".join(f"{plural(n, 'entry')} of {path}" for path, n in sorted(counts.items()))
+    return f"<!-- consolidated: {taken}{'; ' + ledger if ledger else ''} -->"
+
+
+_LEDGER_RE = re.compile(
+    r"tokens (?P<est>~?)(?P<prompt>\d+)\+(?P<completion>\d+) on (?P<day>\d{4}-\d{2}-\d{2}) "
+    r"\((?P<who>[^)]*)\)"
+)
+
+
+def ledger_line(prompt: int, completion: int, day: date, who: str, estimated: bool) -> str:
+    return f"tokens {'~' if estimated else ''}{prompt}+{completion} on {day.isoformat()} ({who})"
+
+
+def ledger_entries(history_text: str) -> list[dict]:
+    """Every consolidation's cost, from the markers: prompt and completion tokens, the day it
+    ran, who ran it, and whether the endpoint reported the counts or mem estimated them."""
+    out = []
+    for marker in MARKER_RE.finditer(history_text):
+        m = _LEDGER_RE.search(marker["body"])
+        if m:
+            out.append(
+                {
+                    "day": m["day"],
+                    "who": m["who"],
+                    "prompt": int(m["prompt"]),
+                    "completion": int(m["completion"]),
+                    "estimated": bool(m["est"]),
+                }
+            )
+    return out
+
+
+def covered_lines(history_text: str) -> dict[str, int]:
+    """Per daily log, the last line any older (line-number) consolidation marker covers."""
+    covered: dict[str, int] = {}
+    for marker in MARKER_RE.finditer(history_text):
+        for path, line in _MARKER_CITE_RE.findall(marker["body"]):
+            covered[path] = max(covered.get(path, 0), int(line))
+    return covered
+
+
+# ----------------------------------------------------------------- citations
+
+_CITATION_RE = re.compile(r"^(?P<path>[^#]+?)#L(?P<a>\d+)(?:-L?(?P<b>\d+))?$")
+
+
+def citation(path: str, start: int, end: int | None = None) -> str:
+    return f"{path}#L{start}" + (f"-L{end}" if end is not None else "")
+
+
+def parse_citation(text: str) -> tuple[str, int, int] | None:
+    """`path#Lx-Ly` or `path#Lx` -> (path, x, y); None for anything else."""
+    m = _CITATION_RE.match(text.strip())
+    if not m:
+        return None
+    a = int(m["a"])
+    return m["path"], a, int(m["b"]) if m["b"] else a

@@ -1,0 +1,537 @@
+"""Segments: a run of documents' postings, per-document columns and signatures, made from
+Markdown files and written to (or memory-mapped from) a folder of plain .npy arrays. The
+index (index.py) is a base and a delta segment over one document id space; a streamed
+rebuild (index_stream.py) makes its base from many small segments.
+
+Each document carries two pseudo-vectors: a MinHash signature of its own words (always),
+and, when an embedding provider is configured, the SimHash bits of its embedding.
+Embeddings come through the content-hash cache in .mem/embed/, so a rebuild re-embeds
+nothing that was embedded before; a chunk the provider could not embed is marked and
+retried on a later refresh.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from datetime import date, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import BadEncoding
+from ..search import bm25, minhash, simhash
+from ..search.tokenize import is_shingle, stem_word, tokenize
+from ..store.fsutil import SymlinkRefused, read_bytes
+from ..store.workspace import DEFAULT_INCLUDE
+
+if TYPE_CHECKING:
+    from ..embed.base import Embedder
+
+SCHEMA = 6  # 6: heading lines indexed as heading_words; a speaker column
+PARALLEL_BYTES = 1_000_000  # below this a rebuild is quicker in one process
+EMBED_BATCH = 128
+_EPOCH = datetime(1970, 1, 1)
+DOC_FIELDS = (
+    "path_id",
+    "start",
+    "end",
+    "when",
+    "deprecated",
+    "length",
+    "sizes",
+    "vec",
+    "ekey",
+    "boiler",
+    "born",
+    "gone",
+    "agent",
+    "speaker",
+)
+# A document's embedding: not made yet (the provider failed or was absent), made, or not
+# wanted (a chunk of headings alone).
+VEC_MISSING, VEC_MADE, VEC_NONE = 0, 1, 2
+POST_FIELDS = ("terms", "ptr", "docs", "tfs", "ctfs")
+
+Progress = Callable[[int, int, str], None]  # (done, total, what)
+
+
+@dataclass(frozen=True)
+class IndexParams:
+    """Everything that shapes the index; a change of any forces a rebuild."""
+
+    chunk_tokens: int = 400
+    chunk_overlap: int = 80
+    log_context: int = 40
+    borrow: str = "reply-session"  # which log entries borrow the previous one's tail
+    context_weight: float = 0.5  # borrowed context counts half towards BM25 frequency
+    cjk_unigrams: bool = True
+    stem: bool = True
+    num_perm: int = minhash.NUM_PERM
+    seed: int = minhash.SEED
+    sign_context: bool = (
+        True  # MinHash signs borrowed context too (it only reaches chunks the own-word gate admits)
+    )
+    embed: str = ""  # the vector space (Embedder.key); "" is MinHash only
+    embed_context: bool = False  # embed a chunk with its borrowed context (tuned: off)
+    sim_bits: int = simhash.BITS
+    include: tuple[str, ...] = DEFAULT_INCLUDE
+    exclude: tuple[str, ...] = ()
+
+    @classmethod
+    def from_config(cls, cfg, embed: str = "") -> IndexParams:
+        return cls(
+            chunk_tokens=cfg["index.chunk_tokens"],
+            chunk_overlap=cfg["index.chunk_overlap"],
+            log_context=cfg["index.log_context"],
+            include=tuple(cfg["index.include"]),
+            exclude=tuple(cfg["index.exclude"]),
+            embed=embed,
+        )
+
+    def stamp(self) -> dict:
+        d = asdict(self)
+        d["include"], d["exclude"] = list(self.include), list(self.exclude)
+        return {"schema": SCHEMA, **d}
+
+    def tokens(self, text: str) -> list[str]:
+        return tokenize(text, cjk_unigrams=self.cjk_unigrams, stem=self.stem)
+
+
+def days_since_epoch(when: datetime | None) -> float:
+    return math.nan if when is None else (when - _EPOCH).total_seconds() / 86400.0
+
+
+def agent_key(agent: str | None) -> int:
+    """An agent id as the number the index keeps (0: no agent, shared by all)."""
+    if not agent:
+        return 0
+    return int.from_bytes(hashlib.blake2b(agent.encode("utf-8"), digest_size=8).digest()) or 1
+
+
+def _day_number(day: date | None) -> float:
+    """A day as days since the epoch at its midnight; NaN when unknown."""
+    return math.nan if day is None else float((day - _EPOCH.date()).days)
+
+
+@dataclass
+class Segment:
+    """Postings plus per-document arrays for documents [first, first + n)."""
+
+    post: bm25.Postings
+    docs: dict[str, np.ndarray]  # DOC_FIELDS, each of length n
+    sig: np.ndarray  # n x num_perm uint32: MinHash of the document's own words
+    sim: np.ndarray  # n x sim_bits / 8 uint8: SimHash of its embedding (zeros if none)
+
+    @property
+    def n(self) -> int:
+        return len(self.docs["start"])
+
+
+# ----------------------------------------------------------------- building
+
+
+def empty_docs() -> dict[str, np.ndarray]:
+    return {
+        "path_id": np.zeros(0, np.int32),
+        "start": np.zeros(0, np.int32),
+        "end": np.zeros(0, np.int32),
+        "when": np.zeros(0, np.float64),
+        "deprecated": np.zeros(0, bool),
+        "length": np.zeros(0, np.float32),
+        "sizes": np.zeros(0, np.int32),
+        "vec": np.zeros(0, np.int8),
+        "ekey": np.zeros(0, np.uint64),
+        "boiler": np.zeros(0, bool),
+        "born": np.zeros(0, np.float64),
+        "gone": np.zeros(0, np.float64),
+        "agent": np.zeros(0, np.uint64),
+        "speaker": np.zeros(0, np.uint64),
+    }
+
+
+def empty_segment(params: IndexParams) -> Segment:
+    return Segment(
+        bm25.Postings.empty(),
+        empty_docs(),
+        np.zeros((0, params.num_perm), np.uint32),
+        np.zeros((0, params.sim_bits // 8), np.uint8),
+    )
+
+
+@dataclass
+class Part:
+    """Files read, chunked and tokenised: in a worker process when a rebuild is big."""
+
+    files: dict[str, dict]  # rel -> record; "docs" relative to this part
+    chunk_paths: list[str]
+    meta: dict[str, np.ndarray]  # start, end, when, deprecated per chunk
+    an: bm25.Analysis
+    warnings: list[str]
+    embed_texts: list[str]  # what each chunk's embedding is made of ([] without a provider)
+
+
+def analyze_files(root: Path, items: Sequence[tuple[str, int, int]], params: IndexParams) -> Part:
+    """Read, chunk and tokenise files given as (rel, size, mtime_ns)."""
+    from ..format.chunking import chunk_file  # only when something changed: keeps recall light
+
+    files: dict[str, dict] = {}
+    chunks = []
+    warnings: list[str] = []
+    for rel, size, mtime in items:
+        path = root / rel
+        try:
+            data = read_bytes(path, rel)
+        except (FileNotFoundError, SymlinkRefused):  # changed since the scan: next refresh
+            continue
+        record = {"size": size, "mtime_ns": mtime, "sha256": sha256_hex(data)}
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            warnings.append(BadEncoding(path, rel).message)
+            files[rel] = {**record, "seg": "bad", "docs": [0, 0]}
+            continue
+        got = chunk_file(
+            rel, text, params.chunk_tokens, params.chunk_overlap, params.log_context, params.borrow
+        )
+        files[rel] = {**record, "seg": "base", "docs": [len(chunks), len(chunks) + len(got)]}
+        chunks.extend(got)
+    return _part_of(files, chunks, warnings, params)
+
+
+def analyze_window(root: Path, window, params: IndexParams) -> Part:
+    """One window of a large daily log (see index_stream.Window): its chunks from the first
+    kept line on; the entry before it is read only for what the first one borrows."""
+    from ..format.chunking import chunk_file
+    from ..store.fsutil import open_bytes
+
+    try:
+        with open_bytes(root / window.rel, window.rel) as f:
+            f.seek(window.lo)
+            text = f.read(window.hi - window.lo).decode("utf-8")
+    except (FileNotFoundError, SymlinkRefused, UnicodeDecodeError):  # changed since the survey
+        return _part_of({}, [], [], params)
+    got = chunk_file(
+        window.rel,
+        text,
+        params.chunk_tokens,
+        params.chunk_overlap,
+        params.log_context,
+        params.borrow,
+        window.lines_before,
+    )
+    return _part_of({}, [c for c in got if c.start_line >= window.keep_from], [], params)
+
+
+def _part_of(
+    files: dict[str, dict], chunks: list, warnings: list[str], params: IndexParams
+) -> Part:
+    """Chunks tokenised and analysed into the arrays a segment is made of."""
+
+    from ..format.chunking import searchable
+
+    def toks(text: str) -> list[str]:
+        text = searchable(text)
+        return tokenize(text, cjk_unigrams=params.cjk_unigrams, stem=False) if text else []
+
+    context = [toks(c.context) for c in chunks]
+    tokens = [ctx + toks(c.text) for ctx, c in zip(context, chunks, strict=True)]
+    n = len(chunks)
+    meta = {
+        "start": np.fromiter((c.start_line for c in chunks), np.int32, n),
+        "end": np.fromiter((c.end_line for c in chunks), np.int32, n),
+        "when": np.fromiter((days_since_epoch(c.when) for c in chunks), np.float64, n),
+        "deprecated": np.fromiter((c.deprecated for c in chunks), bool, n),
+        "boiler": np.fromiter((c.boilerplate for c in chunks), bool, n),
+        "born": np.fromiter((_day_number(c.born) for c in chunks), np.float64, n),
+        "gone": np.fromiter((_day_number(c.gone) for c in chunks), np.float64, n),
+        "agent": np.fromiter((agent_key(c.agent) for c in chunks), np.uint64, n),
+        "speaker": np.fromiter((agent_key(c.speaker) for c in chunks), np.uint64, n),
+    }
+    an = bm25.analyze(
+        tokens, stem_word if params.stem else None, [len(c) for c in context], params.context_weight
+    )
+    texts = []
+    if params.embed:
+        texts = [_embed_text(c, params) for c in chunks]
+    return Part(files, [c.path for c in chunks], meta, an, warnings, texts)
+
+
+def _embed_text(chunk, params: IndexParams) -> str:
+    """What a chunk's embedding is made of: its lines (with its borrowed context), or ""
+    for boilerplate (headings alone, the tool's template text), which recall never returns."""
+    from ..format.chunking import searchable
+
+    if chunk.boilerplate:
+        return ""
+    if params.embed_context and chunk.context:
+        return searchable(f"{chunk.context}\n{chunk.text}")
+    return searchable(chunk.text)
+
+
+@dataclass
+class _Vectors:
+    """What the embedding step produced for a part: SimHash rows and which chunks have one."""
+
+    sim: np.ndarray
+    state: np.ndarray  # VEC_MISSING, VEC_MADE or VEC_NONE per chunk
+    dim: int
+    keys: np.ndarray  # the cache key of each chunk's embedded text (0 without one)
+
+
+def embed_part(
+    part: Part,
+    params: IndexParams,
+    embedder: Embedder | None,
+    state_dir: Path,
+    dim: int,
+    warnings: list[str],
+    progress: Progress | None,
+) -> _Vectors:
+    """SimHash bits of every chunk's embedding, from the cache where it can, from the
+    provider for the rest. A provider that fails leaves those chunks without vectors (and
+    says so once); it is left alone for a few minutes before the next attempt."""
+    n = len(part.chunk_paths)
+    nbytes = params.sim_bits // 8
+    out = _Vectors(
+        np.zeros((n, nbytes), np.uint8),
+        np.full(n, VEC_NONE, np.int8),
+        dim,
+        np.zeros(n, np.uint64),
+    )
+    if not params.embed or n == 0:
+        return out
+    wanted = np.fromiter((bool(t) for t in part.embed_texts), bool, n)
+    out.state[wanted] = VEC_MISSING
+    from ..embed.base import EmbedError
+    from ..embed.cache import VectorCache, folder_for, text_key
+
+    cache = VectorCache(folder_for(state_dir, params.embed))
+    keys = np.fromiter((text_key(t) for t in part.embed_texts), np.uint64, n)
+    out.keys = np.where(wanted, keys, np.uint64(0))
+    found, vecs = cache.get(keys, dim or None)
+    found &= wanted
+    if found.any():
+        out.dim = vecs.shape[1]
+        planes = simhash.hyperplanes(out.dim, params.sim_bits)
+        out.sim[found] = simhash.sign_bits(vecs[found], planes)
+        out.state[found] = VEC_MADE
+    todo = np.flatnonzero(~found & wanted)
+    if len(todo) == 0:
+        return out
+    if embedder is None or embedder.key != params.embed:
+        warnings.append(
+            f"{len(todo)} chunks have no embedding ({params.embed} is not available); "
+            "recall scores them by their words until the next `mem index`"
+        )
+        return out
+    down = cache.unavailable()
+    if down:
+        warnings.append(f"embeddings skipped: {down} (retried after a few minutes)")
+        return out
+    done = 0
+    try:
+        for lo in range(0, len(todo), EMBED_BATCH):
+            batch = todo[lo : lo + EMBED_BATCH]
+            got = embedder.embed([part.embed_texts[i] for i in batch])
+            if out.dim and got.shape[1] != out.dim:
+                raise EmbedError(f"vectors of {got.shape[1]} dimensions, the index has {out.dim}")
+            out.dim = got.shape[1]
+            cache.put(keys[batch], got)
+            out.sim[batch] = simhash.sign_bits(got, simhash.hyperplanes(out.dim, params.sim_bits))
+            out.state[batch] = VEC_MADE
+            done += len(batch)
+            if progress:
+                progress(done, len(todo), "embedding")
+    except EmbedError as exc:
+        cache.mark_unavailable(str(exc))
+        warnings.append(
+            f"{exc}; {len(todo) - done} chunks left without vectors (recall uses their words)"
+        )
+    else:
+        cache.mark_available()
+    return out
+
+
+def segment_from(
+    part: Part,
+    path_ids: dict[str, int],
+    first: int,
+    params: IndexParams,
+    perm: tuple[np.ndarray, np.ndarray],
+    vectors: _Vectors,
+) -> Segment:
+    an = part.an
+    n = len(an.lengths)
+    post = bm25.from_analysis(an, first)
+    # MinHash signs each document's own distinct content tokens: borrowed context is for
+    # BM25 only, capped by what the own words score, so it must not make a signature match.
+    keep = np.fromiter((is_shingle(t) for t in an.terms), bool, len(an.terms))
+    term_h32 = np.fromiter((minhash.hash32(t) for t in an.terms), np.uint32, len(an.terms))
+    mask = keep[an.term] & ((an.tf > 0) | params.sign_context)
+    sig = minhash.signatures_from_pairs(n, an.doc[mask], an.term[mask], term_h32, *perm)
+    docs = {
+        "path_id": np.fromiter((path_ids[p] for p in part.chunk_paths), np.int32, n),
+        **part.meta,
+        "length": an.lengths,
+        "sizes": np.bincount(an.doc[mask], minlength=n).astype(np.int32),
+        "vec": vectors.state,
+        "ekey": vectors.keys,
+    }
+    return Segment(post, docs, sig, vectors.sim)
+
+
+def analyze_all(
+    root: Path, items: list[tuple[str, int, int]], params: IndexParams, progress: Progress | None
+) -> Part:
+    """All files, in worker processes when there is enough text to repay them (tokenising
+    is Python-bound; numpy work after it uses threads)."""
+    total_bytes = sum(size for _, size, _ in items)
+    workers = min(os.cpu_count() or 1, 4)
+    pieces = 8 * workers
+    if workers < 2 or total_bytes < PARALLEL_BYTES or len(items) < pieces:
+        parts = []
+        step = max(1, len(items) // 20)
+        for lo in range(0, len(items), step):
+            parts.append(analyze_files(root, items[lo : lo + step], params))
+            if progress:
+                progress(
+                    min(lo + step, len(items)), len(items), items[min(lo + step, len(items)) - 1][0]
+                )
+    else:
+        import multiprocessing
+
+        method = (
+            "fork"
+            if "fork" in multiprocessing.get_all_start_methods()
+            and os.name == "posix"
+            and not is_macos()
+            else "spawn"
+        )
+        bounds = [round(i * len(items) / pieces) for i in range(pieces + 1)]
+        jobs = [(root, items[bounds[i] : bounds[i + 1]], params) for i in range(pieces)]
+        parts = []
+        with multiprocessing.get_context(method).Pool(workers) as pool:
+            for i, part in enumerate(pool.imap(_analyze_job, jobs)):
+                parts.append(part)
+                if progress:
+                    progress(bounds[i + 1], len(items), items[bounds[i + 1] - 1][0])
+    return _join_parts(parts)
+
+
+def _analyze_job(job: tuple[Path, list[tuple[str, int, int]], IndexParams]) -> Part:
+    return analyze_files(*job)
+
+
+def is_macos() -> bool:
+    import sys
+
+    return sys.platform == "darwin"
+
+
+def _join_parts(parts: Sequence[Part]) -> Part:
+    files: dict[str, dict] = {}
+    chunk_paths: list[str] = []
+    warnings: list[str] = []
+    texts: list[str] = []
+    offset = 0
+    for part in parts:
+        for rel, rec in part.files.items():
+            lo, hi = rec["docs"]
+            files[rel] = {
+                **rec,
+                "docs": [lo + offset, hi + offset] if rec["seg"] != "bad" else [0, 0],
+            }
+        chunk_paths += part.chunk_paths
+        warnings += part.warnings
+        texts += part.embed_texts
+        offset += len(part.chunk_paths)
+    meta = {
+        name: np.concatenate([p.meta[name] for p in parts]) if parts else empty_docs()[name]
+        for name in (
+            "start",
+            "end",
+            "when",
+            "deprecated",
+            "boiler",
+            "born",
+            "gone",
+            "agent",
+            "speaker",
+        )
+    }
+    return Part(files, chunk_paths, meta, bm25.concat([p.an for p in parts]), warnings, texts)
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class Scan:
+    """Current memory files with stat, and the content of those that must be read."""
+
+    stats: dict[str, tuple[int, int]]  # rel -> (size, mtime_ns)
+    paths: dict[str, Path]
+
+
+# ----------------------------------------------------------------- storage
+
+
+def save_segment(seg: Segment, folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in POST_FIELDS:
+        np.save(folder / f"{name}.npy", getattr(seg.post, name))
+    for name in DOC_FIELDS:
+        np.save(folder / f"{name}.npy", seg.docs[name])
+    np.save(folder / "sig.npy", seg.sig)
+    np.save(folder / "sim.npy", seg.sim)
+
+
+def load_segment(folder: Path, first: int, params: IndexParams, deep: bool) -> Segment:
+    """The arrays of one segment, memory-mapped. Shapes are always checked; `deep` (the files
+    changed since they were last verified) also checks every value a query indexes with,
+    which reads whole arrays: ~40 MB at 100k chunks, too much for every call."""
+
+    def arr(name: str) -> np.ndarray:
+        return np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False)
+
+    post = bm25.Postings(*(arr(n) for n in POST_FIELDS))
+    docs = {n: np.asarray(arr(n)) for n in DOC_FIELDS}
+    sig, sim = arr("sig"), arr("sim")
+    n = len(docs["start"])
+    ok = (
+        len(post.ptr) == len(post.terms) + 1
+        and int(post.ptr[0]) == 0
+        and int(post.ptr[-1]) == len(post.docs) == len(post.tfs) == len(post.ctfs)
+        and all(len(v) == n for v in docs.values())
+        and sig.shape == (n, params.num_perm)
+        and sim.shape == (n, params.sim_bits // 8)
+    )
+    if ok and deep:
+        start, end = docs["start"], docs["end"]
+        ok = (
+            (n == 0 or (int(start.min()) >= 1 and bool(np.all(end >= start))))
+            and bool(np.all(np.isin(docs["vec"], (VEC_MISSING, VEC_MADE, VEC_NONE))))
+            and bool(np.all(np.diff(np.asarray(post.ptr)) >= 0))
+            and (
+                len(post.docs) == 0
+                or (int(post.docs.min()) >= first and int(post.docs.max()) < first + n)
+            )
+        )
+    if not ok:
+        raise ValueError(f"inconsistent arrays in {folder}")
+    return Segment(post, docs, sig, sim)
+
+
+@dataclass
+class Build:
+    """What building needs besides the Markdown: the provider and where its cache lives."""
+
+    embedder: Embedder | None
+    state_dir: Path
+    progress: Progress | None = None

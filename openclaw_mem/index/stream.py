@@ -1,0 +1,390 @@
+"""Building the index of a large workspace without holding it in memory.
+
+A rebuild of more than index.STREAM_BYTES of Markdown comes here. The files are read in pieces
+of about WINDOW_BYTES (a daily log larger than that in windows that start at an entry
+heading); each piece is chunked, analysed, embedded and made into a segment of its own,
+whose signatures and postings go to disk at once. At the end the pieces' postings are
+merged one term-hash range at a time into the base segment. What is held at once is a few
+pieces and the per-document columns (~60 bytes a chunk); the MinHash signatures (1 KB a
+chunk) and the postings never are, and nothing is read back through a memory map (mapped
+pages count as the process's memory). The index is the same, array for array, as the one
+built in memory (a test holds the two equal).
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import os
+import shutil
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..errors import BadEncoding
+from ..format.logs import _parse_meta
+from ..format.markdown import entry_heading
+from ..store.fsutil import SymlinkRefused, open_bytes
+from ..store.workspace import day_of
+from .segments import (
+    DOC_FIELDS,
+    Build,
+    IndexParams,
+    Part,
+    Scan,
+    Segment,
+    analyze_files,
+    analyze_window,
+    embed_part,
+    empty_docs,
+    is_macos,
+    load_segment,
+    segment_from,
+)
+
+if TYPE_CHECKING:
+    from ..store.workspace import Workspace
+
+WINDOW_BYTES = 2_000_000  # text analysed at once (~50 MB of Python objects per MB)
+BLOCK_PAIRS = 2_000_000  # postings merged at once
+
+
+@dataclass(frozen=True)
+class Window:
+    """Part of a large daily log, [lo, hi) in bytes, starting at an entry heading (or the
+    file's start). It begins one entry early, so that its first kept entry borrows from the
+    one before it exactly as it would in the whole file; that entry's chunks, which belong
+    to the window before, are dropped."""
+
+    rel: str
+    lo: int
+    hi: int
+    lines_before: int  # lines of the file before lo
+    keep_from: int  # 1-based line: chunks that start earlier belong to the window before
+
+
+@dataclass(frozen=True)
+class Survey:
+    sha256: str
+    utf8: bool
+    windows: list[Window]
+
+
+def survey(path: Path, rel: str, budget: int) -> Survey:
+    """One pass over a daily log: its SHA-256, whether it is UTF-8, and where it can be cut.
+    A cut falls only on a line that the log grammar reads as an entry heading: not inside
+    front matter, nor inside an entry body whose heading counts its lines (`lines: N`)."""
+    digest = hashlib.sha256()
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    utf8 = True
+    windows: list[Window] = []
+    lo, before, keep = 0, 0, 1
+    prev: tuple[int, int] | None = None  # (byte offset, line index) of the last heading
+    pos = 0
+    skip = 0
+    front = False
+    with open_bytes(path, rel) as f:
+        for index, line in enumerate(f):
+            digest.update(line)
+            if utf8:
+                try:
+                    decoder.decode(line)
+                except UnicodeDecodeError:
+                    utf8 = False
+            if index == 0 and line.lstrip(b"\xef\xbb\xbf").rstrip() == b"---":
+                front = True
+            elif front:
+                front = line.rstrip() != b"---"
+            elif skip:
+                skip -= 1
+            elif line.startswith(b"##"):
+                m = entry_heading(line.decode("utf-8", "replace").rstrip("\n"))
+                if m:
+                    if prev is not None and pos - lo >= budget:
+                        windows.append(Window(rel, lo, pos, before, keep))
+                        lo, before, keep = prev[0], prev[1], index + 1
+                    prev = (pos, index)
+                    count = _parse_meta(m["meta"]).get("lines", "")
+                    skip = int(count) if count.isdigit() else 0
+            pos += len(line)
+    if utf8:
+        try:
+            decoder.decode(b"", final=True)
+        except UnicodeDecodeError:
+            utf8 = False
+    windows.append(Window(rel, lo, pos, before, keep))
+    return Survey(digest.hexdigest(), utf8, windows)
+
+
+def _is_log(rel: str) -> bool:
+    return rel.startswith("memory/") and day_of(PurePosixPath(rel)) is not None
+
+
+def _jobs(
+    root: Path, items: list[tuple[str, int, int]], records: dict, warnings: list[str]
+) -> list[tuple[str, object]]:
+    """("files", [(rel, size, mtime)...]) of about WINDOW_BYTES, or ("window", Window)."""
+    jobs: list[tuple[str, object]] = []
+    batch: list[tuple[str, int, int]] = []
+    size = 0
+    for rel, sz, mtime in items:
+        if sz > WINDOW_BYTES and _is_log(rel):
+            if batch:  # documents are numbered in file order
+                jobs.append(("files", batch))
+                batch, size = [], 0
+            try:
+                found = survey(root / rel, rel, WINDOW_BYTES)
+            except (FileNotFoundError, SymlinkRefused):  # changed since the scan: next refresh
+                continue
+            record = {"size": sz, "mtime_ns": mtime, "sha256": found.sha256}
+            if not found.utf8:
+                warnings.append(BadEncoding(root / rel, rel).message)
+                records[rel] = {**record, "seg": "bad", "docs": [0, 0]}
+                continue
+            records[rel] = {**record, "seg": "base", "docs": None}
+            jobs += [("window", w) for w in found.windows]
+            continue
+        batch.append((rel, sz, mtime))
+        size += sz
+        if size >= WINDOW_BYTES:
+            jobs.append(("files", batch))
+            batch, size = [], 0
+    if batch:
+        jobs.append(("files", batch))
+    return jobs
+
+
+def _run_job(job: tuple[Path, str, object, IndexParams]) -> Part:
+    root, kind, what, params = job
+    if kind == "window":
+        return analyze_window(root, what, params)
+    return analyze_files(root, what, params)
+
+
+def _parts(root: Path, jobs: list[tuple[str, object]], params: IndexParams):
+    """The jobs' parts in order; in worker processes when there are cores to spare, with
+    at most a few finished parts waiting, so memory stays bounded whatever the count."""
+    args = [(root, kind, what, params) for kind, what in jobs]
+    workers = min(os.cpu_count() or 1, 4)
+    if workers < 2 or len(args) < 2:
+        for a in args:
+            yield _run_job(a)
+        return
+    import multiprocessing
+
+    method = (
+        "fork"
+        if "fork" in multiprocessing.get_all_start_methods()
+        and os.name == "posix"
+        and not is_macos()
+        else "spawn"
+    )
+    with multiprocessing.get_context(method).Pool(workers) as pool:
+        pending: deque = deque()
+        todo = iter(args)
+        for a in todo:
+            pending.append(pool.apply_async(_run_job, (a,)))
+            if len(pending) > workers:
+                break
+        while pending:
+            part = pending.popleft().get()
+            nxt = next(todo, None)
+            if nxt is not None:
+                pending.append(pool.apply_async(_run_job, (nxt,)))
+            yield part
+
+
+class _Columns:
+    """Row-major arrays appended piece by piece to raw files, made .npy at the end."""
+
+    def __init__(self, folder: Path, name: str, dtype: np.dtype, tail: tuple[int, ...] = ()):
+        self.path = folder / f"{name}.raw"
+        self.dtype, self.tail, self.rows = np.dtype(dtype), tail, 0
+        self.file = self.path.open("wb")
+
+    def add(self, a: np.ndarray) -> None:
+        a = np.ascontiguousarray(a, self.dtype)
+        self.file.write(a.tobytes())
+        self.rows += len(a)
+
+    def save(self, target: Path) -> None:
+        self.file.close()
+        header = {
+            "descr": np.lib.format.dtype_to_descr(self.dtype),
+            "fortran_order": False,
+            "shape": (self.rows, *self.tail),
+        }
+        with target.open("wb") as out, self.path.open("rb") as raw:
+            np.lib.format.write_array_header_1_0(out, header)
+            shutil.copyfileobj(raw, out, 1 << 20)
+        self.path.unlink()
+
+
+def _read(path: Path, dtype, lo: int, hi: int) -> np.ndarray:
+    dtype = np.dtype(dtype)
+    return np.fromfile(path, dtype, count=hi - lo, offset=lo * dtype.itemsize)
+
+
+@dataclass
+class _Piece:
+    folder: Path
+    terms: int
+    pairs: int
+
+
+def _save_piece(post, folder: Path) -> _Piece:
+    folder.mkdir()
+    for name in ("terms", "ptr", "docs", "tfs", "ctfs"):
+        np.ascontiguousarray(getattr(post, name)).tofile(folder / name)
+    return _Piece(folder, len(post.terms), len(post.docs))
+
+
+def _merge_postings(pieces: list[_Piece], folder: Path, block_pairs: int = BLOCK_PAIRS) -> None:
+    """The pieces' postings as one term-major segment: a term-hash range at a time (hashes
+    are uniform, so ranges hold about equal shares), documents ascending within a term
+    because the pieces are in document order and the sort is stable."""
+    total = sum(p.pairs for p in pieces)
+    blocks = max(1, -(-total // block_pairs))
+    bounds = np.array([(i << 64) // blocks for i in range(1, blocks)], np.uint64)
+    cuts = []
+    for p in pieces:
+        terms = np.fromfile(p.folder / "terms", np.uint64)
+        ptr = np.fromfile(p.folder / "ptr", np.int64)
+        idx = np.r_[0, np.searchsorted(terms, bounds), len(terms)]
+        cuts.append((idx, ptr[idx]))
+    scratch = folder / "merge"
+    scratch.mkdir()
+    out = {
+        "terms": _Columns(scratch, "terms", np.uint64),
+        "docs": _Columns(scratch, "docs", np.int32),
+        "tfs": _Columns(scratch, "tfs", np.float32),
+        "ctfs": _Columns(scratch, "ctfs", np.float32),
+    }
+    counts = []
+    for b in range(blocks):
+        keys, docs, tfs, ctfs = [], [], [], []
+        for p, (idx, at) in zip(pieces, cuts, strict=True):
+            i0, i1, a0, a1 = int(idx[b]), int(idx[b + 1]), int(at[b]), int(at[b + 1])
+            if a1 == a0:
+                continue
+            ptr = _read(p.folder / "ptr", np.int64, i0, i1 + 1)
+            keys.append(np.repeat(_read(p.folder / "terms", np.uint64, i0, i1), np.diff(ptr)))
+            docs.append(_read(p.folder / "docs", np.int32, a0, a1))
+            tfs.append(_read(p.folder / "tfs", np.float32, a0, a1))
+            ctfs.append(_read(p.folder / "ctfs", np.float32, a0, a1))
+        if not keys:
+            continue
+        k = np.concatenate(keys)
+        order = np.argsort(k, kind="stable")
+        k = k[order]
+        starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
+        out["terms"].add(k[starts])
+        counts.append(np.diff(np.r_[starts, len(k)]))
+        del k, keys
+        out["docs"].add(np.concatenate(docs)[order])
+        out["tfs"].add(np.concatenate(tfs)[order])
+        out["ctfs"].add(np.concatenate(ctfs)[order])
+    for name, col in out.items():
+        col.save(folder / f"{name}.npy")
+    ptr = np.r_[0, np.cumsum(np.concatenate(counts))] if counts else np.zeros(1)
+    np.save(folder / "ptr.npy", ptr.astype(np.int64))
+    scratch.rmdir()
+
+
+@dataclass
+class Streamed:
+    """A base segment written by a streamed rebuild, and what the index records about it."""
+
+    name: str  # its folder under the index directory
+    base: Segment  # memory-mapped from that folder
+    perm: tuple[np.ndarray, np.ndarray]
+    paths: list[str]
+    files: dict[str, dict]
+    dim: int
+    warnings: list[str]
+    stats: dict
+
+
+def rebuild(ws: Workspace, params: IndexParams, scan: Scan, build: Build, root: Path) -> Streamed:
+    """A full rebuild written straight into a new base folder under `root` (the index
+    directory); the caller saves the (empty) delta and switches meta.json to both."""
+    from ..search import minhash
+
+    perm = minhash.permutations(params.num_perm, params.seed)
+    items = [(rel, *scan.stats[rel]) for rel in sorted(scan.paths)]
+    warnings: list[str] = []
+    records: dict[str, dict] = {}
+    jobs = _jobs(ws.root, items, records, warnings)
+    all_paths = sorted(scan.paths)
+    path_ids = {p: i for i, p in enumerate(all_paths)}
+    root.mkdir(parents=True, exist_ok=True)
+    gen = int.from_bytes(os.urandom(4), "little")
+    name = f"base-{gen:08x}"
+    folder = root / name
+    work = root / f"build-{gen:08x}"
+    work.mkdir()
+    try:
+        folder.mkdir()
+        sig = _Columns(work, "sig", np.uint32, (params.num_perm,))
+        sim = _Columns(work, "sim", np.uint8, (params.sim_bits // 8,))
+        columns: dict[str, list[np.ndarray]] = {f: [] for f in DOC_FIELDS}
+        pieces: list[_Piece] = []
+        files: dict[str, dict] = {}
+        n = 0
+        dim = 0
+        for j, part in enumerate(_parts(ws.root, jobs, params)):
+            kind, what = jobs[j]
+            size = len(part.chunk_paths)
+            if kind == "window":
+                rec = records[what.rel]
+                rec["docs"] = [n if rec["docs"] is None else rec["docs"][0], n + size]
+                files[what.rel] = rec
+            for rel, rec in part.files.items():
+                lo, hi = rec["docs"]
+                bad = rec["seg"] == "bad"
+                files[rel] = {**rec, "docs": [0, 0] if bad else [lo + n, hi + n]}
+            warnings += part.warnings
+            vectors = embed_part(part, params, build.embedder, build.state_dir, dim, warnings, None)
+            dim = dim or vectors.dim
+            seg = segment_from(part, path_ids, n, params, perm, vectors)
+            del part
+            for f in DOC_FIELDS:
+                columns[f].append(seg.docs[f])
+            sig.add(seg.sig)
+            sim.add(seg.sim)
+            pieces.append(_save_piece(seg.post, work / f"p{j}"))
+            n += seg.n
+            del seg
+            if build.progress:
+                build.progress(j + 1, len(jobs), what.rel if kind == "window" else what[-1][0])
+        files.update({rel: rec for rel, rec in records.items() if rec["seg"] == "bad"})
+        used = sorted(
+            rel
+            for rel, rec in files.items()
+            if rec["seg"] != "bad" and rec["docs"][1] > rec["docs"][0]
+        )
+        new_id = {p: i for i, p in enumerate(used)}
+        remap = np.array([new_id.get(p, -1) for p in all_paths], np.int32)
+        for f in DOC_FIELDS:
+            empty = empty_docs()[f]
+            joined = np.concatenate(columns[f]) if columns[f] else empty
+            if f == "path_id" and len(joined):
+                joined = remap[joined]
+            np.save(folder / f"{f}.npy", joined.astype(empty.dtype))
+        del columns
+        sig.save(folder / "sig.npy")
+        sim.save(folder / "sim.npy")
+        _merge_postings(pieces, folder)
+        np.save(folder / "perm_a.npy", perm[0])
+        np.save(folder / "perm_b.npy", perm[1])
+        base = load_segment(folder, 0, params, deep=False)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    stats = {"mode": "rebuild", "files": len(items), "chunks": base.n, "pieces": len(jobs)}
+    return Streamed(name, base, perm, used, files, dim, warnings, stats)

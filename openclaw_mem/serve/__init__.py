@@ -1,0 +1,119 @@
+"""Transport: how one process serves a `Memory` to others, and how a client asks it.
+
+- `resident`: a thread per connection on .mem/mem.sock, answering recall, context and get
+  from a warm index (`mem watch`, `mem serve`); `socket_client`: the per-turn client
+  (standard library only).
+- `autostart`: a resident started on demand when the embedding model is slow to load.
+- `mcp_server`: MCP over stdio; `fast_output`: what recall/context/get print, rendered
+  where the data is (the resident renders for the client).
+
+May import `memory` (the facade) and everything below it; nothing below imports this
+package. The functions here are what front ends (cli/, entry.py) call; each imports its
+module when called, so `import openclaw_mem.serve` costs nothing on the per-turn path.
+(No function is named like a module of this package: importing the module would replace
+it.)
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # not `from typing import`: the per-turn client passes through here
+if TYPE_CHECKING:
+    import os
+
+    from ..memory import Memory
+    from .resident import Resident
+
+
+def serving(root: str | os.PathLike[str]) -> bool:
+    """Whether a resident process answers for this workspace."""
+    from .socket_client import serving as ping
+
+    return ping(root)
+
+
+def ask(mem: Memory, op: str, args: dict) -> dict | None:
+    """The resident process's answer when one serves this workspace (MEM_NO_DAEMON=1
+    turns it off; one still loading is waited for); None to answer in-process. Its errors
+    are raised here, as ours."""
+    from . import resident
+    from .autostart import coming
+
+    if mem.env.get("MEM_NO_DAEMON", "") not in ("", "0"):
+        return None
+    reply = resident.ask(mem.root, op, args)
+    if reply is None and coming(mem.root):
+        reply = resident.ask(mem.root, op, args)
+    if reply is None:
+        return None
+    if reply.get("ok"):
+        return reply["result"]
+    from ..errors import ExitCode, MemError
+
+    code = reply.get("code", 1)
+    raise MemError(reply.get("error", "the resident process failed"), exit_code=ExitCode(code))
+
+
+def start_resident(mem: Memory) -> Resident | None:
+    """Serve this memory on .mem/mem.sock; None when another process already does."""
+    from ..store import heap
+    from .resident import Resident
+
+    server = Resident(mem.root, mem.answer)
+    if not server.start():
+        return None
+    heap.keep_freed_memory()  # query after query: keep the heap warm (heap.py says why)
+    return server
+
+
+def serve_mcp(mem: Memory, *, read_only: bool = False, agent: str | None = None) -> None:
+    """Answer MCP requests on stdin/stdout until stdin closes (for one agent, when given);
+    meanwhile answer recall, context and get for the CLI over the resident socket, where
+    each request says which agent asks."""
+    from .mcp_server import serve_stdio
+
+    resident = start_resident(mem)
+    try:
+        serve_stdio(mem.for_agent(agent), read_only=read_only)
+    finally:
+        if resident is not None:
+            resident.stop()
+
+
+def start_when_slow(mem: Memory) -> bool:
+    """After an answer computed in this process: when the embedding model was slow to load,
+    start a resident in the background so the next call is not (autostart.py)."""
+    from .autostart import maybe_start
+
+    return maybe_start(mem)
+
+
+def on_demand_idle(mem: Memory) -> int:
+    """The idle seconds after which an on-demand resident exits, or 0 when recall would
+    start none (for `mem status`)."""
+    from .autostart import worth_it
+
+    return int(mem.config["watch.idle"]) if worth_it(mem) else 0
+
+
+def prepare_on_demand(mem: Memory) -> bool:
+    """For a resident started on demand (`mem watch --idle`): False when another one already
+    serves; else the model is loaded before the socket says it serves."""
+    import contextlib
+
+    from ..embed.base import EmbedError
+    from .autostart import started
+
+    if serving(mem.root):
+        started(mem)
+        return False
+    if mem.embedder is not None:
+        with contextlib.suppress(EmbedError):
+            mem.embedder.embed(["warm"], query=True)
+    return True
+
+
+def on_demand_started(mem: Memory) -> None:
+    """The on-demand resident serves (or gave up): the marker that held others back goes."""
+    from .autostart import started
+
+    started(mem)

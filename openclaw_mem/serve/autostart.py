@@ -1,0 +1,101 @@
+"""A resident process started on demand, as a build daemon is.
+
+When the embedding model takes a second or two to load (`local`), answering recall or
+context in a fresh process pays that on every agent turn. After such an answer, mem
+starts `mem watch --idle N` in the background, detached: it loads the model and the index
+once, serves .mem/mem.sock, keeps the index fresh, and exits after N idle seconds
+(`watch.idle`, default 600; 0 turns this off, as MEM_NO_DAEMON=1 does). The calls that
+follow are answered by it. A marker file keeps two calls in a row from starting two.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..memory import Memory
+
+STARTING = "resident.starting"  # in .mem/: a resident is on its way
+GRACE = 60.0  # seconds a marker holds: longer than any model takes to load
+
+
+def worth_it(mem: Memory) -> bool:
+    """Whether this memory's answers are worth a resident: its embedder is slow to load,
+    and neither the settings nor the environment turned resident processes off."""
+    if os.name != "posix" or mem.env.get("MEM_NO_DAEMON", "") not in ("", "0"):
+        return False
+    if mem.config["watch.idle"] <= 0:
+        return False
+    return bool(getattr(mem.embedder, "slow_start", False))
+
+
+def maybe_start(mem: Memory) -> bool:
+    """Start a resident in the background when worth_it and none serves or is starting.
+    True when one was started. Never raises: this is an optimisation."""
+    try:
+        if not worth_it(mem):
+            return False
+        from .socket_client import serving
+
+        if serving(mem.root):
+            return False
+        marker = mem.ws.state_dir / STARTING
+        try:
+            if time.time() - marker.lstat().st_mtime < GRACE:
+                return False
+            marker.unlink()  # left by a start that failed long ago
+        except FileNotFoundError:
+            pass
+        flags = os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0)
+        try:
+            os.close(os.open(marker, flags, 0o600))
+        except FileExistsError:  # another call got here first
+            return False
+        import subprocess
+
+        idle = ("--idle", str(mem.config["watch.idle"]))
+        subprocess.Popen(
+            [sys.executable, "-m", "openclaw_mem", "-w", str(mem.root), "watch", *idle],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            close_fds=True,
+            cwd=str(mem.root),
+        )
+        return True
+    except Exception:  # a resident is an optimisation, never a failure
+        return False
+
+
+def coming(root: str | os.PathLike[str], timeout: float = 3.0) -> bool:
+    """When a resident is on its way (a fresh marker), wait up to `timeout` for it to
+    serve: it is loading the model already, so waiting beats loading it a second time.
+    True once it serves. Standard library only: the per-turn client calls this."""
+    marker = Path(root) / ".mem" / STARTING
+    try:
+        if time.time() - marker.lstat().st_mtime >= GRACE:
+            return False
+    except OSError:
+        return False
+    from .socket_client import serving
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if serving(root):
+            return True
+        if not marker.exists():  # it gave up (another serves, or it failed)
+            return serving(root)
+        time.sleep(0.05)
+    return False
+
+
+def started(mem: Memory) -> None:
+    """The resident serves (or gave up): the marker has done its job."""
+    with contextlib.suppress(OSError):
+        (mem.ws.state_dir / STARTING).unlink()

@@ -1,0 +1,203 @@
+"""`mem serve`: the memory as an MCP server over stdio, a thin adapter over `Memory`.
+
+Tools, in OpenClaw's shapes:
+- memory_search(query, maxResults=6, minScore=0): {"results": [{path, startLine, endLine,
+  score, snippet, source}]}
+- memory_get(path, from=1, lines): {"path", "from", "lines", "text"}; confined to the
+  workspace, symlinks refused
+- memory_log(text, role="user", session): append one entry, with the same write rules as
+  `mem log` (autocommit, automatic consolidation); absent with --read-only
+
+Every error is one line: a domain error reads as the CLI prints it, a bad argument names the
+argument (`memory_search: maxResults must be at most 50`), and a line on stdin that is not
+JSON-RPC is answered with -32700 (not JSON) or -32600 (not a request), as JSON-RPC 2.0 asks,
+instead of being dropped in silence.
+"""
+
+# No `from __future__ import annotations`: the SDK reads the tools' Annotated signatures at
+# run time, and string annotations would name a Field it cannot resolve.
+from typing import TYPE_CHECKING, Annotated, Any
+
+from ..errors import MemError
+
+if TYPE_CHECKING:  # the facade calls serve_stdio; at run time this module needs only its type
+    from ..memory import Memory
+
+INSTRUCTIONS = (
+    "Long-term memory of this agent and its user, kept as Markdown in a git repository. "
+    "Call memory_search before answering anything that may depend on the past (preferences, "
+    "projects, decisions, earlier conversations); cite path#Lx-Ly. Use memory_get to read "
+    "more lines around a hit. Call memory_log to record each turn verbatim."
+)
+_TYPE_WORDS = {"int": "an integer", "float": "a number", "string": "a string", "bool": "a boolean"}
+_BOUNDS = (("le", "at most"), ("ge", "at least"), ("lt", "less than"), ("gt", "greater than"))
+
+
+def _say(err: Any) -> str:
+    """One pydantic error as a phrase: `maxResults must be at most 50`."""
+    where = ".".join(str(p) for p in err["loc"]) or "arguments"
+    kind, ctx = err["type"], err.get("ctx") or {}
+    if kind == "missing":
+        return f"{where} is required"
+    if kind.startswith(("less_than", "greater_than")):
+        for key, words in _BOUNDS:
+            if key in ctx:
+                return f"{where} must be {words} {ctx[key]}"
+    base = kind.split("_")[0]
+    if base in _TYPE_WORDS and kind.endswith(("_type", "_parsing", "_from_float")):
+        return f"{where} must be {_TYPE_WORDS[base]}"
+    msg = str(err.get("msg", "is not valid"))
+    return f"{where}: {msg[:1].lower()}{msg[1:]}"
+
+
+def build_server(memory: "Memory", *, read_only: bool = False):
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+    from mcp.server.mcpserver.tools import Tool
+    from pydantic import Field, ValidationError
+
+    from .. import __version__
+
+    class OneLineTool(Tool):
+        """A tool whose failures are one line: the SDK's validation report (several lines
+        with documentation URLs) and its `Error executing tool` prefix are replaced."""
+
+        async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False):
+            try:
+                return await super().run(arguments, context, convert_result=convert_result)
+            except ToolError as exc:
+                cause = exc.__cause__
+                if isinstance(cause, ValidationError) and not isinstance(exc, UnexpectedToolError):
+                    said = "; ".join(dict.fromkeys(_say(e) for e in cause.errors()))
+                    raise ToolError(f"{self.name}: {said}") from cause
+                if isinstance(cause, MemError):
+                    raise ToolError(cause.message) from cause
+                raise
+
+    def memory_search(
+        query: Annotated[str, Field(description="What to look for, in any language.")],
+        maxResults: Annotated[int, Field(ge=1, le=50, description="How many results.")] = 6,
+        minScore: Annotated[float, Field(ge=0, le=1, description="Drop weaker results.")] = 0.0,
+    ) -> dict:
+        """Search memory (BM25 + pseudo-vectors, time decay, MMR). OpenClaw's result shape."""
+        return memory.search(query, k=maxResults, min_score=minScore)
+
+    def memory_get(
+        path: Annotated[str, Field(description="A memory file, relative to the workspace.")],
+        from_: Annotated[int, Field(alias="from", ge=1, description="First line, 1-based.")] = 1,
+        lines: Annotated[
+            int | None, Field(ge=1, description="How many lines (all if absent).")
+        ] = None,
+    ) -> dict:
+        """Read lines of a memory file; only inside the workspace, no symlinks."""
+        return memory.get(path, start=from_, lines=lines).to_json()
+
+    def memory_log(
+        text: Annotated[str, Field(description="The turn, verbatim.")],
+        role: Annotated[str, Field(description="user, assistant, system or note.")] = "user",
+        session: Annotated[str | None, Field(description="Session id.")] = None,
+    ) -> dict:
+        """Append one entry to today's daily log."""
+        return memory.log(text, role=role, session=session).to_json()
+
+    def tool(fn, call) -> Tool:
+        # The schema comes from fn's signature; calls go to `call`, which takes the
+        # arguments by their wire names (memory_get's `from` is no Python name).
+        return OneLineTool.from_function(fn, name=fn.__name__).model_copy(update={"fn": call})
+
+    tools = [
+        tool(memory_search, memory_search),
+        tool(memory_get, lambda **kw: memory_get(kw["path"], kw.get("from", 1), kw.get("lines"))),
+    ]
+    if not read_only:
+        tools.append(tool(memory_log, memory_log))
+    return MCPServer("openclaw-mem", instructions=INSTRUCTIONS, version=__version__, tools=tools)
+
+
+def serve_stdio(memory: "Memory", *, read_only: bool = False) -> None:
+    """MCPServer.run("stdio"), with lines that are not JSON-RPC answered instead of dropped."""
+    import anyio
+
+    anyio.run(_serve, build_server(memory, read_only=read_only))
+
+
+def _rejection(exc: Exception):
+    """The JSON-RPC error for a stdin line the SDK could not parse (None: a blank line)."""
+    import mcp_types as types
+    from pydantic import ValidationError
+
+    errors = exc.errors() if isinstance(exc, ValidationError) else []
+    bad_json = [e for e in errors if e["type"] == "json_invalid"]
+    if bad_json and not str(bad_json[0].get("input", "x")).strip():
+        return None
+    if bad_json or not errors:
+        code, message = types.PARSE_ERROR, "Parse error"
+    else:  # JSON, but no request, notification or response
+        code, message = types.INVALID_REQUEST, "Invalid Request"
+    # id null: a rejected line carries no id we could trust (JSON-RPC 2.0, section 5).
+    return types.JSONRPCError(
+        jsonrpc="2.0", id=None, error=types.ErrorData(code=code, message=message)
+    )
+
+
+class _Answers:
+    """The SDK's write stream, noting which forwarded requests still await an answer."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.pending = inner, set()
+
+    async def send(self, item) -> None:
+        import mcp_types as types
+
+        await self.inner.send(item)
+        if isinstance(item.message, types.JSONRPCResponse | types.JSONRPCError):
+            self.pending.discard(item.message.id)
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.aclose()
+
+
+async def _triage(source, sink, out: _Answers, grace: float = 10.0) -> None:
+    """Forward what the SDK parsed; answer what it could not."""
+    import anyio
+    import mcp_types as types
+    from mcp.shared.message import SessionMessage
+
+    async with sink:
+        async for item in source:
+            if not isinstance(item, Exception):
+                if isinstance(item.message, types.JSONRPCRequest):
+                    out.pending.add(item.message.id)
+                await sink.send(item)
+            elif (reply := _rejection(item)) is not None:
+                try:
+                    await out.send(SessionMessage(reply))
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    return
+        # stdin is closed: the SDK cancels handlers still running at EOF, so let the
+        # requests already forwarded finish answering first.
+        with anyio.move_on_after(grace):
+            while out.pending:
+                await anyio.sleep(0.01)
+
+
+async def _serve(server) -> None:
+    import anyio
+    from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
+
+    # mcp 2.3 has no public accessor for the low-level server; run_stdio_async uses this.
+    lowlevel = server._lowlevel_server
+    async with stdio_server() as (read_stream, write_stream):
+        sink, source = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        out = _Answers(write_stream)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(_triage, read_stream, sink, out)
+            await lowlevel.run(source, out, lowlevel.create_initialization_options())
+            tg.cancel_scope.cancel()

@@ -1,0 +1,162 @@
+"""A resident index: `mem watch` and `mem serve` keep the index (and the embedding model,
+when there is one) in memory and answer recall, context and get over a Unix domain socket,
+so an agent's per-turn `mem recall` costs a Python start-up, not an index load.
+
+Protocol, version 4: the client connects to `.mem/mem.sock` (mode 0600, in a real `.mem/`
+folder, never a link), waits at most 0.25 s for the server's greeting `mem\n` (a stopped
+server, or another program on the socket, says nothing: the command answers in-process),
+then writes one JSON object on one line, `{"v": 4, "root": "/abs/workspace", "op": "recall" |
+"context" | "get" | "ping", "args": {...}}`, for recall, context and get optionally with
+`"render": "json" | "text"` to get back what the command prints instead of the data; the
+server answers with one
+line, `{"v": 4, "ok": true, "result": ...}` or `{"v": 4, "ok": false, "error": "...", "code":
+N}`. A server answers only for its own workspace. The client side (`ask`, in
+socket_client.py) imports nothing heavier than `_socket` and `_json`, and gives up within a
+fraction of a second: a socket nobody answers on is a stale one, removed, and the command
+answers in-process instead.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from .socket_client import ANSWER_TIMEOUT, GREETING, SOCKET, VERSION, ask, serving, socket_file
+
+__all__ = ["SOCKET", "VERSION", "Resident", "ask", "serving", "socket_path"]
+
+
+def _identity(root: Path) -> tuple[int, int] | None:
+    """Which folder the workspace is: a move or a removal changes it."""
+    try:
+        st = os.stat(root)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def socket_path(root: Path) -> Path:
+    return Path(socket_file(root))
+
+
+class Resident:
+    """The server: a thread per connection, answers from `handle(op, args, defer) ->
+    result`; what the handler passes to `defer` runs once the answer is sent."""
+
+    def __init__(self, root: Path, handle: Callable[[str, dict, Callable], object]) -> None:
+        self.root = root
+        self.handle = handle
+        self.path = socket_path(root)
+        self._sock: socket.socket | None = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self.gone = threading.Event()  # the workspace moved or disappeared: no more answers
+        self.last_request = time.monotonic()  # for a resident that exits when idle
+        self._place = _identity(root)
+
+    def start(self) -> bool:
+        """Listen; False when another resident process already serves this workspace, or
+        the path is too long for a Unix socket."""
+        if len(str(self.path)) > 100 or serving(self.root):
+            return False
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o177)  # the socket is born 0600: only its owner may ask
+        try:
+            sock.bind(str(self.path))
+        finally:
+            os.umask(old)
+        sock.listen(16)
+        sock.settimeout(0.2)
+        self._sock = sock
+        self._thread = threading.Thread(target=self._serve, name="mem-resident", daemon=True)
+        self._thread.start()
+        return True
+
+    def _serve(self) -> None:
+        checked = time.monotonic()
+        while not self._stop.is_set():
+            if time.monotonic() - checked > 1.0:
+                checked = time.monotonic()
+                if _identity(self.root) != self._place:
+                    # Answers for a folder that is no longer there (or is another one now)
+                    # would be wrong ones: stop, and let the host process exit.
+                    self.gone.set()
+                    self._stop.set()
+                    with contextlib.suppress(OSError):
+                        self._sock.close()
+                    return
+            try:
+                conn, _ = self._sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            try:
+                conn.sendall(GREETING)  # at once: a client waits a moment for it, no more
+            except OSError:
+                conn.close()
+                continue
+            threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
+
+    def _answer(self, conn: socket.socket) -> None:
+        from ..errors import MemError
+
+        with conn:
+            conn.settimeout(ANSWER_TIMEOUT)
+            data = b""
+            try:
+                while not data.endswith(b"\n"):
+                    chunk = conn.recv(1 << 16)
+                    if not chunk:
+                        return
+                    data += chunk
+                request = json.loads(data)
+            except (OSError, ValueError):
+                return
+            reply: dict = {"v": VERSION}
+            later: list[Callable[[], None]] = []
+            if not isinstance(request, dict) or request.get("v") != VERSION:
+                reply.update(ok=False, error="protocol version mismatch", code=2)
+            elif request.get("root") != str(self.root):
+                reply.update(ok=False, foreign=True, error="this process serves another workspace")
+            else:
+                try:
+                    op = request["op"]
+                    if op != "ping":  # asking whether it serves is not using it
+                        self.last_request = time.monotonic()
+                    result = self.handle(op, request["args"], later.append)
+                    shown = request.get("render")
+                    if op in ("recall", "context", "get") and shown in ("json", "text"):
+                        from .fast_output import render  # what the client is to print
+
+                        result = render(op, result, shown == "json")
+                    reply.update(ok=True, result=result)
+                except MemError as exc:
+                    reply.update(ok=False, error=exc.message, code=int(exc.exit_code))
+                except Exception as exc:  # an answer, never a hung client
+                    reply.update(ok=False, error=f"{type(exc).__name__}: {exc}", code=1)
+            with contextlib.suppress(OSError):
+                conn.sendall(json.dumps(reply, ensure_ascii=False, default=str).encode() + b"\n")
+        for job in later:  # bookkeeping (access counts): the client has its answer already
+            with contextlib.suppress(OSError):  # best effort, as it is in-process
+                job()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._sock is not None:
+            with contextlib.suppress(OSError):
+                self._sock.close()
+        with contextlib.suppress(OSError):
+            if self.path.is_socket():
+                self.path.unlink()
+        if self._thread is not None:
+            self._thread.join(timeout=2)

@@ -1,0 +1,207 @@
+"""File primitives every reader and writer goes through: strict UTF-8 reads, atomic
+whole-file writes, and appends that many processes can make at once without losing or
+mixing bytes.
+
+None of them follows a symlink: a memory file that is a link (to /etc/passwd, to another
+workspace, or one that arrived through `mem sync`) is refused with one clear error, never
+read, appended to or replaced. Directories on the way are checked by Workspace.inside."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from ..errors import BadEncoding, UsageError, WriteError
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+class SymlinkRefused(UsageError):
+    """A memory path that is a symlink: mem reads and writes only real files."""
+
+    def __init__(self, path: Path, rel: str | None = None) -> None:
+        self.path = path
+        super().__init__(
+            f"{rel or path} is a symlink; mem reads and writes only real files inside the "
+            "workspace (replace the link with the file itself)"
+        )
+
+
+def _refuse_link(path: Path, rel: str | None = None) -> None:
+    if path.is_symlink():
+        raise SymlinkRefused(path, rel)
+
+
+def _open(path: Path, flags: int, mode: int = 0o666, rel: str | None = None) -> int:
+    try:
+        return os.open(path, flags | _NOFOLLOW, mode)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or path.is_symlink():
+            raise SymlinkRefused(path, rel) from None
+        if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+            raise WriteError(path, exc) from None
+        raise
+
+
+def read_bytes(path: Path, rel: str | None = None) -> bytes:
+    """A file's bytes, refusing a symlink."""
+    fd = _open(path, os.O_RDONLY, rel=rel)
+    with os.fdopen(fd, "rb") as f:
+        return f.read()
+
+
+def open_bytes(path: Path, rel: str | None = None):
+    """A file opened for reading in binary, refusing a symlink (for reading in pieces)."""
+    return os.fdopen(_open(path, os.O_RDONLY, rel=rel), "rb")
+
+
+try:  # POSIX
+    import fcntl
+
+    def _lock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+except ImportError:  # Windows: lock the first byte; blocking mode retries for ~10 s
+    import msvcrt
+
+    def _lock(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        while True:
+            try:
+                msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
+                return
+            except OSError:
+                continue
+
+    def _unlock(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+
+def decode(data: bytes, path: Path, rel: str | None = None) -> str:
+    """Bytes of a memory file as UTF-8; BadEncoding (reported by path) otherwise."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadEncoding(path, rel) from None
+
+
+def read_text(path: Path, rel: str | None = None) -> str:
+    """Read a file as UTF-8 with its line endings untouched; raise BadEncoding otherwise.
+    A symlink is refused."""
+    return decode(read_bytes(path, rel), path, rel)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def replaceable(path: Path) -> int | None:
+    """The file's mode (None if it does not exist yet), or WriteError when a person made it
+    read-only: os.replace would swap it anyway, the folder being writable, so the mode is
+    honoured here. Callers that write several files ask first, so none is half-done."""
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise WriteError(path, exc) from None
+    if not mode & 0o200:
+        raise WriteError(path, PermissionError(0, f"it is read-only (mode {mode:04o})"))
+    return mode
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Replace a file's content so a crash leaves either the old or the new file, whole.
+    A new file gets the usual permissions (0666 less the umask), an existing one keeps its
+    own; a symlink is refused, not replaced."""
+    import tempfile  # not on `mem log`'s path: appends need none
+
+    _refuse_link(path)
+    mode = replaceable(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise WriteError(path, exc) from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(text.encode("utf-8"))
+            f.flush()
+            os.fsync(f.fileno())
+        os.chmod(tmp, mode if mode is not None else 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except OSError as exc:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC):
+            raise WriteError(path, exc) from None
+        raise
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def locked_append_fd(path: Path) -> Iterator[int]:
+    """An O_APPEND descriptor on `path` (created if missing) holding an exclusive lock."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise WriteError(path, exc) from None
+    fd = _open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        _lock(fd)
+        try:
+            yield fd
+        finally:
+            _unlock(fd)
+    finally:
+        os.close(fd)
+
+
+def _read_all(fd: int) -> bytes:
+    # O_APPEND writes always land at the end, so moving the offset to read is harmless.
+    os.lseek(fd, 0, os.SEEK_SET)
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def append_locked(path: Path, render: Callable[[bytes], bytes]) -> tuple[bytes, bytes]:
+    """Append what `render(existing_bytes)` returns, under the file's lock.
+
+    `render` sees the whole current file so it can decide on a header, a missing final
+    newline or duplicates; nobody else can append between that look and the write.
+    Returns (existing, appended).
+    """
+    with locked_append_fd(path) as fd:
+        existing = _read_all(fd)
+        data = render(existing)
+        if data:
+            try:
+                _write_all(fd, data)
+            except OSError as exc:
+                # All or nothing: a full disk (or any failure) midway leaves no torn entry.
+                # Under the lock nobody else has appended, so the file ends where it did.
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, len(existing))
+                raise WriteError(path, exc) from None
+        return existing, data

@@ -1,0 +1,591 @@
+"""Git for memory files (gitpython): commit, history, diff, state.
+
+Only memory files are ever staged or committed (root *.md, memory/**, archive/**, mem.toml,
+.gitignore, .gitattributes, and the skill `mem init --skill` installs), so a workspace
+inside a larger repository, or with other work in progress, is left alone. Import this
+module lazily: gitpython costs ~0.1 s.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import git
+
+from ..errors import ConflictError, GitError, NotFound, UsageError
+from .commits import (
+    COMMIT_CLEANUP,
+    COMMIT_CONSOLIDATE,
+    COMMIT_FORGET,
+    COMMIT_INGEST,
+    COMMIT_INIT,
+    COMMIT_LOG,
+    COMMIT_SYNC,
+)
+from .workspace import ARCHIVE_DIR, GITATTRIBUTES, MEMORY_DIR, SKILL_FILE
+
+_FALLBACK_IDENTITY = {"name": "openclaw-mem", "email": "mem@localhost"}
+_SHORTSTAT_RE = re.compile(r"(\d+) (file|insertion|deletion)")
+_EXTRA_FILES = ("mem.toml", ".gitignore", ".gitattributes", SKILL_FILE)
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    sha: str
+    short: str
+    author: str
+    date: str  # ISO 8601 with offset
+    subject: str
+    files: int = 0
+    insertions: int = 0
+    deletions: int = 0
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class GitState:
+    has_repo: bool
+    dirty: tuple[str, ...] = ()  # memory files with uncommitted changes (workspace-relative)
+    last_commit: CommitInfo | None = None
+    branch: str | None = None
+
+
+def no_repo_error(root: Path) -> GitError:
+    return GitError(
+        f"{root} is not in a git repository; start one with `mem init` "
+        "(it only adds what is missing) or `git init`"
+    )
+
+
+def open_repo(root: Path) -> git.Repo | None:
+    try:
+        return git.Repo(root, search_parent_directories=True)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError):
+        return None
+    except git.GitCommandNotFound:
+        raise GitError("git is not installed; install git to version your memory") from None
+
+
+def require_repo(root: Path) -> git.Repo:
+    repo = open_repo(root)
+    if repo is None:
+        raise no_repo_error(root)
+    return repo
+
+
+def init_repo(root: Path) -> git.Repo:
+    try:
+        repo = git.Repo.init(root)
+    except git.GitCommandNotFound:
+        raise GitError("git is not installed; install git to version your memory") from None
+    register_merge_driver(repo, root)
+    return repo
+
+
+def register_merge_driver(repo: git.Repo, root: Path | None = None) -> None:
+    """Teach this clone to merge daily logs and HISTORY.md by entry: the driver in
+    .git/config (this interpreter runs it, so it works without `mem` on PATH) and the
+    attributes in .git/info/attributes, which win over a committed .gitattributes (an older
+    workspace's `merge=union` included). Both stay out of versioned files. The patterns are
+    anchored at the workspace, so a host repository's other HISTORY.md is left alone."""
+    import shlex
+    import sys
+
+    from .workspace import GITATTRIBUTES, MERGE_DRIVER
+
+    # -P: the repository's own files never shadow the package the driver imports.
+    command = f"{shlex.quote(sys.executable)} -P -m openclaw_mem merge-file %O %A %B %P"
+    section = f'merge "{MERGE_DRIVER}"'
+    if repo.config_reader("repository").get_value(section, "driver", "") != command:
+        with repo.config_writer() as config:  # written once, not on every sync
+            config.set_value(section, "name", "mem: merge daily logs and HISTORY.md by entry")
+            config.set_value(section, "driver", command)
+    pre = _prefix(repo, root) if root is not None else ""
+    wanted = "".join(
+        f"/{pre}{line[1:]}" if line.startswith("/") else line
+        for line in GITATTRIBUTES.splitlines(keepends=True)
+    )
+    info = Path(repo.git_dir) / "info" / "attributes"
+    info.parent.mkdir(parents=True, exist_ok=True)
+    existing = info.read_text(encoding="utf-8") if info.exists() else ""
+    if wanted not in existing:
+        from .fsutil import atomic_write_text
+
+        sep = "\n" if existing and not existing.endswith("\n") else ""
+        atomic_write_text(info, existing + sep + wanted)
+
+
+def _prefix(repo: git.Repo, root: Path) -> str:
+    top = Path(repo.working_tree_dir).resolve()
+    rel = root.resolve().relative_to(top).as_posix()
+    return "" if rel == "." else rel + "/"
+
+
+def memory_pathspecs(repo: git.Repo, root: Path) -> list[str]:
+    pre = _prefix(repo, root)
+    return [
+        f":(glob){pre}*.md",
+        f":(glob){pre}{MEMORY_DIR}/**",
+        f":(glob){pre}{ARCHIVE_DIR}/**",
+        *(f":(glob){pre}{name}" for name in _EXTRA_FILES),
+    ]
+
+
+def _is_memory_path(rel: str) -> bool:
+    return (
+        ("/" not in rel and rel.endswith(".md"))
+        or rel.startswith((f"{MEMORY_DIR}/", f"{ARCHIVE_DIR}/"))
+        or rel in _EXTRA_FILES
+    )
+
+
+def _has_head(repo: git.Repo) -> bool:
+    try:
+        repo.head.commit  # noqa: B018
+        return True
+    except ValueError:
+        return False
+
+
+@contextmanager
+def _identity(repo: git.Repo) -> Iterator[None]:
+    """Commit with the user's identity, or a neutral one on a machine with none set
+    (a fresh CI box), rather than failing."""
+    env = {}
+    reader = repo.config_reader()
+    for field in ("name", "email"):
+        if not reader.get_value("user", field, default=""):
+            env[f"GIT_AUTHOR_{field.upper()}"] = _FALLBACK_IDENTITY[field]
+            env[f"GIT_COMMITTER_{field.upper()}"] = _FALLBACK_IDENTITY[field]
+    with repo.git.custom_environment(**env):
+        yield
+
+
+def changed_memory_files(repo: git.Repo, root: Path) -> list[str]:
+    """Memory files (workspace-relative) that differ from HEAD or are untracked."""
+    pre = _prefix(repo, root)
+    out = repo.git.status(
+        "--porcelain=v1", "-z", "--untracked-files=all", "--", *memory_pathspecs(repo, root)
+    )
+    files: list[str] = []
+    records = out.split("\0")
+    i = 0
+    while i < len(records):
+        rec = records[i]
+        i += 1
+        if len(rec) < 4:
+            continue
+        status, path = rec[:2], rec[3:]
+        if status[0] in "RC":
+            i += 1  # a rename carries its old path as the next record
+        if path.startswith(pre):
+            rel = path[len(pre) :]
+            if _is_memory_path(rel):
+                files.append(rel)
+    return sorted(set(files))
+
+
+_IN_PROGRESS = (
+    ("MERGE_HEAD", "a merge"),
+    ("rebase-merge", "a rebase"),
+    ("rebase-apply", "a rebase"),
+    ("CHERRY_PICK_HEAD", "a cherry-pick"),
+    ("REVERT_HEAD", "a revert"),
+)
+RETRY_SECONDS = 8.0  # how long a commit waits for another git process's index.lock
+
+
+def operation_in_progress(root: Path) -> str | None:
+    """ "a merge", "a rebase", "a cherry-pick" or "a revert" when one is unfinished."""
+    repo = open_repo(root)
+    if repo is None:
+        return None
+    git_dir = Path(repo.git_dir)
+    return next((what for name, what in _IN_PROGRESS if (git_dir / name).exists()), None)
+
+
+@contextmanager
+def _git_lock(root: Path) -> Iterator[None]:
+    """One mem process at a time commits in a workspace (.mem/git.lock): eight agents
+    logging with git.autocommit = "log" queue up instead of racing for git's index.lock.
+    A workspace whose .mem/ cannot be written still commits, unserialised."""
+    from ..errors import UsageError
+    from .fsutil import _lock, _unlock
+    from .workspace import Workspace
+
+    try:
+        state = Workspace(root).state_dir  # never through a planted .mem link
+        state.mkdir(exist_ok=True)
+        fd = os.open(state / "git.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    except (OSError, UsageError):
+        yield
+        return
+    try:
+        _lock(fd)
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            _unlock(fd)
+        os.close(fd)
+
+
+def _with_retry(action, what: str):
+    """Run a git command, retrying with backoff while another git process (an editor, a
+    hand `git commit`) holds index.lock."""
+    delay, waited = 0.05, 0.0
+    while True:
+        try:
+            return action()
+        except git.GitCommandError as exc:
+            if "index.lock" not in _git_message(exc) or waited >= RETRY_SECONDS:
+                raise GitError(f"{what} failed: {_git_message(exc)}") from None
+        time.sleep(delay)
+        waited += delay
+        delay = min(delay * 2, 1.0)
+
+
+def commit_memory(
+    root: Path, message: str | None = None, paths: Sequence[str] | None = None
+) -> CommitInfo | None:
+    """Commit memory files (all changed ones, or just `paths`); None when nothing changed."""
+    repo = require_repo(root)
+    with _git_lock(root):
+        changed = changed_memory_files(repo, root)
+        if paths is not None:
+            wanted = set(paths)
+            changed = [p for p in changed if p in wanted]
+        if not changed:
+            return None
+        pre = _prefix(repo, root)
+        specs = [pre + p for p in changed]
+        if message is None:
+            shown = ", ".join(changed[:3]) + (
+                f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+            )
+            message = f"mem: update {shown}"
+        with _identity(repo):
+            if len(specs) <= ARGV_PATHS:
+                _with_retry(lambda: repo.git.add("-A", "--", *specs), "git add")
+                _with_retry(
+                    lambda: repo.git.commit("-q", "-m", message, "--", *specs), "git commit"
+                )
+            else:  # 90,000 imported days do not fit on a command line: git reads them
+                _commit_many(repo, specs, message)
+        return last_commit(repo, root)
+
+
+ARGV_PATHS = 1000  # more paths than this go to git in a file, never on the command line
+
+
+def _commit_many(repo: git.Repo, specs: Sequence[str], message: str) -> None:
+    import tempfile
+
+    with tempfile.NamedTemporaryFile(
+        "wb", dir=repo.git_dir, prefix="mem-paths.", delete=False
+    ) as f:
+        f.write(b"\0".join(s.encode("utf-8") for s in specs))
+        listed = f.name
+    try:
+        flags = (f"--pathspec-from-file={listed}", "--pathspec-file-nul")
+        _with_retry(lambda: repo.git.add("-A", *flags), "git add")
+        _with_retry(lambda: repo.git.commit("-q", "-m", message, *flags), "git commit")
+    finally:
+        os.unlink(listed)
+
+
+def _git_message(exc: git.GitCommandError) -> str:
+    """What git said, in one short line: its advice ("hint: …") left out."""
+    text = (exc.stderr or exc.stdout or str(exc)).strip()
+    text = text.removeprefix("stderr:").strip().strip("'").strip()
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    kept = [line for line in lines if not line.lower().startswith("hint:")] or lines
+    said = " ".join(" ".join(kept).split()) or str(exc)
+    return said if len(said) <= 200 else said[:199] + "…"
+
+
+def _parse_log(out: str) -> list[CommitInfo]:
+    commits = []
+    for record in out.split("\x1e"):
+        record = record.strip("\n")
+        if not record:
+            continue
+        head, _, rest = record.partition("\n")
+        sha, short, author, when, subject = head.split("\x1f", 4)
+        stats = {"file": 0, "insertion": 0, "deletion": 0}
+        for num, kind in _SHORTSTAT_RE.findall(rest):
+            stats[kind] = int(num)
+        commits.append(
+            CommitInfo(
+                sha,
+                short,
+                author,
+                when,
+                subject,
+                stats["file"],
+                stats["insertion"],
+                stats["deletion"],
+            )
+        )
+    return commits
+
+
+_LOG_FORMAT = "--format=%x1e%H%x1f%h%x1f%an%x1f%aI%x1f%s"
+
+
+def last_commit(repo: git.Repo, root: Path) -> CommitInfo | None:
+    if not _has_head(repo):
+        return None
+    out = repo.git.log("-n", "1", _LOG_FORMAT, "--shortstat", "--", *memory_pathspecs(repo, root))
+    found = _parse_log(out)
+    return found[0] if found else None
+
+
+def history(root: Path, limit: int = 20, path: Path | None = None) -> list[CommitInfo]:
+    """Commits that touched memory (or one file of it), newest first, with short stats."""
+    repo = require_repo(root)
+    if not _has_head(repo):
+        return []
+    if path is not None:
+        top = Path(repo.working_tree_dir).resolve()
+        try:
+            specs = [path.resolve().relative_to(top).as_posix()]
+        except ValueError:
+            raise NotFound(f"{path} is outside the repository at {top}") from None
+    else:
+        specs = memory_pathspecs(repo, root)
+    out = repo.git.log("-n", str(limit), _LOG_FORMAT, "--shortstat", "--", *specs)
+    return _parse_log(out)
+
+
+def diff(root: Path, rev: str = "HEAD", color: bool = False) -> str:
+    """The change to memory files since `rev`, new (untracked) memory files included."""
+    repo = require_repo(root)
+    specs = memory_pathspecs(repo, root)
+    color_flag = "--color=always" if color else "--color=never"
+    parts: list[str] = []
+    if _has_head(repo):
+        try:
+            repo.git.rev_parse("--verify", "--quiet", f"{rev}^{{commit}}")
+        except git.GitCommandError:
+            raise NotFound(f"no commit {rev!r} in {repo.working_tree_dir}") from None
+        out = repo.git.diff(color_flag, rev, "--", *specs)
+        if out:
+            parts.append(out)
+    untracked = repo.git.ls_files("--others", "--exclude-standard", "-z", "--", *specs)
+    for rel in sorted(p for p in untracked.split("\0") if p):
+        _, out, _ = repo.git.diff(
+            color_flag,
+            "--no-index",
+            "--",
+            os.devnull,
+            rel,
+            with_extended_output=True,
+            with_exceptions=False,
+        )
+        if out:
+            parts.append(out)
+    return "\n".join(parts) + ("\n" if parts else "")
+
+
+def state(root: Path) -> GitState:
+    repo = open_repo(root)
+    if repo is None:
+        return GitState(False)
+    branch = None if repo.head.is_detached else repo.active_branch.name
+    return GitState(True, tuple(changed_memory_files(repo, root)), last_commit(repo, root), branch)
+
+
+def last_consolidation_commit(root: Path) -> CommitInfo | None:
+    """The newest consolidation commit that has not been reverted since."""
+    repo = open_repo(root)
+    if repo is None or not _has_head(repo):
+        return None
+    out = repo.git.log(_LOG_FORMAT + "%x1f%b", "--", *memory_pathspecs(repo, root))
+    reverted: set[str] = set()
+    for record in out.split("\x1e"):
+        fields = record.strip("\n").split("\x1f")
+        if len(fields) < 6:
+            continue
+        sha, short, author, when, subject, body = fields[:6]
+        for m in re.finditer(r"This reverts commit ([0-9a-f]{40})", body):
+            reverted.add(m[1])
+        if subject.startswith(COMMIT_CONSOLIDATE) and sha not in reverted:
+            found = _parse_log(repo.git.log("-n", "1", _LOG_FORMAT, "--shortstat", sha))
+            return found[0] if found else CommitInfo(sha, short, author, when, subject)
+    return None
+
+
+# What `mem undo` reverts: a change mem made to curated memory. Logs are never reverted
+# (they are the record), nor are a sync's, an init's or an import's commits.
+_UNDOABLE = (COMMIT_CONSOLIDATE, COMMIT_FORGET, COMMIT_CLEANUP)
+_NOT_A_CHANGE = (COMMIT_LOG, COMMIT_SYNC, COMMIT_INIT, COMMIT_INGEST)
+
+
+def undo_target(root: Path) -> tuple[CommitInfo | None, CommitInfo | None]:
+    """(the newest change mem made that is not reverted yet, the newest change to memory
+    of anyone's): the same commit unless a person changed memory since."""
+    repo = open_repo(root)
+    if repo is None or not _has_head(repo):
+        return None, None
+    out = repo.git.log(_LOG_FORMAT + "%x1f%b", "--", *memory_pathspecs(repo, root))
+    reverted: set[str] = set()
+    newest = None
+    for record in out.split("\x1e"):
+        fields = record.strip("\n").split("\x1f")
+        if len(fields) < 6:
+            continue
+        sha, short, author, when, subject, body = fields[:6]
+        if sha in reverted:
+            continue  # undone already (and an undo that was itself undone undoes nothing)
+        undone = re.findall(r"This reverts commit ([0-9a-f]{40})", body)
+        reverted.update(undone)
+        if undone or subject.startswith(_NOT_A_CHANGE):
+            continue  # an undo, or a commit of logs
+        info = CommitInfo(sha, short, author, when, subject)
+        newest = newest or info
+        # A hard forget of a log line redacted it: reverting would put the words back.
+        log_redaction = subject.startswith(COMMIT_FORGET) and f" {MEMORY_DIR}/" in subject
+        if subject.startswith(_UNDOABLE) and not log_redaction:
+            return info, newest
+    return None, newest
+
+
+def undo_change(root: Path, yes: bool = False) -> tuple[CommitInfo, CommitInfo]:
+    """Revert the newest change mem made (a consolidation, a forget, a cleanup) with a new
+    commit; history is never rewritten. When a person changed memory since, say which
+    commit it would revert and do it only with `yes`. Returns (the change, the revert)."""
+    repo = require_repo(root)
+    target, newest = undo_target(root)
+    if target is None:
+        raise NotFound("no change of mem's to undo (mem history lists what there is)")
+    if newest is not None and newest.sha != target.sha and not yes:
+        raise UsageError(
+            f"the newest change to memory is {newest.short} {newest.subject!r}, not mem's; "
+            f"`mem undo --yes` reverts {target.short} {target.subject!r} instead"
+        )
+    try:
+        with _identity(repo):
+            repo.git.revert("--no-edit", target.sha)
+    except git.GitCommandError:
+        with contextlib.suppress(git.GitCommandError):
+            repo.git.revert("--abort")
+        raise ConflictError(
+            f"cannot undo {target.short} cleanly: later edits (a forget, a hand edit) touch "
+            f"the same lines; nothing was changed. Revert it by hand: git revert {target.short}"
+        ) from None
+    revert = last_commit(repo, root)
+    assert revert is not None
+    return target, revert
+
+
+def merge_by_entry(root: Path, merge_file: Callable[[str, str, str, str], str]) -> list[str]:
+    """Resolve the daily logs and HISTORY.md a merge or rebase left conflicted (a plain
+    `git pull` on a clone without the driver) by entry, from git's three stages, with
+    merge_file(rel, base, ours, theirs) (format/logmerge.py), and stage them; the driver is
+    registered so the next merge needs no help. Returns the workspace-relative paths
+    resolved; other conflicts are left for a person."""
+    repo = require_repo(root)
+    register_merge_driver(repo, root)
+    pre = _prefix(repo, root)
+    conflicted = repo.git.diff("--name-only", "-z", "--diff-filter=U").split("\0")
+    done = []
+    for path in filter(None, conflicted):
+        rel = path[len(pre) :] if path.startswith(pre) else path
+        if not (rel == "HISTORY.md" or (rel.startswith(f"{MEMORY_DIR}/") and rel.endswith(".md"))):
+            continue
+
+        def stage(n: int, path: str = path) -> str:
+            try:
+                return repo.git.show(f":{n}:{path}", strip_newline_in_stdout=False)
+            except git.GitCommandError:
+                return ""  # added on one side only: no base
+
+        merged = merge_file(rel, stage(1), stage(2), stage(3))
+        from .fsutil import atomic_write_text
+        from .workspace import Workspace
+
+        atomic_write_text(Workspace(root).inside(rel), merged)  # no link on the way
+        repo.git.add("--", path)
+        done.append(rel)
+    return done
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    remote: str
+    branch: str
+    committed: CommitInfo | None  # local memory changes committed first
+    pulled: int  # commits taken from the remote
+    pushed: int  # commits sent
+    warnings: tuple[str, ...] = ()
+
+
+def sync(
+    root: Path,
+    remote: str = "origin",
+    branch: str = "",
+    after_pull: Callable[[], list[str]] | None = None,
+) -> SyncResult:
+    """Commit local memory changes, rebase onto the remote, push. Daily logs and HISTORY.md
+    merge by entry (the driver is registered first); a conflict elsewhere aborts the rebase:
+    nothing is left half-merged."""
+    repo = require_repo(root)
+    if remote not in [r.name for r in repo.remotes]:
+        raise GitError(
+            f"no git remote {remote!r}; add one with `git remote add {remote} URL` "
+            "(or set sync.remote)"
+        )
+    if not branch:
+        if repo.head.is_detached:
+            raise GitError("HEAD is detached; check out a branch or set sync.branch")
+        branch = repo.active_branch.name
+    attributes = root / ".gitattributes"
+    if not attributes.exists():
+        from .fsutil import atomic_write_text
+
+        atomic_write_text(attributes, GITATTRIBUTES)
+    register_merge_driver(repo, root)
+    committed = commit_memory(root, f"{COMMIT_SYNC} local memory changes")
+    try:
+        repo.git.fetch(remote)
+    except git.GitCommandError as exc:
+        raise GitError(f"cannot fetch from {remote}: {_git_message(exc)}") from None
+    remote_ref = f"{remote}/{branch}"
+    exists = any(ref.name == remote_ref for ref in repo.remote(remote).refs)
+    pulled = 0
+    if exists:
+        pulled = int(repo.git.rev_list("--count", f"HEAD..{remote_ref}"))
+        if pulled:
+            try:
+                with _identity(repo):
+                    repo.git.rebase("--autostash", remote_ref)
+            except git.GitCommandError:
+                conflicted = repo.git.diff("--name-only", "--diff-filter=U").split()
+                with contextlib.suppress(git.GitCommandError):
+                    repo.git.rebase("--abort")
+                where = ", ".join(conflicted) or "memory files"
+                raise ConflictError(
+                    f"{where} changed on both machines; nothing was merged. Reconcile by hand: "
+                    f"git pull --rebase {remote} {branch}, fix the conflict, git rebase "
+                    "--continue, then mem sync"
+                ) from None
+    if pulled and after_pull is not None:  # what the merge moved, put right before pushing
+        changed = after_pull()
+        if changed:
+            commit_memory(root, f"{COMMIT_SYNC} citations follow their entries", changed)
+    ahead = int(repo.git.rev_list("--count", f"{remote_ref}..HEAD" if exists else "HEAD"))
+    if ahead:
+        try:
+            repo.git.push(remote, f"HEAD:refs/heads/{branch}")
+        except git.GitCommandError as exc:
+            raise GitError(f"push to {remote} failed: {_git_message(exc)}") from None
+    return SyncResult(remote, branch, committed, pulled, ahead)

@@ -1,0 +1,252 @@
+"""Where the memory lives: resolving the workspace, and its layout."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import UsageError
+from .workspace_root import MEMORY_DIR, find_root
+
+if TYPE_CHECKING:  # the per-turn fast path resolves a workspace and needs no datetime
+    from datetime import date
+
+STATE_DIR = ".mem"  # derived, git-ignored: index cache, access stats, locks
+CORE_FILES = ("AGENTS.md", "USER.md", "MEMORY.md", "HISTORY.md")
+CURATED_FILES = ("MEMORY.md", "USER.md", "AGENTS.md")  # what consolidation edits
+HISTORY_FILE = "HISTORY.md"
+ARCHIVE_DIR = "archive"
+SKILL_FILE = "skills/openclaw-mem/SKILL.md"
+GITIGNORE_LINE = f"{STATE_DIR}/"
+GITATTRIBUTES = """# mem: daily logs and HISTORY.md merge by entry, through a driver that
+# `mem init` and `mem sync` register in .git/config (git keeps drivers out of
+# versioned files). A clone without it gets git's ordinary merge: a conflict it
+# can see, never entries fused silently; `mem sync` registers it there too.
+/memory/*.md merge=mem-entries
+/memory/**/*.md merge=mem-entries
+/HISTORY.md merge=mem-entries
+# What consolidation has taken: one entry id a line; both sides' lines are kept.
+/memory/.consolidated merge=union
+"""
+MERGE_DRIVER = "mem-entries"
+DEFAULT_INCLUDE = ("*.md", "memory/**/*.md")
+DAY_FILE_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[-_ ].*)?\.md$")
+
+
+class Workspace:
+    """A memory workspace: its root, how it was found (flag | env MEM_WORKSPACE | ancestor |
+    default), and the symlinks the last scan met. A plain class, not a dataclass: the
+    per-turn fast path resolves a workspace, and `dataclasses` costs it ~5 ms to import."""
+
+    __slots__ = ("found_by", "links", "root")
+
+    def __init__(self, root: Path, found_by: str = "flag", links: list[str] | None = None):
+        object.__setattr__(self, "root", root)
+        object.__setattr__(self, "found_by", found_by)
+        object.__setattr__(self, "links", [] if links is None else links)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"Workspace is read-only: cannot set {name}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Workspace):
+            return NotImplemented
+        return (self.root, self.found_by) == (other.root, other.found_by)
+
+    def __hash__(self) -> int:
+        return hash((self.root, self.found_by))
+
+    def __repr__(self) -> str:
+        return f"Workspace(root={self.root!r}, found_by={self.found_by!r})"
+
+    def __reduce__(self):  # copy and pickle rebuild it through __init__, not setattr
+        return (Workspace, (self.root, self.found_by, list(self.links)))
+
+    @property
+    def memory_dir(self) -> Path:
+        return self.root / MEMORY_DIR
+
+    @property
+    def state_dir(self) -> Path:
+        """`.mem/`: derived state, never a link. One that arrived with a synced repository
+        (or was made by hand) would send the index, locks and proposals outside the
+        workspace; it is removed (only the link: what it points at is left alone) and the
+        state is rebuilt here."""
+        path = self.root / STATE_DIR
+        if path.is_symlink():
+            try:
+                path.unlink()
+            except OSError as exc:
+                raise UsageError(f"{path} is a symlink mem cannot remove: {exc.strerror}") from None
+        return path
+
+    def day_file(self, day: date) -> Path:
+        return self.inside(f"{MEMORY_DIR}/{day.isoformat()}.md")
+
+    def inside(self, rel: str) -> Path:
+        """The path of a workspace file named relative to the root. Refuses an absolute
+        path, `..`, and a symlink anywhere on the way: what mem reads and writes stays
+        inside the workspace, whatever links a sync or a person put there."""
+        from .fsutil import SymlinkRefused
+
+        candidate = Path(rel)
+        if candidate.is_absolute() or rel.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", rel):
+            raise UsageError(f"{rel}: give a path inside the workspace, relative to it")
+        if any(part == ".." for part in candidate.parts):
+            raise UsageError(f"{rel}: `..` is not allowed; paths stay inside the workspace")
+        path = self.root
+        for part in candidate.parts:
+            path = path / part
+            if path.is_symlink():
+                raise SymlinkRefused(path, self.rel(path))
+        return path
+
+    def rel(self, path: Path) -> str:
+        """A path as the user sees it: relative to the workspace, with forward slashes."""
+        try:
+            return path.relative_to(self.root).as_posix()  # the common case, no syscalls
+        except ValueError:
+            pass
+        try:
+            return path.resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return str(path)
+
+    def scan(
+        self, include: Sequence[str] = DEFAULT_INCLUDE, exclude: Sequence[str] = ()
+    ) -> dict[str, os.stat_result]:
+        """Memory files and their stat: those matching an include glob and no exclude glob
+        (relative to the root; `**` crosses directories, `*` does not), sorted by path.
+        Walks with os.scandir and descends only into directories a glob can reach. Symlinks,
+        to files or to directories, are never followed: they are listed in `self.links`."""
+        found: dict[str, os.stat_result] = {}
+        self.links.clear()
+        stack = [("", str(self.root))]
+        while stack:
+            prefix, folder = stack.pop()
+            try:
+                entries = list(os.scandir(folder))
+            except OSError:
+                continue
+            for entry in entries:
+                rel = prefix + entry.name
+                if entry.name.startswith(".") or entry.name == STATE_DIR:
+                    continue
+                try:
+                    if entry.is_symlink():
+                        if any(glob_match(rel, pat) for pat in include) or _may_hold(
+                            rel + "/", include
+                        ):
+                            self.links.append(rel)
+                    elif entry.is_dir(follow_symlinks=False):
+                        if _may_hold(rel + "/", include):
+                            stack.append((rel + "/", entry.path))
+                    elif (
+                        entry.is_file(follow_symlinks=False)
+                        and any(glob_match(rel, pat) for pat in include)
+                        and not any(glob_match(rel, ex) for ex in exclude)
+                    ):
+                        found[rel] = entry.stat(follow_symlinks=False)
+                except OSError:  # vanished between listing and stat
+                    continue
+        return {rel: found[rel] for rel in sorted(found)}
+
+    def memory_files(
+        self, include: Sequence[str] = DEFAULT_INCLUDE, exclude: Sequence[str] = ()
+    ) -> list[Path]:
+        return [self.root / rel for rel in self.scan(include, exclude)]
+
+    def day_files(self) -> list[Path]:
+        """Daily logs: memory/YYYY-MM-DD*.md, oldest first; symlinks are not followed."""
+        if not self.memory_dir.is_dir() or self.memory_dir.is_symlink():
+            return []
+        found = self.scan((f"{MEMORY_DIR}/**/*.md",))
+        return sorted(
+            (self.root / rel for rel in found if day_of(Path(rel)) is not None),
+            key=lambda p: (p.name, p.as_posix()),
+        )
+
+
+def day_of(path: Path) -> date | None:
+    """The date a daily log's file name carries (OpenClaw also writes YYYY-MM-DD-slug.md)."""
+    m = DAY_FILE_RE.match(path.name)
+    if not m:
+        return None
+    try:
+        from datetime import date
+
+        return date(int(m[1]), int(m[2]), int(m[3]))
+    except ValueError:
+        return None
+
+
+@lru_cache(maxsize=256)
+def _glob_re(pattern: str) -> re.Pattern[str]:
+    out, i = [], 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def _may_hold(dir_prefix: str, patterns: Sequence[str]) -> bool:
+    """Could a path under dir_prefix ("a/b/") match one of the patterns?"""
+    parts = dir_prefix.rstrip("/").split("/")
+    for pat in patterns:
+        pat_parts = pat.split("/")
+        for i, part in enumerate(parts):
+            if i >= len(pat_parts) - 1:
+                break  # the pattern's last component names files, not this directory
+            if pat_parts[i] == "**":
+                return True
+            if not glob_match(part, pat_parts[i]):
+                break
+        else:
+            if len(pat_parts) > len(parts):
+                return True
+    return False
+
+
+def glob_match(rel: str, pattern: str) -> bool:
+    """Match a workspace-relative path: `*` stays within a directory, `**` crosses them."""
+    return _glob_re(pattern).match(rel) is not None
+
+
+def resolve_workspace(
+    flag: Path | None, env: Mapping[str, str], cwd: Path, home: Path
+) -> Workspace:
+    """--workspace, then MEM_WORKSPACE, then the nearest ancestor holding MEMORY.md or
+    memory/, then ~/.openclaw/workspace (the rules: workspace_root.find_root)."""
+    root, how = find_root(None if flag is None else str(flag), env, str(cwd), str(home))
+    return Workspace(Path(root), how)
+
+
+def init_target(flag: Path | None, arg: Path | None, env: Mapping[str, str], cwd: Path) -> Path:
+    """The directory `mem init` sets up: its argument, else -w / MEM_WORKSPACE, else the
+    current directory (as `git init` does)."""
+    for candidate in (arg, flag, Path(env["MEM_WORKSPACE"]) if env.get("MEM_WORKSPACE") else None):
+        if candidate is not None:
+            target = candidate.expanduser()
+            break
+    else:
+        target = cwd
+    if target.exists() and not target.is_dir():
+        raise UsageError(f"{target} exists and is not a directory")
+    return target.resolve()
