@@ -11,7 +11,7 @@ from openclaw_mem.recall.evaluate import (
     EvalQuery,
     EvalRun,
     Expected,
-    Outcome,
+    QueryOutcome,
     parse_expected,
     parse_overrides,
     parse_queries,
@@ -290,7 +290,7 @@ def test_expectations_parse_and_overlap():
 
 def test_metrics_from_ranks():
     def outcome(rank):
-        return Outcome(EvalQuery(f"q{rank}", (Expected("m.md"),)), rank, ())
+        return QueryOutcome(EvalQuery(f"q{rank}", (Expected("m.md"),)), rank, ())
 
     run = EvalRun("eval/queries.yaml", 5, tuple(outcome(r) for r in (1, 2, None, 4)))
     assert (run.found, run.total) == (3, 4)

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from ..format.markdown import citation
 from ..text import plural
 
 # rich costs ~50 ms to import: only the functions that draw import it, so `--json` output
@@ -200,7 +201,7 @@ def recall_table(term: Environment, hits: list[dict], query: str, explain: bool)
         snippet = Text(h["snippet"])
         if pattern:
             snippet.highlight_regex(pattern, style="bold yellow")
-        cite = f"{h['path']}#L{h['startLine']}-L{h['endLine']}"
+        cite = citation(h["path"], h["startLine"], h["endLine"])
         lines = [cite, h["date"].replace("T", " ") if h.get("date") else "evergreen"]
         if h.get("deprecated"):
             lines.append("deprecated")

@@ -10,7 +10,6 @@ twice underneath stops the batch before anything is written.
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -40,7 +39,7 @@ from .write import (
     write_batch,
 )
 
-Progress = Callable[[int, int], None]  # (batches done, batches in all)
+BatchProgress = Callable[[int, int], None]  # (batches done, batches in all)
 
 
 @dataclass
@@ -59,18 +58,17 @@ class Report:
 @contextlib.contextmanager
 def _exclusive(ws: Workspace) -> Iterator[None]:
     """One consolidation at a time per workspace (a second one is told, not queued)."""
-    import fcntl
+    from ..store.fsutil import lock_file
 
-    ws.state_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(ws.state_dir / "consolidate.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    held = False
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise ConflictError("another `mem consolidate` is running in this workspace") from None
-        yield
-    finally:
-        os.close(fd)
+        with lock_file(ws.state_dir / "consolidate.lock", wait=False):
+            held = True
+            yield
+    except BlockingIOError:
+        if held:  # raised by the consolidation itself, not by the lock
+            raise
+        raise ConflictError("another `mem consolidate` is running in this workspace") from None
 
 
 def _plan(
@@ -101,7 +99,7 @@ def consolidate(
     dry_run: bool = False,
     auto: bool = False,
     propose: bool = False,
-    progress: Progress | None = None,
+    progress: BatchProgress | None = None,
 ) -> Report:
     """dry_run: write nothing, show the diff. propose: write nothing either, but keep each
     batch in .mem/proposals/ for `mem review`. Otherwise write and commit each batch."""
@@ -116,7 +114,7 @@ def _consolidate(
     dry_run: bool,
     auto: bool,
     propose: bool,
-    progress: Progress | None,
+    progress: BatchProgress | None,
 ) -> Report:
     from . import review
 

@@ -314,21 +314,10 @@ class _Store:
 @contextlib.contextmanager
 def _locked(state_dir: Path) -> Iterator[bool]:
     """An exclusive lock on .mem/index.lock; yields False when .mem/ is not writable."""
-    from ..store.fsutil import _lock, _unlock
+    from ..store.fsutil import lock_file
 
-    try:
-        state_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(state_dir / "index.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError:
-        yield False
-        return
-    try:
-        _lock(fd)
-        yield True
-    finally:
-        with contextlib.suppress(OSError):
-            _unlock(fd)
-        os.close(fd)
+    with lock_file(state_dir / "index.lock", optional=True) as held:
+        yield held
 
 
 # ----------------------------------------------------------------- refresh

@@ -51,7 +51,7 @@ def _unfenced(line: str) -> str:
 
 
 @dataclass(frozen=True)
-class Memory:
+class Recollection:
     text: str
     cite: str
     src: str = ""  # for a curated line: the log lines it was distilled from
@@ -61,7 +61,7 @@ class Memory:
 class ContextBlock:
     budget: int
     profile: list[str] = field(default_factory=list)
-    memories: dict[str, list[Memory]] = field(default_factory=lambda: {g: [] for g in GROUPS})
+    memories: dict[str, list[Recollection]] = field(default_factory=lambda: {g: [] for g in GROUPS})
     working: list[str] = field(default_factory=list)
     proposals: int = 0  # consolidations waiting in `mem review`
 
@@ -242,14 +242,14 @@ def build_context(
         room = budget - reserve - used - fixed
         text = _compact(hit.snippet)
         src = hit.explain.get("src", "")
-        item = Memory(text, hit.citation, src)
+        item = Recollection(text, hit.citation, src)
         cost = estimate_tokens(f"- {item.text} ({item.cite})") + 1
         while cost > room and len(text) > 40:  # shorten rather than drop the best match
             cut = min(len(text) - 8, int(len(text) * room / cost) - 2)
             if cut < 40:
                 break
             text = text[:cut].rstrip() + "…"
-            item = Memory(text, hit.citation, src)
+            item = Recollection(text, hit.citation, src)
             cost = estimate_tokens(f"- {item.text} ({item.cite})") + 1
         if cost > room:
             continue

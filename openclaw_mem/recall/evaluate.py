@@ -29,6 +29,7 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
+from ..format.markdown import citation
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -63,9 +64,7 @@ class Expected:
     def spec(self) -> str:
         if self.start is None:
             return self.path
-        if self.start == self.end:
-            return f"{self.path}#L{self.start}"
-        return f"{self.path}#L{self.start}-L{self.end}"
+        return citation(self.path, self.start, None if self.start == self.end else self.end)
 
 
 @dataclass(frozen=True)
@@ -232,7 +231,7 @@ def load_queries(mem: Memory, file: str | os.PathLike[str] | None = None) -> Que
 
 
 @dataclass(frozen=True)
-class Outcome:
+class QueryOutcome:
     """One query's result: the rank (1-based) of its first relevant hit in the top k, or None."""
 
     query: EvalQuery
@@ -258,7 +257,7 @@ class Outcome:
 class EvalRun:
     source: str
     k: int
-    outcomes: tuple[Outcome, ...]
+    outcomes: tuple[QueryOutcome, ...]
     settings: dict[str, Any] = field(default_factory=dict)  # overrides this run used
     warnings: tuple[str, ...] = ()
 
@@ -324,7 +323,7 @@ def run(
         hits = result.hits[:cutoff]
         rank = next((i for i, h in enumerate(hits, 1) if query.relevant(h)), None)
         outcomes.append(
-            Outcome(
+            QueryOutcome(
                 query,
                 rank,
                 tuple(h.citation for h in hits),

@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -59,32 +58,27 @@ def lookup(records: dict[str, dict], key: str) -> Access | None:
 def record(ws: Workspace, hits: Iterable[tuple[str, str, int, int]], now: datetime) -> None:
     """Count one use of each (key, path, start, end). Best effort: a read-only workspace
     still recalls, it just does not learn."""
-    from .fsutil import _lock, _unlock
+    from .fsutil import lock_file
 
     hits = list(hits)
     if not hits:
         return
     try:
-        ws.state_dir.mkdir(parents=True, exist_ok=True)
-        fd = os.open(ws.state_dir / "access.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        with lock_file(ws.state_dir / "access.lock", optional=True) as held:
+            if not held:
+                return
+            records = load(ws)
+            stamp = now.isoformat(timespec="seconds")
+            for key, path, start, end in hits:
+                rec = records.get(key) or {"count": 0}
+                rec.update(
+                    count=int(rec.get("count", 0)) + 1, last=stamp, path=path, lines=[start, end]
+                )
+                records[key] = rec
+            if len(records) > MAX_RECORDS:
+                keep = sorted(records.items(), key=lambda kv: kv[1].get("last", ""))
+                records = dict(keep[-MAX_RECORDS:])
+            with contextlib.suppress(OSError):
+                atomic_write_text(_path(ws), json.dumps(records, ensure_ascii=False))
     except OSError:
         return
-    try:
-        _lock(fd)
-        records = load(ws)
-        stamp = now.isoformat(timespec="seconds")
-        for key, path, start, end in hits:
-            rec = records.get(key) or {"count": 0}
-            rec.update(
-                count=int(rec.get("count", 0)) + 1, last=stamp, path=path, lines=[start, end]
-            )
-            records[key] = rec
-        if len(records) > MAX_RECORDS:
-            keep = sorted(records.items(), key=lambda kv: kv[1].get("last", ""))[-MAX_RECORDS:]
-            records = dict(keep)
-        with contextlib.suppress(OSError):
-            atomic_write_text(_path(ws), json.dumps(records, ensure_ascii=False))
-    finally:
-        with contextlib.suppress(OSError):
-            _unlock(fd)
-        os.close(fd)

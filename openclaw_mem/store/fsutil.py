@@ -61,8 +61,9 @@ def open_bytes(path: Path, rel: str | None = None):
 try:  # POSIX
     import fcntl
 
-    def _lock(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    def _lock(fd: int, wait: bool = True) -> None:
+        """An exclusive lock; without `wait`, BlockingIOError when another holds it."""
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
 
     def _unlock(fd: int) -> None:
         fcntl.flock(fd, fcntl.LOCK_UN)
@@ -70,18 +71,44 @@ try:  # POSIX
 except ImportError:  # Windows: lock the first byte; blocking mode retries for ~10 s
     import msvcrt
 
-    def _lock(fd: int) -> None:
+    def _lock(fd: int, wait: bool = True) -> None:
         os.lseek(fd, 0, os.SEEK_SET)
         while True:
             try:
-                msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
+                msvcrt.locking(fd, msvcrt.LK_LOCK if wait else msvcrt.LK_NBLCK, 1)
                 return
             except OSError:
-                continue
+                if not wait:
+                    raise BlockingIOError("locked by another process") from None
 
     def _unlock(fd: int) -> None:
         os.lseek(fd, 0, os.SEEK_SET)
         msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+
+@contextlib.contextmanager
+def lock_file(path: Path, *, wait: bool = True, optional: bool = False) -> Iterator[bool]:
+    """Hold an exclusive lock on a lock file in .mem/ (created if missing) for the block:
+    the one way mem serialises its processes. Without `wait`, BlockingIOError when another
+    process holds it. `optional`: a lock file that cannot be created (a read-only .mem/)
+    yields False and the block runs unserialised; else that is an OSError."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o644)
+    except OSError:
+        if not optional:
+            raise
+        yield False
+        return
+    try:
+        _lock(fd, wait)
+        try:
+            yield True
+        finally:
+            with contextlib.suppress(OSError):
+                _unlock(fd)
+    finally:
+        os.close(fd)
 
 
 def decode(data: bytes, path: Path, rel: str | None = None) -> str:

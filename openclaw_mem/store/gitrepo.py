@@ -219,23 +219,16 @@ def _git_lock(root: Path) -> Iterator[None]:
     logging with git.autocommit = "log" queue up instead of racing for git's index.lock.
     A workspace whose .mem/ cannot be written still commits, unserialised."""
     from ..errors import UsageError
-    from .fsutil import _lock, _unlock
+    from .fsutil import lock_file
     from .workspace import Workspace
 
     try:
         state = Workspace(root).state_dir  # never through a planted .mem link
-        state.mkdir(exist_ok=True)
-        fd = os.open(state / "git.lock", os.O_RDWR | os.O_CREAT, 0o644)
-    except (OSError, UsageError):
+    except UsageError:
         yield
         return
-    try:
-        _lock(fd)
+    with lock_file(state / "git.lock", optional=True):
         yield
-    finally:
-        with contextlib.suppress(OSError):
-            _unlock(fd)
-        os.close(fd)
 
 
 def _with_retry(action, what: str):
