@@ -57,8 +57,9 @@ def _parse(argv: list[str]) -> dict | None:
             if _LOG[name] in opts:
                 return None  # given twice: let the full parser say what it thinks
             opts[_LOG[name]] = value
-        elif arg.startswith("-") and arg != "-" and not opts["words"]:
-            # -h, --debug, or text that starts with a dash: the full app's rules decide.
+        elif arg.startswith("-") and arg != "-" and not any(c.isspace() for c in arg):
+            # -h, --debug, a mistyped option, or a dash-word: the full app's rules decide
+            # (app._verbatim_text), so both paths say the same.
             return None
         else:
             opts["words"].append(arg)

