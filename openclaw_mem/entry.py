@@ -189,7 +189,7 @@ def _fast_ask(opts: dict) -> int | None:
         from .store.workspace_root import find_root
 
         try:
-            root = find_root(flag, env, os.getcwd(), os.path.expanduser("~"))[0]
+            root = find_root(flag, env, None, os.path.expanduser("~"))[0]
             now = time.strftime("%Y-%m-%dT%H:%M:%S")  # local, to the second, as mem.now()
             reply = ask(root, opts["op"], _ask_args(opts, now, agent), render=render)
             if reply is None:

@@ -140,7 +140,11 @@ def init(
     from .scaffold import init_workspace
 
     env = dict(os.environ) if env is None else env
-    root = init_target(workspace_flag, directory, env, cwd or Path.cwd())
+    if cwd is None:
+        from .store.workspace_root import current_dir
+
+        cwd = Path(current_dir())
+    root = init_target(workspace_flag, directory, env, cwd)
     return init_workspace(root, use_git=use_git, skill=skill)
 
 
@@ -189,7 +193,7 @@ class Memory:
         MEMORY.md or memory/, else ~/.openclaw/workspace; settings from mem.toml and MEM_*."""
         env = dict(os.environ) if env is None else env
         flag = Path(workspace).expanduser() if workspace is not None else None
-        ws = resolve_workspace(flag, env, cwd or Path.cwd(), home or Path.home())
+        ws = resolve_workspace(flag, env, cwd, home or Path.home())
         return cls(ws, load_config(ws.root, env), env, clock)
 
     @property

@@ -23,6 +23,9 @@ def isolated_env(tmp_path_factory, monkeypatch):
     # The same results whether or not the `local` extra is installed; embedding tests
     # choose their provider themselves.
     monkeypatch.setenv("MEM_EMBED_PROVIDER", "none")
+    # A test that picks the local model starts no resident behind its back (they outlive
+    # the test); the tests of that mechanism turn it on themselves.
+    monkeypatch.setenv("MEM_WATCH_IDLE", "0")
     return home
 
 

@@ -59,3 +59,43 @@ def test_options_are_strict_and_both_paths_agree(tmp_path, argv, code, said):
     logged = [[v for k, v in files if k.startswith("memory/")] for files in results]
     strip = [[b.split(b"\n## ", 1)[-1].split(b"\n", 1)[-1] for b in f] for f in logged]
     assert strip[0] == strip[1]  # the same text, whichever path logged it
+
+
+def test_a_directory_that_is_no_workspace_gets_nothing_written(tmp_path):
+    plain = tmp_path / "photos"
+    plain.mkdir()
+    for how in ("fast", "full"):
+        if how == "fast":
+            run = _fast(plain, ["log", "x"])
+            code, err = run.returncode, run.stderr
+        else:
+            run = CliRunner().invoke(app, ["-w", str(plain), "log", "x"])
+            code, err = run.exit_code, run.stderr
+        assert code != 0 and "is not a memory workspace" in err and "mem init" in err, err
+        assert err.count("\n") == 1 and list(plain.iterdir()) == []
+
+
+def test_a_deleted_current_directory_is_one_line(tmp_path):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "MEM_WORKSPACE"}
+    env["HOME"] = str(tmp_path)  # no ~/.openclaw/workspace to fall back on
+    script = (
+        "import os, sys, subprocess\n"
+        f"os.chdir({str(gone)!r}); os.rmdir({str(gone)!r})\n"
+        "r = subprocess.run([sys.executable, '-m', 'openclaw_mem', 'log', 'x'],"
+        " capture_output=True, text=True)\n"
+        "print(r.returncode); print(r.stderr, end='')\n"
+    )
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    code, _, err = run.stdout.partition("\n")
+    assert code != "0" and "Traceback" not in err, err
+    assert "current directory no longer exists" in err and err.count("\n") == 1
+
+
+def test_forget_hard_does_not_print_the_secret_it_redacts(ws):
+    key = "sk-proj-" + "abcDEF123456" * 4
+    ws("log", "--at", "2026-11-30T09:00", f"my key is {key}")
+    out = ws("forget", "--hard", "memory/2026-11-30.md:4")
+    assert key not in out.stdout and "[REDACTED" in out.stdout, out.stdout
+    assert key not in (ws.root / "memory" / "2026-11-30.md").read_text(encoding="utf-8")

@@ -111,9 +111,8 @@ def _mem(root, *args: str, env: dict) -> subprocess.CompletedProcess:
 def test_a_slow_model_is_loaded_once_by_a_resident_the_first_recall_starts(tmp_path):
     root = tmp_path / "ws"
     shutil.copytree(EXAMPLE, root)
-    (root / "mem.toml").write_text("[watch]\nidle = 3\n", encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k != "MEM_NO_DAEMON"}
-    env["MEM_EMBED_PROVIDER"] = "local"
+    env.update(MEM_EMBED_PROVIDER="local", MEM_WATCH_IDLE="3")
     assert "starts one" in _mem(root, "status", env=env).stdout
     first = _mem(root, "recall", "--json", "Redis timeout", env=env)
     assert '"results"' in first.stdout
@@ -133,7 +132,7 @@ def test_no_resident_is_started_for_a_cheap_model_or_when_told_not_to(tmp_path):
     root = tmp_path / "ws"
     shutil.copytree(EXAMPLE, root)
     env = {k: v for k, v in os.environ.items() if k != "MEM_NO_DAEMON"}
-    env["MEM_EMBED_PROVIDER"] = "none"
+    env.update(MEM_EMBED_PROVIDER="none", MEM_WATCH_IDLE="600")
     _mem(root, "recall", "--json", "Redis timeout", env=env)
     if local_available():
         env.update(MEM_EMBED_PROVIDER="local", MEM_NO_DAEMON="1")

@@ -104,14 +104,15 @@ def forget_cmd(
 ) -> None:
     """Forget a line: deprecate it (default) or delete it (--hard) in MEMORY/USER/AGENTS;
     redact it in place in a log (--hard). Commits."""
-    result = state(ctx).memory().forget(target, hard=hard)
+    mem = state(ctx).memory()
+    result = mem.forget(target, hard=hard)
     done = result.done
     lo, hi = done.lines
     typer.echo(f"{done.mode} {done.path}:{lo}" + (f"-{hi}" if hi != lo else ""))
-    for line in done.before:
-        typer.echo(f"  - {line}")
+    for line in done.before:  # what was redacted is not printed in full either
+        typer.echo(f"  - {mem.redact(line)}")
     for line in done.after:
-        typer.echo(f"  + {line}")
+        typer.echo(f"  + {mem.redact(line)}")
     if result.commit:
         typer.echo(f"committed {result.commit}")
     for w in result.warnings:

@@ -216,4 +216,30 @@ def read_export(kind: str, path: Path) -> tuple[list[Message], int]:
     if kind == "claude-code":
         return _claude_code(path)
     data = _conversations_json(path, kind)
+    _check_shape(data, kind, path)
     return _chatgpt(data) if kind == "chatgpt" else _claude(data)
+
+
+# What each export's conversations hold: how a file told to be one kind is checked.
+_SHAPES = {"chatgpt": ("mapping", "ChatGPT"), "claude": ("chat_messages", "Claude")}
+
+
+def _check_shape(data: list, kind: str, path: Path) -> None:
+    """An export of the kind it was said to be, or a one-line error saying what it looks
+    like: a ChatGPT export read as Claude's imported '0 of 0 messages' and exited 0."""
+    convs = [c for c in data if isinstance(c, dict)]
+    if not data:
+        return  # an empty export is an empty export
+    key, _ = _SHAPES[kind]
+    if any(key in c for c in convs):
+        return
+    for other, (other_key, label) in _SHAPES.items():
+        if other != kind and any(other_key in c for c in convs):
+            raise UsageError(
+                f"{path} looks like a {label} export (its conversations hold {other_key!r}), "
+                f"not a {_SHAPES[kind][1]} one: mem import {other} {path}; nothing was imported"
+            )
+    raise UsageError(
+        f"{path} holds no {_SHAPES[kind][1]} conversations (none has {key!r}); nothing was "
+        "imported"
+    )

@@ -230,11 +230,12 @@ def glob_match(rel: str, pattern: str) -> bool:
 
 
 def resolve_workspace(
-    flag: Path | None, env: Mapping[str, str], cwd: Path, home: Path
+    flag: Path | None, env: Mapping[str, str], cwd: Path | None, home: Path
 ) -> Workspace:
     """--workspace, then MEM_WORKSPACE, then the nearest ancestor holding MEMORY.md or
     memory/, then ~/.openclaw/workspace (the rules: workspace_root.find_root)."""
-    root, how = find_root(None if flag is None else str(flag), env, str(cwd), str(home))
+    where = None if cwd is None else str(cwd)
+    root, how = find_root(None if flag is None else str(flag), env, where, str(home))
     return Workspace(Path(root), how)
 
 

@@ -23,6 +23,34 @@ def looks_like_workspace(path: str) -> bool:
     )
 
 
+# What a workspace named outright (-w, MEM_WORKSPACE) may hold instead: an OpenClaw
+# workspace before its first memory still has its bootstrap files. (The search upwards
+# keeps to MEMORY.md and memory/: a code repository's AGENTS.md is not a memory.)
+_NAMED_MARKERS = ("AGENTS.md", "USER.md", "SOUL.md", "mem.toml")
+
+
+def _named_workspace(root: str, how: str) -> None:
+    if looks_like_workspace(root) or any(
+        os.path.isfile(os.path.join(root, name)) for name in _NAMED_MARKERS
+    ):
+        return
+    shown = _shown(root)
+    raise WorkspaceNotFound(
+        f"{how} {shown} is not a memory workspace (no MEMORY.md, memory/ or AGENTS.md); "
+        f"nothing was written. `mem init {shown}` makes it one"
+    )
+
+
+def current_dir() -> str:
+    """The current directory, or a one-line error when it was deleted under us."""
+    try:
+        return os.getcwd()
+    except FileNotFoundError:
+        raise WorkspaceNotFound(
+            "the current directory no longer exists; cd to a workspace or pass -w DIR"
+        ) from None
+
+
 def _shown(path: str) -> str:
     """A path as pathlib prints it (no trailing or doubled slashes), for an error."""
     from pathlib import PurePath  # only on the way to an error
@@ -30,13 +58,17 @@ def _shown(path: str) -> str:
     return str(PurePath(path))
 
 
-def find_root(flag: str | None, env: Mapping[str, str], cwd: str, home: str) -> tuple[str, str]:
-    """(the workspace's real absolute path, how it was found)."""
+def find_root(
+    flag: str | None, env: Mapping[str, str], cwd: str | None, home: str
+) -> tuple[str, str]:
+    """(the workspace's real absolute path, how it was found). `cwd` None: the current
+    directory, read only when the search needs it (it may have been deleted)."""
     if flag is not None:
         root = os.path.expanduser(flag)
         if not os.path.isdir(root):
             shown = _shown(root)
             raise WorkspaceNotFound(f"workspace {shown} does not exist{_HINT}: mem init {shown}")
+        _named_workspace(root, "--workspace")
         return os.path.realpath(root), "flag --workspace"
     if env.get("MEM_WORKSPACE"):
         root = os.path.expanduser(env["MEM_WORKSPACE"])
@@ -45,8 +77,9 @@ def find_root(flag: str | None, env: Mapping[str, str], cwd: str, home: str) -> 
             raise WorkspaceNotFound(
                 f"MEM_WORKSPACE={shown} does not exist{_HINT}: mem init {shown}"
             )
+        _named_workspace(root, "MEM_WORKSPACE")
         return os.path.realpath(root), "env MEM_WORKSPACE"
-    start = candidate = os.path.abspath(cwd)
+    start = candidate = os.path.abspath(cwd if cwd is not None else current_dir())
     while True:
         if looks_like_workspace(candidate):
             how = "current directory" if candidate == start else "ancestor of the current directory"
