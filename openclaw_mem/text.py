@@ -34,3 +34,22 @@ def plural(n: int, noun: str) -> str:
     if noun.endswith("y") and noun[-2:-1] not in "aeiou":
         return f"{n} {noun[:-1]}ies"
     return f"{n} {noun}s"
+
+
+def camel_keys(data):
+    """JSON for people and programs in one key style, OpenClaw's camelCase (`startLine`):
+    every snake_case key of nested dicts (`dry_run`, `already_there`) becomes camelCase.
+    Keys that are data, not names (`recall.mmr_threshold`, a path, a date), are left alone:
+    only keys of lower-case words joined by `_` change."""
+    if isinstance(data, dict):
+        return {_camel(k) if isinstance(k, str) else k: camel_keys(v) for k, v in data.items()}
+    if isinstance(data, list | tuple):
+        return [camel_keys(v) for v in data]
+    return data
+
+
+def _camel(key: str) -> str:
+    parts = key.split("_")
+    if len(parts) < 2 or not all(p and p.isascii() and p.isalnum() and p.islower() for p in parts):
+        return key
+    return parts[0] + "".join(p.title() for p in parts[1:])

@@ -4,6 +4,7 @@ and the full app say the same."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -99,3 +100,69 @@ def test_forget_hard_does_not_print_the_secret_it_redacts(ws):
     out = ws("forget", "--hard", "memory/2026-11-30.md:4")
     assert key not in out.stdout and "[REDACTED" in out.stdout, out.stdout
     assert key not in (ws.root / "memory" / "2026-11-30.md").read_text(encoding="utf-8")
+
+
+BOX = set("─━│┃┼╇┏┓┗┛┡┩╭╮╰╯═║")
+
+
+def test_piped_tables_are_tab_separated_with_no_box_drawing(ws):
+    long = "Redis 连接池\tmax_connections 调到 50\n之后超时消失了 " * 8
+    ws("log", "--at", "2026-11-30T09:00", "--", long)
+    ws("log", "--at", "2026-11-30T09:05", "Redis 的 socket_timeout 要大于 block 时间")
+    for args in (("recall", "Redis", "--now", "2026-11-30"), ("history", "-n", "3")):
+        out = ws(*args).stdout  # CliRunner: not a terminal
+        assert not BOX & set(out), out
+        lines = out.splitlines()
+        assert lines and not any(line.endswith("  ") for line in lines)  # no padding
+        width = lines[0].count("\t")
+        assert width >= 2 and all(line.count("\t") == width for line in lines), out
+    assert "连接池\\tmax_connections 调到 50\\n之后" in ws("recall", "连接池").stdout  # whole
+
+
+def test_force_color_and_no_color_are_honoured(monkeypatch):
+    from openclaw_mem.cli.app import Environment
+
+    assert not Environment.detect({}).color  # not a terminal here
+    assert Environment.detect({"FORCE_COLOR": "1"}).color
+    assert not Environment.detect({"FORCE_COLOR": "1", "NO_COLOR": ""}).color
+
+
+def _keys(data) -> set[str]:
+    if isinstance(data, dict):
+        return set(data) | {k for v in data.values() for k in _keys(v)}
+    if isinstance(data, list):
+        return {k for v in data for k in _keys(v)}
+    return set()
+
+
+def test_every_json_output_speaks_camel_case(ws):
+    ws("log", "--at", "2026-11-30T09:00", "Redis timeouts on the Atlas worker")
+    outputs = [
+        ws.json("recall", "Redis", "--explain"),
+        ws.json("status"),
+        ws.json("history"),
+        ws.json("consolidate", "--dry-run", "--provider", "offline"),
+        ws.json("index"),
+    ]
+    line = {"role": "user", "content": "Redis again", "timestamp": "2026-11-30T10:00:00"}
+    fed = ws("ingest", "-", "--json", input=json.dumps(line) + "\n")
+    outputs.append(json.loads(fed.stdout))
+    snake = {k for out in outputs for k in _keys(out) if "_" in k and "." not in k}
+    assert not snake, snake
+
+
+def test_shell_completion_and_help_command(runner, tmp_path):
+    script = runner.invoke(app, ["completion", "bash"])
+    assert script.exit_code == 0 and "_mem_completion" in script.stdout
+    assert runner.invoke(app, ["completion", "tcsh"]).exit_code == 2
+    env = {**os.environ, "COMP_WORDS": "mem rec", "COMP_CWORD": "1"}
+    env["_MEM_COMPLETE"] = "complete_bash"  # what the script above asks the shell to run
+    done = subprocess.run(
+        [sys.executable, "-m", "openclaw_mem"], env=env, capture_output=True, text=True
+    )
+    assert done.stdout.split() == ["recall"], (done.stdout, done.stderr)
+    shown = runner.invoke(app, ["help", "recall"])
+    assert shown.exit_code == 0 and shown.stdout.startswith("Usage: mem recall")
+    assert "--role" in shown.stdout
+    wrong = runner.invoke(app, ["help", "recal"])
+    assert wrong.exit_code == 2 and "did you mean recall?" in wrong.stderr

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+
 import git
 
 from openclaw_mem.cli import app
@@ -36,3 +38,16 @@ def test_demo_refuses_a_non_empty_directory(runner, tmp_path):
     result = runner.invoke(app, ["demo", str(tmp_path)])
     assert result.exit_code == 2 and "is not empty" in result.stderr
     assert (tmp_path / "keep.txt").read_text(encoding="utf-8") == "mine"
+
+
+def test_demo_output_is_the_same_every_run_and_leaves_nothing_behind(runner, tmp_path):
+    import tempfile
+
+    before = set(os.listdir(tempfile.gettempdir()))
+    first = runner.invoke(app, ["demo"])
+    assert first.exit_code == 0, first.stderr
+    assert "temporary and is gone" in first.stdout
+    assert {n for n in os.listdir(tempfile.gettempdir()) if n.startswith("mem-demo-")} <= before
+    runs = [runner.invoke(app, ["demo", str(tmp_path / name)]).stdout for name in ("a", "b")]
+    same = [out.replace(str(tmp_path / name), "DIR") for out, name in zip(runs, "ab", strict=True)]
+    assert same[0] == same[1]  # commit hashes too: the demo's clock dates its commits

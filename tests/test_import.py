@@ -49,7 +49,7 @@ def test_an_export_becomes_the_conversation_that_was_seen(ws, kind, source):
     assert data["tokens"] > 0
     before = snapshot(ws.root)
     again = ws.json("import", kind, str(EXPORTS / source))
-    assert again["added"] == 0 and again["already_there"] == len(EXPECTED[kind])
+    assert again["added"] == 0 and again["alreadyThere"] == len(EXPECTED[kind])
     assert snapshot(ws.root) == before
 
 

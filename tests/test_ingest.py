@@ -131,7 +131,7 @@ def test_ingesting_twice_adds_nothing(ws, tmp_path):
     day = ws.root / "memory" / "2026-11-28.md"
     snapshot = day.read_bytes()
     second = ws.json("ingest", str(src))
-    assert (first["added"], second["added"], second["already_there"]) == (4, 0, 4)
+    assert (first["added"], second["added"], second["alreadyThere"]) == (4, 0, 4)
     assert day.read_bytes() == snapshot
     assert [e.text for e in read_entries(day)].count("ok") == 2
 

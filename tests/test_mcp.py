@@ -61,6 +61,17 @@ def test_search_get_and_log_over_stdio(example):
     assert escape.is_error and "`..` is not allowed" in escape.content[0].text
 
 
+def test_read_only_does_not_tell_clients_to_log():
+    from openclaw_mem.serve.mcp_server import build_server
+
+    class Nothing:  # building the server reads nothing from the memory
+        pass
+
+    said = build_server(Nothing(), read_only=True).instructions
+    assert "memory_search" in said and "memory_log" not in said
+    assert "memory_log" in build_server(Nothing()).instructions
+
+
 def test_read_only_has_no_memory_log(example):
     names, (attempt,) = _run(
         example.root, "--read-only", calls=[("memory_log", {"text": "should not land"})]

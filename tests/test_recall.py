@@ -58,7 +58,7 @@ def test_explain_filters_and_min_score(ws):
     )
     hits = ws.json("recall", "--now", "2026-11-30", "--explain", "redis upgrade")["results"]
     stages = hits[0]["explain"]
-    assert set(stages) >= {"bm25", "lsh", "fused", "decay", "mmr_position", "rank_before_mmr"}
+    assert set(stages) >= {"bm25", "lsh", "fused", "decay", "mmrPosition", "rankBeforeMmr"}
     assert {h["date"] for h in hits} >= {None, "2026-11-15T09:00"}
     since = ws.json("recall", "--now", "2026-11-30", "--since", "2026-11-01", "redis")["results"]
     assert [h["path"] for h in since] == ["memory/2026-11-15.md"]

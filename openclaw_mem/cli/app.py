@@ -115,6 +115,10 @@ class MemGroup(TyperGroup):
         **extra: Any,
     ) -> Any:
         argv = list(sys.argv[1:] if args is None else args)
+        if "_MEM_COMPLETE" in os.environ:  # a shell asking for completions (mem completion)
+            from typer._completion_classes import completion_init
+
+            completion_init()
         debug = "--debug" in argv or os.environ.get("MEM_DEBUG", "") not in ("", "0")
         code: int = ExitCode.OK
         try:
@@ -194,7 +198,9 @@ class Environment:
         return cls(
             stdout_tty=out,
             stderr_tty=sys.stderr.isatty(),
-            color=out and "NO_COLOR" not in env,
+            # NO_COLOR (no-color.org) and FORCE_COLOR (force-color.org): the latter wins
+            # for a pipe into a pager that shows colour.
+            color=(out or env.get("FORCE_COLOR", "") not in ("", "0")) and "NO_COLOR" not in env,
             # Piped output is for programs and files: never hard-wrapped.
             width=None if out else 10_000,
         )

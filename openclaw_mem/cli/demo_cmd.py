@@ -48,15 +48,47 @@ def demo_cmd(
     ] = None,
 ) -> None:
     """Copy workspace.example/ somewhere, log a few turns, recall, consolidate, and show
-    status, history and diff. Offline; no API key."""
-    from . import render
+    status, history and diff. Offline; no API key. Without DIRECTORY it runs in a temporary
+    folder that is removed afterwards; its output is the same on every run and machine."""
+    import os
+    import shutil
 
+    tmp = None
     if directory is None:
-        root = Path(tempfile.mkdtemp(prefix="mem-demo-"))
+        tmp = tempfile.mkdtemp(prefix="mem-demo-")
+        root = Path(tmp) / "workspace"
     else:
         root = directory.expanduser().resolve()
         if root.exists() and any(root.iterdir()):
             raise UsageError(f"{root} is not empty; give a new directory for the demo")
+    # Commits dated by the demo's clock, by the demo's author: the same hashes every run.
+    saved = {k: os.environ.get(k) for k in _GIT_ENV}
+    os.environ.update(_GIT_ENV)
+    try:
+        _demo(ctx, root, keep=tmp is None)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+_GIT_ENV = {
+    "GIT_AUTHOR_NAME": "mem demo",
+    "GIT_AUTHOR_EMAIL": "demo@example.invalid",
+    "GIT_COMMITTER_NAME": "mem demo",
+    "GIT_COMMITTER_EMAIL": "demo@example.invalid",
+    "GIT_AUTHOR_DATE": f"{DEMO_NOW:%Y-%m-%dT%H:%M:%S}",
+    "GIT_COMMITTER_DATE": f"{DEMO_NOW:%Y-%m-%dT%H:%M:%S}",
+}
+
+
+def _demo(ctx: typer.Context, root: Path, keep: bool) -> None:
+    from . import render
+
     copy_example(root)
     term = state(ctx).term  # the demo never touches the user's own workspace
 
@@ -92,4 +124,7 @@ def demo_cmd(
     _step(term, "mem history")
     render.history_table(term, mem.history(5))
 
-    typer.echo(f"\nThe demo workspace is {root}; try: mem -w {root} status")
+    if keep:
+        typer.echo(f"\nThe demo workspace is {root}; try: mem -w {root} status")
+    else:
+        typer.echo("\nThe demo workspace was temporary and is gone; `mem demo DIR` keeps one.")

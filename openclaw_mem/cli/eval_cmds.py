@@ -82,7 +82,7 @@ def eval_command(
         table.add_column("top hit", style="cyan", no_wrap=True)
         for o in result.outcomes:
             table.add_row(esc(o.query.text), _rank(o.rank), esc(o.top or "-"))
-        render.console(st.term).print(table)
+        render.show(st.term, table)
         typer.echo(result.summary())
         return
 
@@ -92,7 +92,7 @@ def eval_command(
     table.add_column("change")
     for c in result.ranks:
         table.add_row(esc(c.query), _rank(c.before), _rank(c.after), _change(c.before, c.after))
-    render.console(st.term).print(table)
+    render.show(st.term, table)
     width = max(len("base"), len(label))
     typer.echo(f"{'base':<{width}}  {result.base.summary()}")
     typer.echo(f"{label:<{width}}  {result.other.summary()}")

@@ -1,6 +1,5 @@
 """`mem log` and `mem ingest`: the per-turn write path. Keep imports here cheap."""
 
-import json
 from datetime import datetime
 from pathlib import Path
 from typing import Annotated
@@ -95,7 +94,9 @@ def _appended(done, as_json: bool, verb: str, unit: str, left: str) -> None:
     """The report of `mem ingest` and `mem import`: what was added, what was there."""
     report = done.report
     if as_json:
-        typer.echo(json.dumps(report.__dict__, ensure_ascii=False, indent=2))
+        from . import render
+
+        render.print_json(report.__dict__)
     else:
         typer.echo(
             f"{verb} {report.added} of {plural(report.read, 'message')} into "

@@ -49,8 +49,31 @@ def Table(**kwargs):
     return RichTable(**kwargs)
 
 
+def show(term: Environment, table) -> None:
+    """A table on a terminal; in a pipe or a file, tab-separated lines (a header, then one
+    line a row) with no box drawing, padding or truncation: a tab or newline inside a cell
+    is written `\\t` / `\\n`, as jq's @tsv does."""
+    if term.stdout_tty:
+        show(term, table)
+        return
+    from rich.text import Text
+
+    def plain(cell) -> str:
+        text = cell.plain if isinstance(cell, Text) else Text.from_markup(str(cell)).plain
+        return text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+
+    columns = table.columns
+    if table.show_header:
+        sys.stdout.write("\t".join(plain(c.header) for c in columns) + "\n")
+    for r in range(table.row_count):
+        sys.stdout.write("\t".join(plain(c._cells[r]) for c in columns) + "\n")
+
+
 def print_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+    """Every --json output: one key style (camelCase), UTF-8 as it is."""
+    from ..text import camel_keys
+
+    sys.stdout.write(json.dumps(camel_keys(data), ensure_ascii=False, indent=2, default=str) + "\n")
 
 
 def human_size(n: int) -> str:
@@ -81,7 +104,7 @@ def history_table(term: Environment, commits: list[CommitInfo]) -> None:
             str(c.insertions),
             str(c.deletions),
         )
-    console(term).print(table)
+    show(term, table)
 
 
 def status_view(term: Environment, st: Status) -> None:
@@ -97,7 +120,10 @@ def status_view(term: Environment, st: Status) -> None:
     table.add_row(
         f"memory/ ({plural(len(logs), 'daily log')})", human_size(sum(f.size for f in logs))
     )
-    out.print(table)
+    if term.stdout_tty:
+        out.print(table)
+    else:
+        show(term, table)
     days = "  ".join(f"{d:%m-%d} {n}" for d, n in st.days)
     out.print(f"[bold]entries, last {len(st.days)} days[/bold]  {days}")
     idx = st.index
@@ -163,7 +189,7 @@ def config_table(term: Environment, rows: list[tuple[str, Any, str]]) -> None:
     table.add_column("from", style="dim")
     for name, value, source in rows:
         table.add_row(name, escape(json.dumps(value, ensure_ascii=False)), source)
-    console(term).print(table)
+    show(term, table)
 
 
 def _highlight_pattern(query: str) -> str | None:
@@ -215,7 +241,7 @@ def recall_table(term: Environment, hits: list[dict], query: str, explain: bool)
                 f"rank {e['rank_before_mmr']} -> mmr {e['mmr_position']}",
             ]
         table.add_row(str(i), f"{h['score']:.3f}", Text("\n".join(lines)), snippet)
-    console(term).print(table)
+    show(term, table)
 
 
 class _Progress:

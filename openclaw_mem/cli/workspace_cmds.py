@@ -100,3 +100,41 @@ def config_cmd(
         typer.echo(rows[0][1])
     else:
         render.config_table(st.term, rows)
+
+
+@app.command("completion")
+def completion_cmd(
+    shell: Annotated[str, typer.Argument(help="bash, zsh or fish.")],
+) -> None:
+    """Print the shell completion script: eval "$(mem completion bash)" in ~/.bashrc
+    (zsh: ~/.zshrc; fish: mem completion fish > ~/.config/fish/completions/mem.fish)."""
+    from typer._completion_shared import get_completion_script
+
+    from ..errors import UsageError
+
+    if shell not in ("bash", "zsh", "fish"):
+        raise UsageError(f"no completion for {shell!r}; use bash, zsh or fish")
+    typer.echo(get_completion_script(prog_name="mem", complete_var="_MEM_COMPLETE", shell=shell))
+
+
+@app.command("help")
+def help_cmd(
+    ctx: typer.Context,
+    command: Annotated[str | None, typer.Argument(help="The command to explain.")] = None,
+) -> None:
+    """What a command does and its options, as `mem COMMAND --help` prints them."""
+    from ..errors import UsageError
+
+    root = ctx.find_root()
+    if command is None:
+        typer.echo(root.get_help())
+        return
+    found = root.command.get_command(root, command)
+    if found is None:
+        import difflib
+
+        close = difflib.get_close_matches(command, root.command.list_commands(root), 1, 0.6)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise UsageError(f"no such command: {command}{hint}; `mem help` lists them")
+    sub = found.make_context(command, ["--help"], parent=root, resilient_parsing=True)
+    typer.echo(found.get_help(sub))

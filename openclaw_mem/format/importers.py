@@ -240,6 +240,5 @@ def _check_shape(data: list, kind: str, path: Path) -> None:
                 f"not a {_SHAPES[kind][1]} one: mem import {other} {path}; nothing was imported"
             )
     raise UsageError(
-        f"{path} holds no {_SHAPES[kind][1]} conversations (none has {key!r}); nothing was "
-        "imported"
+        f"{path} holds no {_SHAPES[kind][1]} conversations (none has {key!r}); nothing was imported"
     )

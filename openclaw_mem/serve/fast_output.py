@@ -22,7 +22,9 @@ def render(op: str, data: dict, as_json: bool) -> dict:
         stderr = [f"mem: warning: {redact(w)[0]}" for w in data["warnings"]]
         data = {"results": [{k: h[k] for k in PLAIN if k in h} for h in data["results"]]}
     if as_json:
-        stdout = json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n"
+        from ..text import camel_keys  # the key style of every --json (cli/render.py)
+
+        stdout = json.dumps(camel_keys(data), ensure_ascii=False, indent=2, default=str) + "\n"
     else:
         stdout = data["text"] + ("\n" if op == "get" else "")  # get's lines, as echo ends them
     return {"stdout": stdout, "stderr": stderr}

@@ -27,8 +27,9 @@ INSTRUCTIONS = (
     "Long-term memory of this agent and its user, kept as Markdown in a git repository. "
     "Call memory_search before answering anything that may depend on the past (preferences, "
     "projects, decisions, earlier conversations); cite path#Lx-Ly. Use memory_get to read "
-    "more lines around a hit. Call memory_log to record each turn verbatim."
+    "more lines around a hit."
 )
+LOG_INSTRUCTION = " Call memory_log to record each turn verbatim."  # not when read-only
 _TYPE_WORDS = {"int": "an integer", "float": "a number", "string": "a string", "bool": "a boolean"}
 _BOUNDS = (("le", "at most"), ("ge", "at least"), ("lt", "less than"), ("gt", "greater than"))
 
@@ -111,7 +112,8 @@ def build_server(memory: "Memory", *, read_only: bool = False):
     ]
     if not read_only:
         tools.append(tool(memory_log, memory_log))
-    return MCPServer("openclaw-mem", instructions=INSTRUCTIONS, version=__version__, tools=tools)
+    said = INSTRUCTIONS if read_only else INSTRUCTIONS + LOG_INSTRUCTION
+    return MCPServer("openclaw-mem", instructions=said, version=__version__, tools=tools)
 
 
 def serve_stdio(memory: "Memory", *, read_only: bool = False) -> None:
