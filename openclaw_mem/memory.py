@@ -639,15 +639,19 @@ class Memory:
         )
 
     def get(self, spec: str, *, start: int | None = None, lines: int | None = None) -> Lines:
-        """Lines of a memory file: a spec (`PATH`, `PATH:FROM[:N]`, `PATH#Lx-Ly`), or a path
-        with `start` and `lines` as memory_get gives them. Only inside the workspace."""
+        """Lines of a memory file: a spec (`PATH`, `PATH:N` one line, `PATH:FROM:N`,
+        `PATH#Lx-Ly`), or a path with `start` and `lines` as memory_get gives them (no
+        `lines`: to the end). Only inside the workspace."""
         from .format.file_lines import get_lines
         from .safety.secrets import redact_lines
 
+        span = None
         if start is not None or lines is not None:
-            spec = f"{spec}:{start or 1}" + (f":{lines}" if lines else "")
+            span = (start or 1, lines or None)
         extra = tuple(self.config["consolidate.redact_patterns"])
-        return get_lines(self.ws, spec, lambda whole, a, b: redact_lines(whole, a, b, extra))
+        return get_lines(
+            self.ws, spec, lambda whole, a, b: redact_lines(whole, a, b, extra), span
+        )
 
     def context(
         self,

@@ -97,13 +97,10 @@ def test_get_lines_and_citations(ws):
     _log(ws, "2026-11-30T09:00", "first\nsecond")
     assert ws("get", "memory/2026-11-30.md:3:2").stdout == "## 09:00 · user\nfirst\n"
     assert ws("get", "memory/2026-11-30.md#L4-L5").stdout == "first\nsecond\n"
+    # PATH:N is line N, in get as in forget.
     data = ws.json("get", "memory/2026-11-30.md:4")
-    assert data == {
-        "path": "memory/2026-11-30.md",
-        "from": 4,
-        "lines": 3,
-        "text": "first\nsecond\n",
-    }
+    assert data == {"path": "memory/2026-11-30.md", "from": 4, "lines": 1, "text": "first"}
+    assert ws("get", "memory/2026-11-30.md:4:2").stdout == "first\nsecond\n"
     assert ws("get", "memory/2026-11-30.md:99", ok=False).exit_code == 4
     assert ws("get", "nope.md", ok=False).exit_code == 4
 

@@ -206,7 +206,7 @@ def test_with_no_resident_recall_and_context_answer_in_process_without_the_cli_f
         _fast_equals_full_app(ws, args, args)
     cmd = [sys.executable, "-X", "importtime", "-m", "openclaw_mem", "-w", str(ws.root)]
     got = subprocess.run(
-        [*cmd, "get", "memory/2026-11-30.md:3"],
+        [*cmd, "get", "memory/2026-11-30.md:3:2"],
         capture_output=True,
         text=True,
         encoding="utf-8",

@@ -123,7 +123,7 @@ def recall_cmd(
 def get_cmd(
     ctx: typer.Context,
     spec: Annotated[
-        str, typer.Argument(help="PATH, PATH:FROM, PATH:FROM:N, or a citation PATH#Lx-Ly.")
+        str, typer.Argument(help="PATH, PATH:LINE, PATH:FROM:N, or a citation PATH#Lx-Ly.")
     ],
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
     no_daemon: NoDaemon = False,

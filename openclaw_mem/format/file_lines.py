@@ -37,7 +37,8 @@ class Lines:
 
 
 def parse_spec(spec: str) -> tuple[str, int, int | None]:
-    """PATH, PATH:FROM, PATH:FROM:N or a citation PATH#Lx-Ly -> (path, from, count)."""
+    """PATH (the whole file), PATH:N (line N: what `mem forget PATH:N` means too),
+    PATH:FROM:N (N lines from FROM) or a citation PATH#Lx-Ly -> (path, from, count)."""
     cited = parse_citation(spec)
     if cited:
         path, a, b = cited
@@ -50,7 +51,7 @@ def parse_spec(spec: str) -> tuple[str, int, int | None]:
         nums.insert(0, int(parts.pop()))
     path = ":".join(parts)
     start = nums[0] if nums else 1
-    count = nums[1] if len(nums) > 1 else None
+    count = nums[1] if len(nums) > 1 else (1 if nums else None)
     if start < 1 or (count is not None and count < 1):
         raise UsageError(f"{spec}: FROM and N are 1-based and positive")
     return path, start, count
@@ -68,12 +69,21 @@ def safe_path(ws: Workspace, rel: str) -> Path:
 
 
 def get_lines(
-    ws: Workspace, spec: str, shown: Callable[[str, int, int], str] | None = None
+    ws: Workspace,
+    spec: str,
+    shown: Callable[[str, int, int], str] | None = None,
+    span: tuple[int, int | None] | None = None,
 ) -> Lines:
-    """The lines a spec names. `shown(whole text, first, last)` makes their text from the
-    whole file (the secret filter needs it: a key's middle lines are a secret only beside
-    its first); by default they are shown as they are."""
-    rel, start, count = parse_spec(spec)
+    """The lines a spec names, or with `span` (from, count: None to the end, as OpenClaw's
+    memory_get reads) the lines of the file `spec` names. `shown(whole text, first, last)`
+    makes their text from the whole file (the secret filter needs it: a key's middle lines
+    are a secret only beside its first); by default they are shown as they are."""
+    if span is None:
+        rel, start, count = parse_spec(spec)
+    else:
+        (start, count), rel = span, spec
+        if start < 1 or (count is not None and count < 1):
+            raise UsageError(f"{spec}: from and lines are 1-based and positive")
     path = safe_path(ws, rel)
     from ..store.fsutil import read_text
 
