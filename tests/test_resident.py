@@ -99,6 +99,9 @@ def test_a_query_during_a_refresh_gets_a_whole_answer(served):
         while not stop.is_set():
             ws("log", "--at", "2026-11-30T10:00", f"Redis note number {i}")
             i += 1
+            # An agent's pace, not a tight loop: the log would grow by thousands of entries
+            # and every query re-read it (75 s for one test).
+            time.sleep(0.05)
 
     thread = threading.Thread(target=writer)
     thread.start()
