@@ -649,9 +649,7 @@ class Memory:
         if start is not None or lines is not None:
             span = (start or 1, lines or None)
         extra = tuple(self.config["consolidate.redact_patterns"])
-        return get_lines(
-            self.ws, spec, lambda whole, a, b: redact_lines(whole, a, b, extra), span
-        )
+        return get_lines(self.ws, spec, lambda whole, a, b: redact_lines(whole, a, b, extra), span)
 
     def context(
         self,

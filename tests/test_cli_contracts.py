@@ -24,6 +24,9 @@ CASES = [
     (["log", "--", "-----BEGIN-----"], 0, ""),
     (["log", "- buy milk"], 0, ""),
     (["log", "--role", "user", "-1 degrees outside"], 0, ""),
+    (["log", "- buy milk", "--rol", "user"], 2, "did you mean --role?"),
+    (["log", "- buy eggs", "--role", "user"], 0, ""),
+    (["recall", "- buy milk", "--jsn"], 2, "did you mean --json?"),
 ]
 
 
@@ -166,3 +169,25 @@ def test_shell_completion_and_help_command(runner, tmp_path):
     assert "--role" in shown.stdout
     wrong = runner.invoke(app, ["help", "recal"])
     assert wrong.exit_code == 2 and "did you mean recall?" in wrong.stderr
+
+
+def test_an_option_after_a_dash_word_is_still_an_option(ws):
+    from openclaw_mem.format.logs import read_entries
+
+    ws("log", "--at", "2026-11-30T09:00", "- buy eggs", "--role", "user")
+    run = _fast(ws.root, ["log", "--at", "2026-11-30T09:01", "- buy milk", "--role", "user"])
+    assert run.returncode == 0, run.stderr
+    entries = read_entries(ws.root / "memory" / "2026-11-30.md")
+    assert [(e.role, e.text) for e in entries] == [("user", "- buy eggs"), ("user", "- buy milk")]
+
+
+def test_a_table_on_a_terminal_is_drawn(capsys):
+    from openclaw_mem.cli import render
+    from openclaw_mem.cli.app import Environment
+
+    table = render.Table(show_edge=False)
+    table.add_column("key")
+    table.add_row("recall.k")
+    render.show(Environment(stdout_tty=True, width=40), table)
+    drawn = capsys.readouterr().out
+    assert "recall.k" in drawn and BOX & set(drawn)

@@ -104,3 +104,27 @@ def test_a_big_change_to_an_indexed_workspace_is_streamed_too(tmp_path, monkeypa
     assert np.array_equal(
         np.asarray(again.base.sig), np.asarray(open_index(ws, IndexParams(), rebuild=True).base.sig)
     )
+
+
+def test_touching_large_files_rebuilds_nothing(tmp_path, monkeypatch):
+    monkeypatch.setattr(ix, "STREAM_BYTES", 50_000)
+    monkeypatch.setattr(index_stream, "WINDOW_BYTES", 10_000)
+    ws = _ws(tmp_path, "ws")
+    assert open_index(ws, IndexParams()).stats["mode"] == "rebuild"
+    for path in (ws.root / "memory").glob("*.md"):  # a checkout or a copy resets times
+        path.write_bytes(path.read_bytes())
+    again = open_index(ws, IndexParams())
+    assert again.stats.get("mode") != "rebuild", again.stats
+
+
+def test_a_disk_that_refuses_the_streamed_build_leaves_recall_working(tmp_path, monkeypatch):
+    monkeypatch.setattr(ix, "STREAM_BYTES", 1)
+    ws = _ws(tmp_path, "ws")
+    ws.state_dir.mkdir(parents=True, exist_ok=True)
+    (ws.state_dir / "index").write_text("not a folder", encoding="utf-8")
+    index = open_index(ws, IndexParams())  # built in memory, said once
+    assert index.n_live > 100 and any("using it in memory" in w for w in index.warnings)
+    from openclaw_mem.errors import WriteError
+
+    with pytest.raises(WriteError):
+        open_index(ws, IndexParams(), must_save=True)

@@ -139,3 +139,30 @@ def test_no_resident_is_started_for_a_cheap_model_or_when_told_not_to(tmp_path):
         _mem(root, "recall", "--json", "Redis timeout", env=env)
     time.sleep(0.5)
     assert not serving(root) and not (root / ".mem" / "resident.starting").exists()
+
+
+def test_a_marker_left_by_a_dead_starter_costs_no_wait(tmp_path):
+    from openclaw_mem.serve.autostart import STARTING, coming
+
+    root = tmp_path / "ws"
+    (root / ".mem").mkdir(parents=True)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], text=True, capture_output=True
+    ).stdout.strip()
+    (root / ".mem" / STARTING).write_text(dead, encoding="ascii")
+    start = time.monotonic()
+    assert not coming(root) and time.monotonic() - start < 1.0
+    assert not (root / ".mem" / STARTING).exists()
+
+
+@pytest.mark.skipif(not local_available(), reason="needs the local extra")
+def test_no_resident_is_started_where_no_socket_can_listen(tmp_path, monkeypatch):
+    from openclaw_mem.memory import Memory
+    from openclaw_mem.serve.autostart import maybe_start
+
+    root = tmp_path / ("deep-" * 20) / "ws"
+    shutil.copytree(EXAMPLE, root)
+    monkeypatch.setenv("MEM_EMBED_PROVIDER", "local")
+    monkeypatch.setenv("MEM_WATCH_IDLE", "600")
+    assert not maybe_start(Memory.open(root))
+    assert not (root / ".mem" / "resident.starting").exists()

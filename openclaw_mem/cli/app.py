@@ -66,12 +66,18 @@ def _verbatim_text(group: "MemGroup", argv: list[str]) -> list[str]:
             continue
         (flags if param.is_flag else takes_value).update(names)
     flags |= {"-h", "--help"}
+    # Options and words are taken apart and given back as options, `--`, words: an option
+    # after a word of text is still an option (the fast path reads it so too).
+    options: list[str] = []
+    words: list[str] = []
     j = i + 1
     while j < len(argv):
         arg = argv[j]
-        if arg == "--" or arg == "-":
-            return argv
+        if arg == "--":
+            words += argv[j + 1 :]
+            break
         if arg in takes_value:
+            options += argv[j : j + 2]
             j += 2
             continue
         if (
@@ -79,14 +85,13 @@ def _verbatim_text(group: "MemGroup", argv: list[str]) -> list[str]:
             or (arg.startswith("--") and arg.split("=", 1)[0] in takes_value)
             or (not arg.startswith("--") and arg[:2] in takes_value)  # -k5
         ):
-            j += 1
-            continue
-        if arg.startswith("-"):
-            if any(c.isspace() for c in arg):
-                return [*argv[:j], "--", *argv[j:]]
+            options.append(arg)
+        elif arg.startswith("-") and arg != "-" and not any(c.isspace() for c in arg):
             raise UsageError(_unknown_option(argv[i], arg, takes_value | flags))
+        else:
+            words.append(arg)
         j += 1
-    return argv
+    return [*argv[: i + 1], *options, *(["--", *words] if words else [])]
 
 
 def _unknown_option(command: str, arg: str, names: set[str]) -> str:
@@ -213,7 +218,7 @@ class State:
     workspace_flag: Path | None = None
     debug: bool = False
     env: dict[str, str] = field(default_factory=lambda: dict(os.environ))
-    cwd: Path = field(default_factory=Path.cwd)
+    cwd: Path | None = None  # None: the current directory, read only if it is needed
     terminal: Environment | None = None
     _memory: Memory | None = None
 

@@ -41,8 +41,9 @@ def history_cmd(
     target = None
     if path is not None:
         target = path if path.is_absolute() else (mem.root / path)
-        if not target.exists() and (st.cwd / path).exists():
-            target = st.cwd / path
+        here = st.cwd or Path(".").absolute()
+        if not target.exists() and (here / path).exists():
+            target = here / path
     commits = mem.history(limit, target)
     from . import render
 

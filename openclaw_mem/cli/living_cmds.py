@@ -67,13 +67,15 @@ def watch_cmd(
         consolidate=consolidate,
         on_consolidated=consolidated,
     )
-    watcher.start()
-    resident = serve.start_resident(mem)
-    if idle is not None:
-        serve.on_demand_started(mem)
-        if resident is None:
-            watcher.stop()
-            return
+    try:
+        watcher.start()
+        resident = serve.start_resident(mem)
+    finally:
+        if idle is not None:  # serving or not, the marker that held others back goes
+            serve.on_demand_started(mem)
+    if idle is not None and resident is None:
+        watcher.stop()
+        return
     serves = " and answering recall, context and get on .mem/mem.sock" if resident else ""
     typer.echo(f"watching {mem.root}{serves} (Ctrl-C stops)")
     stop = threading.Event()

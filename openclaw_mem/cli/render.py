@@ -54,7 +54,7 @@ def show(term: Environment, table) -> None:
     line a row) with no box drawing, padding or truncation: a tab or newline inside a cell
     is written `\\t` / `\\n`, as jq's @tsv does."""
     if term.stdout_tty:
-        show(term, table)
+        console(term).print(table)
         return
     from rich.text import Text
 

@@ -151,8 +151,24 @@ def _scan(ws: Workspace, params: IndexParams) -> Scan:
     )
 
 
-def _read(ws: Workspace, rel: str, path: Path) -> tuple[str | None, str, str | None]:
-    """(text or None if not UTF-8, sha256, warning)."""
+class _StreamInstead(Exception):
+    """A refresh would re-read more than STREAM_BYTES: a streamed rebuild costs less."""
+
+
+def _read(ws: Workspace, rel: str, path: Path, size: int = 0) -> tuple[str | None, str, str | None]:
+    """(text or None if not UTF-8, sha256, warning). A file larger than STREAM_BYTES is only
+    hashed, in pieces ("" for its text): if it changed, the streamed rebuild reads it."""
+    if size > STREAM_BYTES:
+        from ..store.fsutil import open_bytes
+
+        digest = hashlib.sha256()
+        try:
+            with open_bytes(path, rel) as f:
+                while piece := f.read(1 << 20):
+                    digest.update(piece)
+        except (FileNotFoundError, SymlinkRefused):
+            return None, "", None
+        return "", digest.hexdigest(), None
     try:
         data = read_bytes(path, rel)
     except (FileNotFoundError, SymlinkRefused):
@@ -402,7 +418,7 @@ def _refresh(ws: Workspace, index: Index, scan: Scan, build: Build) -> tuple[Ind
             if rec["seg"] == "bad":
                 index.warnings.append(BadEncoding(scan.paths[rel], rel).message)
             continue
-        text, sha, warning = _read(ws, rel, scan.paths[rel])
+        text, sha, warning = _read(ws, rel, scan.paths[rel], size)
         if rec and rec["sha256"] == sha:
             rec["size"], rec["mtime_ns"] = size, mtime  # touched, not changed
             touched_stat = True
@@ -445,6 +461,8 @@ def _refresh(ws: Workspace, index: Index, scan: Scan, build: Build) -> tuple[Ind
     owned = {rel for rel, rec in index.files.items() if rec["seg"] == "delta" and rel not in gone}
     owned |= changed
     items = [(rel, *scan.stats[rel]) for rel in sorted(owned) if rel in scan.stats]
+    if build.may_stream and sum(size for _, size, _ in items) > STREAM_BYTES:
+        raise _StreamInstead
     part = analyze_files(ws.root, items, params)
     index.warnings += part.warnings
     files = {
@@ -489,14 +507,25 @@ def _refresh(ws: Workspace, index: Index, scan: Scan, build: Build) -> tuple[Ind
     return index, True, base_changed
 
 
-def _unread_bytes(index: Index, scan: Scan) -> int:
-    """Bytes of the files a refresh would read again (their size or time changed)."""
-    total = 0
-    for rel, (size, mtime) in scan.stats.items():
-        rec = index.files.get(rel)
-        if not rec or rec["size"] != size or rec["mtime_ns"] != mtime:
-            total += size
-    return total
+def _streamed(ws, params, scan, build, store, must_save) -> tuple[Index | None, str | None]:
+    """A streamed rebuild (stream.py) as an index whose base is on disk; (None, None) when
+    the disk refused it midway (full, read-only): the caller builds in memory instead."""
+    from . import stream as index_stream
+
+    try:
+        made = index_stream.rebuild(ws, params, scan, build, store.root)
+    except OSError as exc:
+        if must_save:
+            from ..errors import WriteError
+
+            raise WriteError(store.root, exc) from None
+        return None, None  # saving the in-memory build will say what the disk said
+    index = _new_index(params, made.perm)
+    index.paths, index.base, index.files = made.paths, made.base, made.files
+    index.dim = made.dim
+    index.live = np.ones(made.base.n, bool)
+    index.warnings, index.stats = made.warnings, made.stats
+    return index, made.name
 
 
 def open_index(
@@ -528,26 +557,21 @@ def open_index(
                 )
                 index = None
         base_name = None
-        if index is not None and writable and _unread_bytes(index, scan) > STREAM_BYTES:
-            index = None  # so much changed that a streamed rebuild is cheaper than a delta
-        total = sum(size for size, _ in scan.stats.values())
-        if index is None and writable and total > STREAM_BYTES:
-            from . import stream as index_stream
-
-            made = index_stream.rebuild(ws, params, scan, build, store.root)
-            index = _new_index(params, made.perm)
-            index.paths, index.base, index.files = made.paths, made.base, made.files
-            index.dim = made.dim
-            index.live = np.ones(made.base.n, bool)
-            index.warnings, index.stats = made.warnings, made.stats
-            changed, base_changed, base_name = True, False, made.name
-        elif index is None:
-            index = _rebuild(ws, params, scan, build)
-            changed, base_changed = True, True
-        else:
+        build.may_stream = writable
+        if index is not None:
             with contextlib.suppress(Exception):
                 base_name = json.loads(store.meta_path.read_text(encoding="utf-8"))["base"]
-            index, changed, base_changed = _refresh(ws, index, scan, build)
+            try:
+                index, changed, base_changed = _refresh(ws, index, scan, build)
+            except _StreamInstead:  # so much changed that a rebuild in pieces costs less
+                index = None
+        if index is None:
+            total = sum(size for size, _ in scan.stats.values())
+            if writable and total > STREAM_BYTES:
+                index, base_name = _streamed(ws, params, scan, build, store, must_save)
+            if index is None:  # small, or the disk refused the streamed build: in memory
+                index, base_name = _rebuild(ws, params, scan, build), None
+            changed, base_changed = True, base_name is None
         if note:
             index.warnings.insert(0, note)
         for rel in ws.links:

@@ -535,3 +535,4 @@ class Build:
     embedder: Embedder | None
     state_dir: Path
     progress: Progress | None = None
+    may_stream: bool = False  # .mem/ is writable: a large rebuild may go to disk in pieces

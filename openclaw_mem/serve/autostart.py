@@ -31,6 +31,10 @@ def worth_it(mem: Memory) -> bool:
         return False
     if mem.config["watch.idle"] <= 0:
         return False
+    from .socket_client import MAX_PATH, socket_file
+
+    if len(socket_file(mem.root)) > MAX_PATH:  # no resident can listen there: none to start
+        return False
     return bool(getattr(mem.embedder, "slow_start", False))
 
 
@@ -46,28 +50,35 @@ def maybe_start(mem: Memory) -> bool:
             return False
         marker = mem.ws.state_dir / STARTING
         try:
-            if time.time() - marker.lstat().st_mtime < GRACE:
+            if time.time() - marker.lstat().st_mtime < GRACE and _alive(marker):
                 return False
-            marker.unlink()  # left by a start that failed long ago
+            marker.unlink()  # left by a start that failed
         except FileNotFoundError:
             pass
         flags = os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0)
         try:
-            os.close(os.open(marker, flags, 0o600))
+            fd = os.open(marker, flags, 0o600)
         except FileExistsError:  # another call got here first
             return False
         import subprocess
 
         idle = ("--idle", str(mem.config["watch.idle"]))
-        subprocess.Popen(
-            [sys.executable, "-m", "openclaw_mem", "-w", str(mem.root), "watch", *idle],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            close_fds=True,
-            cwd=str(mem.root),
-        )
+        try:
+            child = subprocess.Popen(
+                [sys.executable, "-m", "openclaw_mem", "-w", str(mem.root), "watch", *idle],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                close_fds=True,
+                cwd=str(mem.root),
+            )
+        except OSError:
+            os.close(fd)
+            marker.unlink()
+            return False
+        with os.fdopen(fd, "w", encoding="ascii") as f:
+            f.write(str(child.pid))  # for coming(): a starter that died is not waited for
         return True
     except Exception:  # a resident is an optimisation, never a failure
         return False
@@ -91,8 +102,35 @@ def coming(root: str | os.PathLike[str], timeout: float = 3.0) -> bool:
             return True
         if not marker.exists():  # it gave up (another serves, or it failed)
             return serving(root)
+        if not _alive(marker):  # it died before it could serve: stop waiting, and clear
+            with contextlib.suppress(OSError):
+                marker.unlink()
+            return False
         time.sleep(0.05)
     return False
+
+
+def _alive(marker: Path) -> bool:
+    """Whether the process a marker names still runs (a marker not yet holding its pid,
+    or one that cannot be read, counts as alive: GRACE bounds it)."""
+    try:
+        pid = int(marker.read_text(encoding="ascii") or "0")
+    except (OSError, ValueError):
+        return True
+    if pid <= 0:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    # A child that exited but was not reaped yet (its starter is still running) is a zombie.
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().split(") ", 1)[1][:1] != "Z"
+    except (OSError, IndexError):
+        return True
 
 
 def started(mem: Memory) -> None:
