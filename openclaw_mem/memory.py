@@ -140,10 +140,6 @@ def init(
     from .scaffold import init_workspace
 
     env = dict(os.environ) if env is None else env
-    if cwd is None:
-        from .store.workspace_root import current_dir
-
-        cwd = Path(current_dir())
     root = init_target(workspace_flag, directory, env, cwd)
     return init_workspace(root, use_git=use_git, skill=skill)
 

@@ -95,6 +95,11 @@ def test_a_deleted_current_directory_is_one_line(tmp_path):
     code, _, err = run.stdout.partition("\n")
     assert code != "0" and "Traceback" not in err, err
     assert "current directory no longer exists" in err and err.count("\n") == 1
+    # A command told where to work does not need the current directory at all.
+    gone.mkdir()
+    named = script.replace("'log', 'x'", f"'init', '--no-git', {str(tmp_path / 'new')!r}")
+    run = subprocess.run([sys.executable, "-c", named], capture_output=True, text=True, env=env)
+    assert run.stdout.startswith("0\n") and (tmp_path / "new" / "MEMORY.md").is_file(), run
 
 
 def test_forget_hard_does_not_print_the_secret_it_redacts(ws):

@@ -239,7 +239,9 @@ def resolve_workspace(
     return Workspace(Path(root), how)
 
 
-def init_target(flag: Path | None, arg: Path | None, env: Mapping[str, str], cwd: Path) -> Path:
+def init_target(
+    flag: Path | None, arg: Path | None, env: Mapping[str, str], cwd: Path | None
+) -> Path:
     """The directory `mem init` sets up: its argument, else -w / MEM_WORKSPACE, else the
     current directory (as `git init` does)."""
     for candidate in (arg, flag, Path(env["MEM_WORKSPACE"]) if env.get("MEM_WORKSPACE") else None):
@@ -247,6 +249,10 @@ def init_target(flag: Path | None, arg: Path | None, env: Mapping[str, str], cwd
             target = candidate.expanduser()
             break
     else:
+        if cwd is None:  # read only now: it may have been deleted, and is not needed above
+            from .workspace_root import current_dir
+
+            cwd = Path(current_dir())
         target = cwd
     if target.exists() and not target.is_dir():
         raise UsageError(f"{target} exists and is not a directory")
