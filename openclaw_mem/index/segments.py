@@ -403,19 +403,10 @@ def analyze_all(
                     min(lo + step, len(items)), len(items), items[min(lo + step, len(items)) - 1][0]
                 )
     else:
-        import multiprocessing
-
-        method = (
-            "fork"
-            if "fork" in multiprocessing.get_all_start_methods()
-            and os.name == "posix"
-            and not is_macos()
-            else "spawn"
-        )
         bounds = [round(i * len(items) / pieces) for i in range(pieces + 1)]
         jobs = [(root, items[bounds[i] : bounds[i + 1]], params) for i in range(pieces)]
         parts = []
-        with multiprocessing.get_context(method).Pool(workers) as pool:
+        with pool_context().Pool(workers) as pool:
             for i, part in enumerate(pool.imap(_analyze_job, jobs)):
                 parts.append(part)
                 if progress:
@@ -425,6 +416,17 @@ def analyze_all(
 
 def _analyze_job(job: tuple[Path, list[tuple[str, int, int]], IndexParams]) -> Part:
     return analyze_files(*job)
+
+
+def pool_context():
+    """How worker processes start: forked where that is safe (Linux), spawned elsewhere
+    (macOS's system libraries do not survive a fork; Windows has none)."""
+    import multiprocessing
+
+    fork = (
+        "fork" in multiprocessing.get_all_start_methods() and os.name == "posix" and not is_macos()
+    )
+    return multiprocessing.get_context("fork" if fork else "spawn")
 
 
 def is_macos() -> bool:

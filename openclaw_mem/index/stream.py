@@ -40,8 +40,8 @@ from .segments import (
     analyze_window,
     embed_part,
     empty_docs,
-    is_macos,
     load_segment,
+    pool_context,
     segment_from,
 )
 
@@ -173,16 +173,7 @@ def _parts(root: Path, jobs: list[tuple[str, object]], params: IndexParams):
         for a in args:
             yield _run_job(a)
         return
-    import multiprocessing
-
-    method = (
-        "fork"
-        if "fork" in multiprocessing.get_all_start_methods()
-        and os.name == "posix"
-        and not is_macos()
-        else "spawn"
-    )
-    with multiprocessing.get_context(method).Pool(workers) as pool:
+    with pool_context().Pool(workers) as pool:
         pending: deque = deque()
         todo = iter(args)
         for a in todo:
