@@ -17,6 +17,7 @@ __version__ = "0.1.0"
 
 _API = {
     "Memory": "memory",
+    "Read": "recall.reads",
     "Workspace": "store.workspace",
     "resolve_workspace": "store.workspace",
     "Entry": "format.logs",

@@ -153,16 +153,16 @@ def _parse_ask(argv: list[str]) -> dict | None:
     return opts
 
 
-def _ask_args(opts: dict, now: str, agent: str | None) -> dict:
-    """What the full command sends for these options (recall_cmds._read_args and the rest)."""
+def _read(opts: dict, now: str, agent: str | None):
+    """The `Read` the full command sends for these options (cli/recall_cmds.py)."""
+    from .recall.reads import Read
+
     if opts["op"] == "get":
-        return {"spec": opts["words"][0]}
+        return Read("get", spec=opts["words"][0])
     text = " ".join(opts["words"])
     if opts["op"] == "recall":
-        args = {"query": text, "k": opts.get("k"), "min_score": None, "now": now}
-        args.update(as_of=None, current=False, agent=agent, since=None, until=None, path=None)
-        return args
-    return {"query": text, "budget": opts.get("budget"), "now": now, "agent": agent}
+        return Read("recall", query=text, k=opts.get("k"), now=now, agent=agent)
+    return Read("context", query=text, budget=opts.get("budget"), now=now, agent=agent)
 
 
 def _fast_ask(opts: dict) -> int | None:
@@ -191,12 +191,13 @@ def _fast_ask(opts: dict) -> int | None:
         try:
             root = find_root(flag, env, None, os.path.expanduser("~"))[0]
             now = time.strftime("%Y-%m-%dT%H:%M:%S")  # local, to the second, as mem.now()
-            reply = ask(root, opts["op"], _ask_args(opts, now, agent), render=render)
+            read = _read(opts, now, agent)
+            reply = ask(root, read.op, read.to_json(), render=render)
             if reply is None:
                 from .serve.autostart import coming
 
                 if coming(root):
-                    reply = ask(root, opts["op"], _ask_args(opts, now, agent), render=render)
+                    reply = ask(root, read.op, read.to_json(), render=render)
         except (MemError, OSError):
             return None
         except KeyboardInterrupt:
@@ -218,7 +219,7 @@ def _fast_ask(opts: dict) -> int | None:
         try:
             mem = Memory.open(flag)
             now = mem.now().replace(microsecond=0).isoformat()
-            data = mem.answer(opts["op"], _ask_args(opts, now, mem.agent))
+            data = mem.answer(_read(opts, now, mem.agent))
             shown = rendered(opts["op"], data, render == "json")
         except MemError:
             return None

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from .index.watch import Refresh, Watcher
     from .recall.context import ContextBlock
     from .recall.pipeline import RecallResult
+    from .recall.reads import Read
     from .scaffold import InitReport
     from .status import Status
     from .store.gitrepo import CommitInfo, SyncResult
@@ -790,53 +791,65 @@ class Memory:
 
     # ------------------------------------------------------------- the resident process
 
-    def answer(self, op: str, args: dict, defer=None) -> dict:
-        """recall, context or get as JSON-able data: what the resident process sends, and what
-        the CLI renders either way, so both paths print the same. `defer` takes bookkeeping
-        that can wait until the answer is sent (the resident process passes it)."""
+    def answer(self, read: Read, defer=None) -> dict:
+        """A read (recall, context or get; recall/reads.py) as JSON-able data: what the
+        resident process sends, and what the CLI renders either way, so both paths print
+        the same. `defer` takes bookkeeping that can wait until the answer is sent (the
+        resident process passes it)."""
         from datetime import date as _date
 
-        def when(name: str):
-            return datetime.fromisoformat(args[name]) if args.get(name) else None
+        def when(value: str | None):
+            return datetime.fromisoformat(value) if value else None
 
-        def day(name: str):
-            return _date.fromisoformat(args[name]) if args.get(name) else None
+        def day(value: str | None):
+            return _date.fromisoformat(value) if value else None
 
-        if op == "ping":
+        try:
+            now, since, until, as_of = (
+                when(read.now),
+                day(read.since),
+                day(read.until),
+                day(read.as_of),
+            )
+        except ValueError as exc:
+            raise UsageError(f"a {read.op} request holds a bad date: {exc}") from None
+        if read.op == "ping":
             return {"root": str(self.root)}
-        if op == "recall":
+        if read.op in ("recall", "context") and not isinstance(read.query, str):
+            raise UsageError(f"a {read.op} request needs a query")
+        if read.op == "recall":
             found = self.recall(
-                args["query"],
-                k=args.get("k"),
-                min_score=args.get("min_score"),
-                now=when("now"),
-                since=day("since"),
-                until=day("until"),
-                path=args.get("path"),
-                as_of=day("as_of"),
-                current=bool(args.get("current")),
-                agent=args.get("agent") or "",  # each caller says who asks
-                role=args.get("role"),
+                read.query,
+                k=read.k,
+                min_score=read.min_score,
+                now=now,
+                since=since,
+                until=until,
+                path=read.path,
+                as_of=as_of,
+                current=read.current,
+                agent=read.agent or "",  # each caller says who asks
+                role=read.role,
                 defer=defer,
             )
             return {
                 "results": [h.to_json(explain=True) for h in found.hits],
                 "warnings": list(found.warnings),
             }
-        if op == "context":
+        if read.op == "context":
             block = self.context(
-                args["query"],
-                budget=args.get("budget"),
-                now=when("now"),
-                agent=args.get("agent") or "",  # each caller says who asks
-                as_of=day("as_of"),
-                current=bool(args.get("current")),
+                read.query,
+                budget=read.budget,
+                now=now,
+                agent=read.agent or "",  # each caller says who asks
+                as_of=as_of,
+                current=read.current,
                 defer=defer,
             )
             return block.to_json()
-        if op == "get":
-            return self.get(args["spec"]).to_json()
-        raise UsageError(f"unknown request {op!r}")
+        if not isinstance(read.spec, str):
+            raise UsageError("a get request needs a spec")
+        return self.get(read.spec).to_json()
 
     # ------------------------------------------------------------- write rules
 

@@ -70,10 +70,11 @@ def test_an_agent_is_read_from_its_own_field_not_from_a_session_id(ws, monkeypat
 
 def test_a_resident_process_answers_each_caller_as_the_caller_asks(ws):
     from openclaw_mem.memory import Memory
+    from openclaw_mem.recall.reads import Read
 
     three_voices(ws)
     resident = Memory.open(ws.root, env={"MEM_AGENT": "coder"})  # started by one agent
-    everyone = resident.answer("recall", {"query": "staging", "agent": None})["results"]
+    everyone = resident.answer(Read("recall", query="staging", agent=None))["results"]
     assert len(everyone) == 3  # a caller that names no agent sees all, as in-process
-    writer = resident.answer("recall", {"query": "staging", "agent": "writer"})["results"]
+    writer = resident.answer(Read("recall", query="staging", agent="writer"))["results"]
     assert sorted(h["startLine"] for h in writer) == [6, 9]

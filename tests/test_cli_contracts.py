@@ -204,3 +204,36 @@ def test_json_never_changes_an_exit_code(ws):
     as_json = ws("audit", "--json", ok=False)
     assert plain.exit_code == as_json.exit_code == 10
     assert json.loads(as_json.stdout)["findings"]
+
+
+def test_a_read_request_is_checked_as_it_arrives():
+    from openclaw_mem.recall.reads import Read
+
+    read = Read("recall", query="Redis", k=3, current=True)
+    assert Read.from_json("recall", read.to_json()) == read
+    for op, args in [
+        ("drop", {}),
+        ("recall", [1]),
+        ("recall", {"query": 5}),
+        ("recall", {"k": True}),
+        ("recall", {"k": "3"}),
+        ("recall", {"nope": 1}),
+        ("context", {"current": "yes"}),
+    ]:
+        with pytest.raises(ValueError):
+            Read.from_json(op, args)
+
+
+def test_a_resident_refuses_a_malformed_request_in_words(tmp_path):
+    from openclaw_mem.memory import Memory
+    from openclaw_mem.serve import resident, start_resident
+
+    root = tmp_path / "ws"
+    assert CliRunner().invoke(app, ["init", "--no-git", str(root)]).exit_code == 0
+    server = start_resident(Memory.open(root))
+    try:
+        reply = resident.ask(root, "recall", {"query": "x", "k": "lots"})
+        assert reply and not reply["ok"] and reply["code"] == 2 and "wrong type" in reply["error"]
+        assert resident.ask(root, "recall", {"query": "x"})["ok"]
+    finally:
+        server.stop()

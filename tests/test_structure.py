@@ -111,6 +111,7 @@ CLI_ALLOWED = {
     "openclaw_mem",
     "openclaw_mem.memory",
     "openclaw_mem.serve",
+    "openclaw_mem.recall.reads",  # the typed request every front end sends
     "openclaw_mem.errors",
     "openclaw_mem.text",
     "openclaw_mem.cli.app",

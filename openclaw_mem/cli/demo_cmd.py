@@ -9,6 +9,7 @@ import typer
 
 from ..errors import UsageError
 from ..memory import Memory, copy_example, init
+from ..recall.reads import Read
 from .app import app, state
 
 # The example's logs end on 2026-11-27; the demo lives on the morning after, so its output
@@ -112,7 +113,7 @@ def _demo(ctx: typer.Context, root: Path, keep: bool) -> None:
 
     for query in DEMO_QUERIES:
         _step(term, f'mem recall --now {DEMO_NOW:%Y-%m-%d} -k 3 "{query}"')
-        hits = mem.answer("recall", {"query": query, "k": 3})["results"]
+        hits = mem.answer(Read("recall", query=query, k=3))["results"]
         render.recall_table(term, hits, query, explain=False)
 
     _step(term, f"mem consolidate --provider offline --now {DEMO_NOW:%Y-%m-%dT%H:%M}")

@@ -8,6 +8,7 @@ import typer
 
 from .. import serve
 from ..errors import UsageError
+from ..recall.reads import Read
 from .app import app, parse_day, parse_when, state, text_argument, warn
 
 # Options recall, context and get share.
@@ -26,9 +27,9 @@ NoDaemon = Annotated[
 
 
 def _read_args(mem, query: list[str], now, as_of, current: bool, agent) -> dict:
-    """What recall and context both send, to a resident process or to `Memory.answer`. As
-    of a day, "now" (time decay, the recent conversation) is that day's end unless --now
-    says otherwise; the agent is --agent, else MEM_AGENT."""
+    """The fields recall and context share in the `Read` they send, to a resident process
+    or to `Memory.answer`. As of a day, "now" (time decay, the recent conversation) is that
+    day's end unless --now says otherwise; the agent is --agent, else MEM_AGENT."""
     text = text_argument(query)
     if not text.strip():
         raise UsageError("the query is empty")
@@ -90,17 +91,19 @@ def recall_cmd(
     mem = st.memory()
     args = _read_args(mem, query, now, as_of, current, agent)
     text = args["query"]
-    args |= {
-        "k": k,
-        "min_score": min_score,
-        "since": parse_day(since).isoformat() if since else None,
-        "until": parse_day(until).isoformat() if until else None,
-        "path": path,
-        "role": role,
-    }
-    data = None if (no_daemon or embed) else serve.ask(mem, "recall", args)
+    read = Read(
+        "recall",
+        **args,
+        k=k,
+        min_score=min_score,
+        since=parse_day(since).isoformat() if since else None,
+        until=parse_day(until).isoformat() if until else None,
+        path=path,
+        role=role,
+    )
+    data = None if (no_daemon or embed) else serve.ask(mem, read)
     if data is None:  # no resident process: the same answer, computed here
-        data = mem.with_settings({"embed.provider": embed}).answer("recall", args)
+        data = mem.with_settings({"embed.provider": embed}).answer(read)
         if not (no_daemon or embed):
             serve.start_when_slow(mem)  # when the model was slow to load, the next call is not
     for w in data["warnings"]:
@@ -130,9 +133,10 @@ def get_cmd(
 ) -> None:
     """Print lines of a memory file (OpenClaw's memory_get); only inside the workspace."""
     mem = state(ctx).memory()
-    got = None if no_daemon else serve.ask(mem, "get", {"spec": spec})
+    read = Read("get", spec=spec)
+    got = None if no_daemon else serve.ask(mem, read)
     if got is None:
-        got = mem.answer("get", {"spec": spec})
+        got = mem.answer(read)
     if as_json:
         from . import render
 
@@ -193,10 +197,10 @@ def context_cmd(
     """The block to put in front of a model: user profile, recalled memories grouped as
     preferences / history / goals, and the recent conversation, within a token budget."""
     mem = state(ctx).memory()
-    args = _read_args(mem, query, now, as_of, current, None) | {"budget": budget}
-    block = None if no_daemon else serve.ask(mem, "context", args)
+    read = Read("context", **_read_args(mem, query, now, as_of, current, None), budget=budget)
+    block = None if no_daemon else serve.ask(mem, read)
     if block is None:
-        block = mem.answer("context", args)
+        block = mem.answer(read)
         if not no_daemon:
             serve.start_when_slow(mem)
     if as_json:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import os
 
     from ..memory import Memory
+    from ..recall.reads import Read
     from .resident import Resident
 
 
@@ -31,7 +32,7 @@ def serving(root: str | os.PathLike[str]) -> bool:
     return ping(root)
 
 
-def ask(mem: Memory, op: str, args: dict) -> dict | None:
+def ask(mem: Memory, read: Read) -> dict | None:
     """The resident process's answer when one serves this workspace (MEM_NO_DAEMON=1
     turns it off; one still loading is waited for); None to answer in-process. Its errors
     are raised here, as ours."""
@@ -40,9 +41,9 @@ def ask(mem: Memory, op: str, args: dict) -> dict | None:
 
     if mem.env.get("MEM_NO_DAEMON", "") not in ("", "0"):
         return None
-    reply = resident.ask(mem.root, op, args)
+    reply = resident.ask(mem.root, read.op, read.to_json())
     if reply is None and coming(mem.root):
-        reply = resident.ask(mem.root, op, args)
+        reply = resident.ask(mem.root, read.op, read.to_json())
     if reply is None:
         return None
     if reply.get("ok"):

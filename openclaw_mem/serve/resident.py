@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from ..recall.reads import Read
 from .socket_client import ANSWER_TIMEOUT, GREETING, SOCKET, VERSION, ask, serving, socket_file
 
 __all__ = ["SOCKET", "VERSION", "Resident", "ask", "serving", "socket_path"]
@@ -46,10 +47,11 @@ def socket_path(root: Path) -> Path:
 
 
 class Resident:
-    """The server: a thread per connection, answers from `handle(op, args, defer) ->
-    result`; what the handler passes to `defer` runs once the answer is sent."""
+    """The server: a thread per connection, answers from `handle(read, defer) -> result`
+    (a `Read`, recall/reads.py, checked as it arrives); what the handler passes to `defer`
+    runs once the answer is sent."""
 
-    def __init__(self, root: Path, handle: Callable[[str, dict, Callable], object]) -> None:
+    def __init__(self, root: Path, handle: Callable[[Read, Callable], object]) -> None:
         self.root = root
         self.handle = handle
         self.path = socket_path(root)
@@ -108,7 +110,7 @@ class Resident:
             threading.Thread(target=self._answer, args=(conn,), daemon=True).start()
 
     def _answer(self, conn: socket.socket) -> None:
-        from ..errors import MemError
+        from ..errors import MemError, UsageError
 
         with conn:
             conn.settimeout(ANSWER_TIMEOUT)
@@ -130,10 +132,14 @@ class Resident:
                 reply.update(ok=False, foreign=True, error="this process serves another workspace")
             else:
                 try:
-                    op = request["op"]
+                    try:
+                        read = Read.from_json(request.get("op"), request.get("args"))
+                    except ValueError as exc:
+                        raise UsageError(str(exc)) from None
+                    op = read.op
                     if op != "ping":  # asking whether it serves is not using it
                         self.last_request = time.monotonic()
-                    result = self.handle(op, request["args"], later.append)
+                    result = self.handle(read, later.append)
                     shown = request.get("render")
                     if op in ("recall", "context", "get") and shown in ("json", "text"):
                         from .fast_output import render  # what the client is to print

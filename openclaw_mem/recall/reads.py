@@ -1,0 +1,74 @@
+"""One read request, `Read`: recall, context or get, as every front end asks it. The CLI,
+the per-turn fast path, the resident process (over its socket, as JSON) and the library
+(`Memory.answer`) all pass this one type; `from_json` checks what another process sent.
+
+A plain class that imports nothing: the per-turn client builds one before it knows whether
+a resident will answer, and must stay at the interpreter's floor (no dataclasses, typing
+or re).
+"""
+
+from __future__ import annotations
+
+OPS = ("recall", "context", "get", "ping")
+
+# Field -> the JSON types it may hold (None is always allowed but for `op` and `current`).
+_TEXT, _INT, _NUMBER = (str,), (int,), (int, float)
+_FIELDS = {
+    "query": _TEXT,  # recall, context
+    "spec": _TEXT,  # get: PATH, PATH:LINE, PATH:FROM:N, PATH#Lx-Ly
+    "k": _INT,  # recall
+    "min_score": _NUMBER,  # recall
+    "budget": _INT,  # context
+    "now": _TEXT,  # ISO time: "now" for decay and the recent conversation
+    "since": _TEXT,  # ISO dates
+    "until": _TEXT,
+    "as_of": _TEXT,
+    "path": _TEXT,  # recall: a glob
+    "agent": _TEXT,  # who asks ("" or None: no agent)
+    "role": _TEXT,  # recall: a role or speaker
+}
+
+
+class Read:
+    __slots__ = ("op", "current", *_FIELDS)
+
+    def __init__(self, op: str, *, current: bool = False, **fields: object) -> None:
+        if op not in OPS:
+            raise ValueError(f"unknown request {op!r}")
+        self.op = op
+        self.current = bool(current)
+        for name in _FIELDS:
+            setattr(self, name, fields.pop(name, None))
+        if fields:
+            raise ValueError(f"unknown field {sorted(fields)[0]!r} in a {op} request")
+
+    def to_json(self) -> dict:
+        """The request's fields, without `op` (the socket protocol carries it apart)."""
+        out: dict = {name: getattr(self, name) for name in _FIELDS}
+        out["current"] = self.current
+        return {k: v for k, v in out.items() if v is not None and v is not False}
+
+    @classmethod
+    def from_json(cls, op: object, data: object) -> Read:
+        """A request as another process sent it; ValueError saying what is wrong."""
+        if not isinstance(op, str) or op not in OPS:
+            raise ValueError(f"unknown request {op!r}")
+        if not isinstance(data, dict):
+            raise ValueError("a request's arguments are an object")
+        for name, value in data.items():
+            kinds = _FIELDS.get(name)
+            if name == "current":
+                if not isinstance(value, bool):
+                    raise ValueError("current is true or false")
+                continue
+            if kinds is None:
+                raise ValueError(f"unknown field {name!r} in a {op} request")
+            if value is not None and (isinstance(value, bool) or not isinstance(value, kinds)):
+                raise ValueError(f"{name} of a {op} request has the wrong type")
+        return cls(op, **data)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Read) and (self.op, self.to_json()) == (other.op, other.to_json())
+
+    def __repr__(self) -> str:
+        return f"Read({self.op!r}, {self.to_json()!r})"
