@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError, MemError, UsageError
+from .store.workspace import DEFAULT_INCLUDE
 
 CONFIG_FILE = "mem.toml"
 FLAG = "on the command line"
@@ -120,7 +121,7 @@ KEYS: tuple[Key, ...] = (
     ),
     Key(
         "index.include",
-        ["*.md", "memory/**/*.md"],
+        list(DEFAULT_INCLUDE),
         "Globs (relative to the workspace; `*` stays in a directory, `**` crosses) of the "
         "files recall indexes.",
     ),
@@ -370,6 +371,13 @@ def key(name: str) -> Key:
         close = difflib.get_close_matches(name, _BY_NAME, n=1)
         hint = f"; did you mean {close[0]}?" if close else "; `mem config` lists them"
         raise ConfigError(f"unknown setting {name!r}{hint}") from None
+
+
+def default(name: str) -> Any:
+    """A setting's default: the one place it is written (option objects such as
+    RecallOptions and IndexParams take theirs from here). Lists come back as tuples."""
+    value = key(name).default
+    return tuple(value) if isinstance(value, list) else value
 
 
 def _where(origin: str) -> str:

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..config import default
 from ..errors import BadEncoding
 from ..search import bm25, minhash, simhash
 from ..search.tokenize import is_shingle, stem_word, tokenize
 from ..store.fsutil import SymlinkRefused, read_bytes
-from ..store.workspace import DEFAULT_INCLUDE
 
 if TYPE_CHECKING:
     from ..embed.base import Embedder
@@ -64,9 +64,9 @@ Progress = Callable[[int, int, str], None]  # (done, total, what)
 class IndexParams:
     """Everything that shapes the index; a change of any forces a rebuild."""
 
-    chunk_tokens: int = 400
-    chunk_overlap: int = 80
-    log_context: int = 40
+    chunk_tokens: int = default("index.chunk_tokens")
+    chunk_overlap: int = default("index.chunk_overlap")
+    log_context: int = default("index.log_context")
     borrow: str = "reply-session"  # which log entries borrow the previous one's tail
     context_weight: float = 0.5  # borrowed context counts half towards BM25 frequency
     cjk_unigrams: bool = True
@@ -79,8 +79,8 @@ class IndexParams:
     embed: str = ""  # the vector space (Embedder.key); "" is MinHash only
     embed_context: bool = False  # embed a chunk with its borrowed context (tuned: off)
     sim_bits: int = simhash.BITS
-    include: tuple[str, ...] = DEFAULT_INCLUDE
-    exclude: tuple[str, ...] = ()
+    include: tuple[str, ...] = default("index.include")
+    exclude: tuple[str, ...] = default("index.exclude")
 
     @classmethod
     def from_config(cls, cfg, embed: str = "") -> IndexParams:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..config import default
 from ..errors import MemError
 from ..format.markdown import (
     citation,
@@ -41,20 +42,23 @@ SNIPPET_CHARS = 700
 
 @dataclass(frozen=True)
 class RecallOptions:
-    k: int = 6
-    vector_weight: float = 0.7
-    text_weight: float = 0.3
-    candidate_multiplier: int = 4
-    decay_lambda: float = 0.002
-    deprecated_weight: float = 0.5
-    mmr_lambda: float = 0.6
-    mmr_threshold: float = 0.5  # MMR demotes only chunks more alike than this (near-duplicates)
-    min_score: float = 0.0
-    similarity: str = "membership"  # or "containment" (from Jaccard), "jaccard"
+    """How recall ranks. Fields that are settings take their defaults from config.py (one
+    place); the others are the pipeline's own, chosen on LoCoMo's tuning part."""
+
+    k: int = default("recall.k")
+    vector_weight: float = default("recall.vector_weight")
+    text_weight: float = default("recall.text_weight")
+    candidate_multiplier: int = default("recall.candidate_multiplier")
+    decay_lambda: float = default("recall.decay_lambda")
+    deprecated_weight: float = default("recall.deprecated_weight")
+    mmr_lambda: float = default("recall.mmr_lambda")
+    mmr_threshold: float = default("recall.mmr_threshold")
+    min_score: float = default("recall.min_score")
+    similarity: str = default("recall.similarity")
     normalization: str = "max"  # or "minmax"
     mode: str = "hybrid"  # hybrid | bm25 | lsh (the benchmark compares them)
-    access_boost: float = 0.0  # score * (1 + w * log(1 + access_count)); 0 turns it off
-    context_cap: float = 0.5  # borrowed context adds at most this share of the own score
+    access_boost: float = default("recall.access_boost")
+    context_cap: float = default("recall.context_cap")
     vector_z: float = 2.0  # a chunk matches by meaning this many spreads above unrelated text
     context_alone: float = 0.0  # a match by borrowed words alone scores this share of them
     vector_mix: float = 0.3  # with embeddings, the vector half is words + this x meaning
