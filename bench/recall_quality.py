@@ -210,7 +210,9 @@ def knowledge_update_rate(
     LoCoMo conversation (the older in an early session, the newer 3-60 days later)."""
     where, now = build_locomo_workspace(sample, root)
     ws = Workspace(root)
-    days = sorted({datetime.strptime(Path(p).stem, "%Y-%m-%d") for p, _, _ in where.values()})
+    days = sorted(
+        {datetime.strptime(Path(p).stem, "%Y-%m-%d") for alts in where.values() for p, _, _ in alts}
+    )
     cites = []
     for i, (old, new, _q) in enumerate(UPDATES):
         t_old = days[(i * 3) % (len(days) // 2)] + timedelta(hours=8)
@@ -525,22 +527,37 @@ def main() -> None:
                     )
             if args.decay_sweep:
                 data = json.loads(args.data.read_text(encoding="utf-8"))
-                sets = build(data, TUNE + CHECK, work / "locomo", params, embedder)
-                print("\ndecay trade-off (defaults otherwise):")
+                parts = {
+                    "tune": build(data, TUNE, work / "locomo", params, embedder),
+                    "check": build(data, CHECK, work / "locomo", params, embedder),
+                }
+                print("\ndecay trade-off (defaults otherwise; updates planted in conv-26):")
                 print(
-                    f"  {'λ per day':>10} {'half-life':>10} {'LoCoMo R@10':>12} {'updates won':>12}"
+                    f"  {'λ per day':>10} {'half-life':>10} {'R@10 tune':>10} {'R@10 check':>11}"
+                    f" {'updates won':>12}"
                 )
                 for lam in (float(x) for x in args.decay_sweep.split(",")):
                     opts = replace(base_opts, decay_lambda=lam)
-                    allv = []
-                    for s in sets:
-                        allv += recall_at(
-                            s.index, s.questions, replace(opts, now=s.now), 10, s.qv, s.vectors
-                        )
+                    r10 = {}
+                    for part, sets in parts.items():
+                        allv = []
+                        for s in sets:
+                            allv += recall_at(
+                                s.index,
+                                s.questions,
+                                replace(opts, now=s.now),
+                                10,
+                                s.qv,
+                                s.vectors,
+                                s.texts,
+                            )
+                        r10[part] = 100 * sum(allv) / len(allv)
                     ku = knowledge_update_rate(data[0], work / f"ku-{lam}-{provider}", opts, params)
                     half = f"{0.6931 / lam:.0f} d" if lam > 0 else "none"
-                    r10 = 100 * sum(allv) / len(allv)
-                    print(f"  {lam:>10g} {half:>10} {r10:>12.1f} {100 * ku:>11.0f}%")
+                    print(
+                        f"  {lam:>10g} {half:>10} {r10['tune']:>10.1f} {r10['check']:>11.1f}"
+                        f" {100 * ku:>11.0f}%"
+                    )
     print(f"total {time.perf_counter() - t0:.1f} s")
 
 
