@@ -3,6 +3,8 @@ conversation, curated facts carry their agent, and agents.isolation keeps them p
 
 from __future__ import annotations
 
+import pytest
+
 
 def paths_and_lines(ws, query, *args):
     out = ws.json("recall", query, "--no-daemon", *args)["results"]
@@ -68,6 +70,7 @@ def test_an_agent_is_read_from_its_own_field_not_from_a_session_id(ws, monkeypat
     assert paths_and_lines(ws, "walrus") == []
 
 
+@pytest.mark.slow
 def test_a_resident_process_answers_each_caller_as_the_caller_asks(ws):
     from openclaw_mem.memory import Memory
     from openclaw_mem.recall.reads import Read

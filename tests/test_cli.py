@@ -5,6 +5,8 @@ import subprocess
 import sys
 from datetime import date, timedelta
 
+import pytest
+
 from openclaw_mem.cli import app
 from openclaw_mem.format.logs import read_entries
 
@@ -178,6 +180,7 @@ def test_status_is_clean_after_the_readme_sequence(ws):
     assert consolidation["files"] > 0
 
 
+@pytest.mark.slow
 def test_status_says_how_the_workspace_was_found(ws):
     def found_by(cwd):
         out = subprocess.run(
@@ -218,6 +221,7 @@ def test_counts_read_as_english(ws):
     assert "1 log entries" not in (ws.root / "HISTORY.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_the_fast_log_path_writes_what_the_full_app_writes(tmp_path, runner):
     """`mem log` runs through openclaw_mem.entry without typer; the bytes it writes and
     the lines it prints equal the full app's, and anything unusual goes to the full app."""

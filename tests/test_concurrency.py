@@ -4,6 +4,8 @@ import multiprocessing
 from datetime import date, datetime
 from pathlib import Path
 
+import pytest
+
 from openclaw_mem.format.logs import NewEntry, append_entries, read_entries
 
 DAY = date(2026, 11, 30)
@@ -19,6 +21,7 @@ def _writer(path: str, proc: int) -> None:
         )
 
 
+@pytest.mark.slow
 def test_eight_processes_append_1600_entries_intact(tmp_path):
     path = tmp_path / "memory" / "2026-11-30.md"
     ctx = multiprocessing.get_context("spawn")

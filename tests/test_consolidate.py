@@ -102,6 +102,7 @@ def run(ws, llm, *args, ok=True, now="2026-11-24T12:00", model="test-model"):
     )
 
 
+@pytest.mark.slow
 def test_a_good_tool_call_becomes_one_reviewable_commit(mem, llm):
     llm.push(tool_call(GOOD))
     out = run(mem, llm).stdout
@@ -214,6 +215,7 @@ def test_a_refused_forced_tool_choice_is_retried_with_auto(mem, llm):
     assert llm.requests[0]["tool_choice"] != "auto" and llm.requests[1]["tool_choice"] == "auto"
 
 
+@pytest.mark.slow
 def test_dry_run_prints_the_diff_and_writes_nothing(mem, llm):
     before = snapshot(mem.root)
     llm.push(tool_call(GOOD))

@@ -9,9 +9,12 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from openclaw_mem.format.logs import read_entries
 
 
+@pytest.mark.slow
 def test_eight_writers_with_autocommit_never_fail_a_landed_write(ws):
     (ws.root / "mem.toml").write_text('[git]\nautocommit = "log"\n', encoding="utf-8")
     ws("commit", "-m", "settings")
@@ -33,6 +36,7 @@ def test_eight_writers_with_autocommit_never_fail_a_landed_write(ws):
     assert ws.json("status")["git"]["clean"]
 
 
+@pytest.mark.slow
 def test_a_commit_waits_for_another_gits_index_lock(ws):
     (ws.root / "mem.toml").write_text('[git]\nautocommit = "log"\n', encoding="utf-8")
     ws("commit", "-m", "settings")

@@ -3,11 +3,13 @@ from __future__ import annotations
 import os
 
 import git
+import pytest
 
 from openclaw_mem.cli import app
 from openclaw_mem.format.logs import read_entries
 
 
+@pytest.mark.slow
 def test_demo_runs_offline_on_a_copy_of_the_example(runner, tmp_path):
     target = tmp_path / "demo"
     result = runner.invoke(app, ["demo", str(target)])
@@ -40,6 +42,7 @@ def test_demo_refuses_a_non_empty_directory(runner, tmp_path):
     assert (tmp_path / "keep.txt").read_text(encoding="utf-8") == "mine"
 
 
+@pytest.mark.slow
 def test_demo_output_is_the_same_every_run_and_leaves_nothing_behind(runner, tmp_path):
     import tempfile
 

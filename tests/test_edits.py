@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -54,6 +55,7 @@ _docs = st.lists(_person, max_size=15).map(lambda ls: "\n".join(["# USER", *ls])
 
 @settings(max_examples=300, deadline=None)
 @given(doc=_docs, edits=st.lists(_edit.filter(lambda e: e.op == "add"), max_size=6))
+@pytest.mark.slow
 def test_adds_never_remove_a_line(doc, edits):
     new, _ = apply_to_text(doc, edits, DAY)
     old_lines, new_lines = doc.splitlines(), new.splitlines()
@@ -63,6 +65,7 @@ def test_adds_never_remove_a_line(doc, edits):
 
 @settings(max_examples=300, deadline=None)
 @given(doc=_docs, edits=st.lists(_edit, max_size=6))
+@pytest.mark.slow
 def test_applying_the_same_edits_twice_changes_nothing_the_second_time(doc, edits):
     once, _ = apply_edits({"USER.md": doc}, edits, DAY)
     twice, _ = apply_edits(once, edits, DAY)
@@ -71,6 +74,7 @@ def test_applying_the_same_edits_twice_changes_nothing_the_second_time(doc, edit
 
 @settings(max_examples=300, deadline=None)
 @given(doc=_docs, edits=st.lists(_edit, max_size=6))
+@pytest.mark.slow
 def test_a_persons_line_survives_unless_an_edit_targets_it(doc, edits):
     new, outcomes = apply_edits({"USER.md": doc}, edits, DAY)
     targeted = {

@@ -178,6 +178,7 @@ _labels = st.sampled_from(["user", "assistant", "system", "note", "Alice", "Â∞èÁ
         max_size=5,
     )
 )
+@pytest.mark.slow
 def test_round_trip(tmp_path_factory, batch):
     path = tmp_path_factory.mktemp("rt") / "2026-11-30.md"
     for i, (text, label, session) in enumerate(batch):

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 
+import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 
@@ -30,6 +31,7 @@ def _data(result):
     return json.loads(result.content[0].text)
 
 
+@pytest.mark.slow
 def test_search_get_and_log_over_stdio(example):
     names, (search, get, logged, escape) = _run(
         example.root,
@@ -72,6 +74,7 @@ def test_read_only_does_not_tell_clients_to_log():
     assert "memory_log" in build_server(Nothing()).instructions
 
 
+@pytest.mark.slow
 def test_read_only_has_no_memory_log(example):
     names, (attempt,) = _run(
         example.root, "--read-only", calls=[("memory_log", {"text": "should not land"})]
@@ -111,6 +114,7 @@ def _raw(root, *lines: str) -> list[dict]:
     return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 
+@pytest.mark.slow
 def test_lines_that_are_not_json_rpc_get_json_rpc_errors(example):
     answers = _raw(
         example.root,

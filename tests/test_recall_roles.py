@@ -108,6 +108,7 @@ def _mem(root, *args: str, env: dict) -> subprocess.CompletedProcess:
 @pytest.mark.skipif(
     not local_available() or os.name != "posix", reason="needs the local extra and sockets"
 )
+@pytest.mark.slow
 def test_a_slow_model_is_loaded_once_by_a_resident_the_first_recall_starts(tmp_path):
     root = tmp_path / "ws"
     shutil.copytree(EXAMPLE, root)
@@ -128,6 +129,7 @@ def test_a_slow_model_is_loaded_once_by_a_resident_the_first_recall_starts(tmp_p
     assert not serving(root)
 
 
+@pytest.mark.slow
 def test_no_resident_is_started_for_a_cheap_model_or_when_told_not_to(tmp_path):
     root = tmp_path / "ws"
     shutil.copytree(EXAMPLE, root)

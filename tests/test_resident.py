@@ -87,6 +87,7 @@ def test_two_workspaces_never_answer_for_each_other(ws, tmp_path):
         server.stop()
 
 
+@pytest.mark.slow
 def test_a_query_during_a_refresh_gets_a_whole_answer(served):
     ws, mem = served
     watcher = mem.watcher(lambda r: None, debounce=0.05)
@@ -195,6 +196,7 @@ def test_asking_a_resident_imports_next_to_nothing(served):
     assert hits and hits == [(h["path"], h["startLine"]) for h in full]
 
 
+@pytest.mark.slow
 def test_with_no_resident_recall_and_context_answer_in_process_without_the_cli_framework(ws):
     for i, text in enumerate(["Redis 连接超时 on the settlement worker", "deploy at 5pm"]):
         ws("log", "--at", f"2026-11-30T09:0{i}", text)
@@ -371,6 +373,7 @@ def test_a_stopped_resident_or_a_foreign_listener_costs_a_moment_not_thirty_seco
     assert hits and took < 3, took
 
 
+@pytest.mark.slow
 def test_a_resident_whose_workspace_moves_stops_answering_and_watch_exits(ws, tmp_path):
     ws("log", "--at", "2026-11-30T09:00", "--role", "user", "Redis runs on the small box")
     proc = subprocess.Popen(
@@ -390,6 +393,7 @@ def test_a_resident_whose_workspace_moves_stops_answering_and_watch_exits(ws, tm
     assert not ws.root.exists()  # the old path was not re-created
 
 
+@pytest.mark.slow
 def test_right_after_an_edit_the_resident_cites_the_lines_as_they_are(served):
     ws, mem = served
     watcher = mem.watcher(lambda r: None, debounce=5.0)  # the refresh is far off

@@ -342,6 +342,7 @@ FRAGMENTS = [
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(FRAGMENTS) | st.text(max_size=3), max_size=30).map("".join))
+@pytest.mark.slow
 def test_redact_is_idempotent_on_secret_like_text(text: str) -> None:
     redacted, _ = redact(text)
     assert redact(redacted) == (redacted, 0)

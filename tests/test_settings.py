@@ -22,6 +22,7 @@ import pytest
         ("[watch]\ndebounce = inf\n", "watch.debounce"),
     ],
 )
+@pytest.mark.slow
 def test_every_bad_value_is_exit_6_naming_the_key(ws, toml, key):
     (ws.root / "mem.toml").write_text(toml, encoding="utf-8")
     start = time.perf_counter()

@@ -124,6 +124,7 @@ def test_the_entry_merge_keeps_each_entry_once_and_drops_what_one_side_removed()
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.slow
 def test_three_clones_in_random_interleavings_agree_entry_by_entry(tmp_path, seed):
     """Logs in the same minute and across days, consolidations and syncs on any clone, in
     an order drawn from the seed. Afterwards every clone holds the same entries, each

@@ -5,6 +5,7 @@ a committed `.mem` link sends nothing outside the workspace."""
 from __future__ import annotations
 
 import git
+import pytest
 from helpers import Mem
 from llm_server import tool_call
 from typer.testing import CliRunner
@@ -26,6 +27,7 @@ def _two(tmp_path, monkeypatch):
     return a, b
 
 
+@pytest.mark.slow
 def test_a_pulled_mem_toml_cannot_redirect_where_memory_and_keys_go(tmp_path, monkeypatch, llm):
     a, b = _two(tmp_path, monkeypatch)
     (a.root / "mem.toml").write_text(

@@ -8,6 +8,8 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from openclaw_mem.index.cache import IndexParams
 from openclaw_mem.index.watch import Watcher, relevant
 from openclaw_mem.recall.pipeline import RecallOptions, recall
@@ -35,6 +37,7 @@ def _found(ws, query):
     return [h.path for h in recall(ws, query, RecallOptions(k=3), record_access=False).hits]
 
 
+@pytest.mark.slow
 def test_recall_follows_real_file_changes(ws):
     root = ws.root
     w = Workspace(root)
@@ -99,6 +102,7 @@ def test_ignored_paths(tmp_path):
         assert relevant(ws, params, str(tmp_path / name)) is want, name
 
 
+@pytest.mark.slow
 def test_mem_watch_command_and_ctrl_c(ws):
     proc = subprocess.Popen(
         [sys.executable, "-m", "openclaw_mem", "-w", str(ws.root), "watch", "--debounce", "0.3"],
@@ -123,6 +127,7 @@ def test_mem_watch_command_and_ctrl_c(ws):
     assert os.path.exists(ws.root / ".mem" / "index" / "meta.json")
 
 
+@pytest.mark.slow
 def test_watch_consolidate_runs_the_window(ws):
     (ws.root / "mem.toml").write_text(
         '[consolidate]\nmemory_window = 3\nkeep_recent = 1\nprovider = "offline"\n',
