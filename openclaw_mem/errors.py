@@ -11,7 +11,7 @@ from os import PathLike
 
 
 class ExitCode(IntEnum):
-    """Documented exit codes of `mem` (README, "Exit codes")."""
+    """Documented exit codes of `mem` (docs/commands.md, "Errors and exit codes")."""
 
     OK = 0
     ERROR = 1  # unexpected failure (a bug): rerun with --debug

@@ -135,7 +135,7 @@ def test_the_mcp_server_imports_only_the_facade_and_its_types():
 
 
 # The layers, lowest first: a package may import only its own layer's modules (no cycle,
-# checked above) and the layers below. The README's architecture section draws these.
+# checked above) and the layers below. docs/library.md's architecture section draws these.
 LAYERS = (
     {"errors", "text", "openai_client"},
     {"store"},
