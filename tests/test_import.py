@@ -183,24 +183,23 @@ def test_claude_code_lines_of_other_shapes_are_skipped(ws, tmp_path):
     assert data["added"] == 1 and data["skipped"] == 4
 
 
-def test_a_chatgpt_message_with_an_image_keeps_its_words(ws, tmp_path):
-    conv = {
+def _one_chatgpt_message(content: dict) -> dict:
+    """A ChatGPT conversation of one user message with this `content`."""
+    message = {"author": {"role": "user"}, "create_time": 1795511525, "content": content}
+    return {
         "id": "c1",
         "current_node": "u",
-        "mapping": {
-            "u": {
-                "parent": None,
-                "message": {
-                    "author": {"role": "user"},
-                    "create_time": 1795511525,
-                    "content": {
-                        "content_type": "multimodal_text",
-                        "parts": [{"asset_pointer": "file-service://x"}, "What breed is Rex?"],
-                    },
-                },
-            }
-        },
+        "mapping": {"u": {"parent": None, "message": message}},
     }
+
+
+def test_a_chatgpt_message_with_an_image_keeps_its_words(ws, tmp_path):
+    conv = _one_chatgpt_message(
+        {
+            "content_type": "multimodal_text",
+            "parts": [{"asset_pointer": "file-service://x"}, "What breed is Rex?"],
+        }
+    )
     path = tmp_path / "conversations.json"
     path.write_text(json.dumps([conv]), encoding="utf-8")
     assert ws.json("import", "chatgpt", str(path))["added"] == 1
@@ -228,20 +227,7 @@ def test_hostile_exports_are_refused_or_mended_before_the_first_write(ws, tmp_pa
     result = ws("import", "chatgpt", str(bomb), ok=False)
     assert result.exit_code == 2 and "would expand to" in result.stderr
     assert sorted(p.name for p in (ws.root / "memory").iterdir()) == before
-    conv = {
-        "id": "c1",
-        "current_node": "u",
-        "mapping": {
-            "u": {
-                "parent": None,
-                "message": {
-                    "author": {"role": "user"},
-                    "create_time": 1795511525,
-                    "content": {"content_type": "text", "parts": ["lone \ud800 half"]},
-                },
-            }
-        },
-    }
+    conv = _one_chatgpt_message({"content_type": "text", "parts": ["lone \ud800 half"]})
     lone = tmp_path / "conversations.json"
     lone.write_text(json.dumps([conv]), encoding="utf-8")  # json writes it as \ud800
     assert ws.json("import", "chatgpt", str(lone))["added"] == 1

@@ -95,6 +95,16 @@ def test_mmr_demotes_a_relogged_fact_and_keeps_its_neighbour(ws):
     assert any("rollback" in h["snippet"] for h in hits)  # not the same fact twice
 
 
+def _example(tmp_path, **settings: str) -> tuple:
+    """A copy of workspace.example and the environment a `mem` process gets for it: the
+    test's own, residents allowed, and these MEM_* settings."""
+    root = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, root)
+    env = {k: v for k, v in os.environ.items() if k != "MEM_NO_DAEMON"}
+    env.update(settings)
+    return root, env
+
+
 def _mem(root, *args: str, env: dict) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "openclaw_mem", "-w", str(root), *args],
@@ -110,10 +120,7 @@ def _mem(root, *args: str, env: dict) -> subprocess.CompletedProcess:
 )
 @pytest.mark.slow
 def test_a_slow_model_is_loaded_once_by_a_resident_the_first_recall_starts(tmp_path):
-    root = tmp_path / "ws"
-    shutil.copytree(EXAMPLE, root)
-    env = {k: v for k, v in os.environ.items() if k != "MEM_NO_DAEMON"}
-    env.update(MEM_EMBED_PROVIDER="local", MEM_WATCH_IDLE="3")
+    root, env = _example(tmp_path, MEM_EMBED_PROVIDER="local", MEM_WATCH_IDLE="3")
     assert "starts one" in _mem(root, "status", env=env).stdout
     first = _mem(root, "recall", "--json", "Redis timeout", env=env)
     assert '"results"' in first.stdout
@@ -131,10 +138,7 @@ def test_a_slow_model_is_loaded_once_by_a_resident_the_first_recall_starts(tmp_p
 
 @pytest.mark.slow
 def test_no_resident_is_started_for_a_cheap_model_or_when_told_not_to(tmp_path):
-    root = tmp_path / "ws"
-    shutil.copytree(EXAMPLE, root)
-    env = {k: v for k, v in os.environ.items() if k != "MEM_NO_DAEMON"}
-    env.update(MEM_EMBED_PROVIDER="none", MEM_WATCH_IDLE="600")
+    root, env = _example(tmp_path, MEM_EMBED_PROVIDER="none", MEM_WATCH_IDLE="600")
     _mem(root, "recall", "--json", "Redis timeout", env=env)
     if local_available():
         env.update(MEM_EMBED_PROVIDER="local", MEM_NO_DAEMON="1")
@@ -168,3 +172,4 @@ def test_no_resident_is_started_where_no_socket_can_listen(tmp_path, monkeypatch
     monkeypatch.setenv("MEM_WATCH_IDLE", "600")
     assert not maybe_start(Memory.open(root))
     assert not (root / ".mem" / "resident.starting").exists()
+

@@ -133,12 +133,18 @@ class Index:
         return simhash.hyperplanes(self.dim, self.params.sim_bits)
 
 
-def _file_hash(path: Path) -> str:
-    h = hashlib.blake2b(digest_size=16)
-    with path.open("rb") as f:
+def _digest(path: Path, h, rel: str | None = None) -> str:
+    """A file's digest, read a megabyte at a time (never whole), refusing a symlink."""
+    from ..store.fsutil import open_bytes
+
+    with open_bytes(path, rel) as f:
         while chunk := f.read(1 << 20):
             h.update(chunk)
     return h.hexdigest()
+
+
+def _file_hash(path: Path) -> str:
+    return _digest(path, hashlib.blake2b(digest_size=16))
 
 
 def _scan(ws: Workspace, params: IndexParams) -> Scan:
@@ -159,16 +165,10 @@ def _read(ws: Workspace, rel: str, path: Path, size: int = 0) -> tuple[str | Non
     """(text or None if not UTF-8, sha256, warning). A file larger than STREAM_BYTES is only
     hashed, in pieces ("" for its text): if it changed, the streamed rebuild reads it."""
     if size > STREAM_BYTES:
-        from ..store.fsutil import open_bytes
-
-        digest = hashlib.sha256()
         try:
-            with open_bytes(path, rel) as f:
-                while piece := f.read(1 << 20):
-                    digest.update(piece)
+            return "", _digest(path, hashlib.sha256(), rel), None
         except (FileNotFoundError, SymlinkRefused):
             return None, "", None
-        return "", digest.hexdigest(), None
     try:
         data = read_bytes(path, rel)
     except (FileNotFoundError, SymlinkRefused):

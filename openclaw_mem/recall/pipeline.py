@@ -269,6 +269,7 @@ def rank_index(
         meaning = np.where(has & mask, np.clip(estimate, 0.0, 1.0), 0.0)
 
     pool = max(opts.k, 1) * max(opts.candidate_multiplier, 1)
+    exact_done = None  # documents whose `meaning` is already their exact cosine
     lists = []
     if opts.mode != "lsh":
         lists.append(admitted[top_k(text_a, pool, tiebreak=words_a)])
@@ -277,11 +278,16 @@ def rank_index(
         if by_embedding:
             near = top_k(meaning, max(pool, opts.meaning_pool), tiebreak=text)
             if vectors is not None and len(near) > pool:
-                # The signature's estimate only nominates: the exact cosine chooses.
+                # The signature's estimate only nominates: the exact cosine chooses. What
+                # was read is kept, so the candidates below do not read it again.
                 found, rows = vectors(near)
                 if rows.shape[1] == len(query_vector.vector):
-                    exact = np.where(found, rows @ query_vector.vector, meaning[near])
-                    near = near[np.argsort(-exact, kind="stable")[:pool]]
+                    exact = rows @ query_vector.vector
+                    order = np.argsort(-np.where(found, exact, meaning[near]), kind="stable")
+                    meaning[near[found]] = np.clip(exact[found], 0.0, 1.0)
+                    exact_done = np.zeros(len(meaning), bool)
+                    exact_done[near[found]] = True
+                    near = near[order[:pool]]
             lists.append(near)
     cand = distinct(np.concatenate(lists)) if lists else np.zeros(0, np.int64)
     if len(cand) == 0:
@@ -291,11 +297,12 @@ def rank_index(
     meaning_c = np.zeros(len(cand))
     if by_embedding:
         meaning_c = meaning[cand]
-        if vectors is not None:  # the exact cosine, where the cache has the vector
-            found, rows = vectors(cand)
+        todo = np.ones(len(cand), bool) if exact_done is None else ~exact_done[cand]
+        if vectors is not None and todo.any():  # the exact cosine, where the cache has it
+            found, rows = vectors(cand[todo])
             if rows.shape[1] == len(query_vector.vector):
                 exact = np.clip(rows @ query_vector.vector, 0.0, 1.0)
-                meaning_c = np.where(found, exact, meaning_c)
+                meaning_c[todo] = np.where(found, exact, meaning_c[todo])
         meant = has[cand] & (query_vector.z(meaning_c) >= opts.vector_z)
         signal |= meant
         meaning_c = meaning_c * meant
