@@ -173,3 +173,16 @@ def test_no_resident_is_started_where_no_socket_can_listen(tmp_path, monkeypatch
     assert not maybe_start(Memory.open(root))
     assert not (root / ".mem" / "resident.starting").exists()
 
+
+def test_a_planted_mem_link_is_not_waited_on_nor_cleared(tmp_path):
+    from openclaw_mem.serve.autostart import STARTING, coming
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / STARTING).write_text(str(os.getpid()), encoding="ascii")  # a live pid
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / ".mem").symlink_to(elsewhere, target_is_directory=True)
+    start = time.monotonic()
+    assert not coming(root) and time.monotonic() - start < 0.5
+    assert (elsewhere / STARTING).exists()

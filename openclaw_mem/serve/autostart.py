@@ -88,14 +88,16 @@ def coming(root: str | os.PathLike[str], timeout: float = 3.0) -> bool:
     """When a resident is on its way (a fresh marker), wait up to `timeout` for it to
     serve: it is loading the model already, so waiting beats loading it a second time.
     True once it serves. Standard library only: the per-turn client calls this."""
+    from .socket_client import real_state_dir, serving
+
+    if not real_state_dir(root):  # never read or remove a file through a planted link
+        return False
     marker = Path(root) / ".mem" / STARTING
     try:
         if time.time() - marker.lstat().st_mtime >= GRACE:
             return False
     except OSError:
         return False
-    from .socket_client import serving
-
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if serving(root):

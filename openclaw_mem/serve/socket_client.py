@@ -35,6 +35,16 @@ def socket_file(root: str | os.PathLike[str]) -> str:
     return os.path.join(os.fspath(root), ".mem", SOCKET)
 
 
+def real_state_dir(root: str | os.PathLike[str]) -> bool:
+    """Whether the workspace's .mem is a real folder: a .mem link a synced repository
+    planted could lead to another process's socket or files, which are not this
+    workspace's (Workspace.state_dir removes such a link; this client cannot import it)."""
+    try:
+        return stat.S_ISDIR(os.lstat(os.path.join(os.fspath(root), ".mem")).st_mode)
+    except OSError:
+        return False
+
+
 def dumps(value: object) -> str:
     """JSON for the values a request holds (str, int, float, bool, None, lists, dicts)."""
     if _quote is None:
@@ -104,11 +114,9 @@ def ask(
     in-process). A domain error comes back as {"error", "code"}. With render "json" or
     "text", a recall, context or get comes back as what the command prints (fast_output)."""
     path = socket_file(root)
+    if not real_state_dir(root):
+        return None
     try:
-        # .mem itself must be a real folder: a .mem link a synced repository planted could
-        # lead to another process's socket, whose answers are not this workspace's.
-        if not stat.S_ISDIR(os.lstat(os.path.dirname(path)).st_mode):
-            return None
         if not stat.S_ISSOCK(os.lstat(path).st_mode):
             return None
     except OSError:
