@@ -190,7 +190,8 @@ def _fast_ask(opts: dict) -> int | None:
 
         try:
             root = find_root(flag, env, None, os.path.expanduser("~"))[0]
-            now = time.strftime("%Y-%m-%dT%H:%M:%S")  # local, to the second, as mem.now()
+            # local, to the second, as mem.now(); MEM_NOW is checked by the resident
+            now = env.get("MEM_NOW") or time.strftime("%Y-%m-%dT%H:%M:%S")
             read = _read(opts, now, agent)
             reply = ask(root, read.op, read.to_json(), render=render)
             if reply is None:

@@ -57,6 +57,19 @@ def local_now() -> datetime:
     return datetime.now().replace(microsecond=0)
 
 
+def fixed_clock(value: str) -> Callable[[], datetime]:
+    """MEM_NOW: every command runs as if it were this moment (reproducible examples, tests,
+    replaying a day); a bad value is a one-line error, not a silent wall clock."""
+    from .errors import UsageError
+    from .format.when import parse_when
+
+    try:
+        moment = parse_when(value, local_now()).replace(microsecond=0)
+    except UsageError as e:
+        raise UsageError(f"MEM_NOW: {e}") from None
+    return lambda: moment
+
+
 @dataclass(frozen=True)
 class Logged:
     """Where an appended entry landed, and what happened after."""
@@ -191,6 +204,8 @@ class Memory:
         env = dict(os.environ) if env is None else env
         flag = Path(workspace).expanduser() if workspace is not None else None
         ws = resolve_workspace(flag, env, cwd, home or Path.home())
+        if env.get("MEM_NOW") and clock is local_now:
+            clock = fixed_clock(env["MEM_NOW"])
         return cls(ws, load_config(ws.root, env), env, clock)
 
     @property

@@ -8,6 +8,7 @@ from datetime import date, timedelta
 from .errors import BadEncoding
 from .format.logs import read_entries
 from .store.workspace import Workspace, day_of
+from .text import article
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,7 @@ def workspace_status(
             kinds = find(line)
             if kinds:
                 warnings.append(
-                    f"{rel}:{n} holds what looks like a {kinds[0]}; `mem forget --hard "
+                    f"{rel}:{n} holds what looks like {article(kinds[0])}; `mem forget --hard "
                     f"{rel}:{n}` redacts it (git history keeps it until rewritten)"
                 )
 

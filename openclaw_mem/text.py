@@ -23,6 +23,11 @@ def estimate_tokens(text: str) -> int:
 _IRREGULAR = {"entry": "entries", "batch": "batches", "day file": "day files"}
 
 
+def article(noun: str) -> str:
+    """'an openai key', 'a github token': by the first letter, enough for the names we print."""
+    return ("an " if noun[:1].lower() in "aeiou" else "a ") + noun
+
+
 def plural(n: int, noun: str) -> str:
     """`1 entry`, `3 entries`, `0 lines`."""
     if n == 1:

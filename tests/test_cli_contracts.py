@@ -237,3 +237,24 @@ def test_a_resident_refuses_a_malformed_request_in_words(tmp_path):
         assert resident.ask(root, "recall", {"query": "x"})["ok"]
     finally:
         server.stop()
+
+
+def test_mem_now_fixes_the_clock_and_a_bad_one_is_one_line(ws, monkeypatch):
+    monkeypatch.setenv("MEM_NOW", "2026-11-28T09:00")
+    assert ws("log", "hello").stdout.strip() == "memory/2026-11-28.md#L3-L4"
+    assert "## 09:00 · note" in (ws.root / "memory" / "2026-11-28.md").read_text("utf-8")
+    monkeypatch.setenv("MEM_NOW", "yesterday-ish")
+    before = snapshot(ws.root)
+    result = ws("log", "again", ok=False)
+    assert result.exit_code == 2
+    assert result.stderr.strip().startswith("mem: error: MEM_NOW: 'yesterday-ish'")
+    assert snapshot(ws.root) == before
+
+
+def test_commits_keep_the_author_git_is_given(ws, monkeypatch):
+    """GIT_AUTHOR_NAME outranks the fallback identity, as it outranks config in git."""
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "Lin Wei")
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "lin@example.invalid")
+    ws("log", "one line")
+    assert "(1 file, +5 -0)" in ws("commit").stdout
+    assert [c["author"] for c in ws.json("history", "-n", "1")["commits"]] == ["Lin Wei"]

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from ..errors import UsageError
+from ..text import plural
 from .app import app, state
 
 
@@ -22,7 +23,7 @@ def commit_cmd(
     else:
         typer.echo(
             f"committed {info.short} {info.subject} "
-            f"({info.files} files, +{info.insertions} -{info.deletions})"
+            f"({plural(info.files, 'file')}, +{info.insertions} -{info.deletions})"
         )
 
 

@@ -1,6 +1,5 @@
 """`mem watch`, `mem forget`, `mem cleanup`, `mem audit`, `mem serve`, `mem sync`."""
 
-from datetime import datetime
 from typing import Annotated
 
 import typer
@@ -45,7 +44,7 @@ def watch_cmd(
         what = ", ".join(refresh.paths[:3]) + (" …" if len(refresh.paths) > 3 else "")
         mode = stats.get("mode", "fresh")
         typer.echo(
-            f"{datetime.now():%H:%M:%S} {what}: index {mode}, "
+            f"{mem.now():%H:%M:%S} {what}: index {mode}, "
             f"{plural(refresh.index.n_live, 'chunk')} ({refresh.seconds * 1000:.0f} ms)"
         )
         for w in refresh.index.warnings:
@@ -55,7 +54,7 @@ def watch_cmd(
         for batch in result.batches:
             c = batch.counts()
             typer.echo(
-                f"{datetime.now():%H:%M:%S} consolidated {plural(batch.entries, 'entry')}: "
+                f"{mem.now():%H:%M:%S} consolidated {plural(batch.entries, 'entry')}: "
                 f"+{c['added']} ~{c['updated']} -{c['deleted']}, {c['deprecated']} deprecated"
                 + (f", commit {batch.commit}" if batch.commit else "")
             )
@@ -194,7 +193,7 @@ def audit_cmd(
             )
         summary = f"{plural(len(result.findings), 'finding')} in {plural(result.files, 'file')}"
         if history:
-            summary += f"; {plural(len(gone), 'more')} only in git history"
+            summary += f"; {len(gone)} more only in git history"
         typer.echo(summary)
     for w in result.warnings:
         warn(w)

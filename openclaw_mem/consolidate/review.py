@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
@@ -65,7 +64,18 @@ class Pending:
         reasons: Sequence[str] = (),
         cites: Sequence[Sequence[tuple[str, str]]] = (),
     ) -> Pending:
-        stamp = f"{opts.now:%Y%m%d-%H%M%S}-{os.getpid() % 10000:04d}"
+        # The suffix tells apart batches made in the same second; drawn from what the batch
+        # holds, not from a pid, so a run at a fixed clock names its proposals the same way.
+        import hashlib
+
+        held = json.dumps(
+            [[asdict(t) for t in taken], [_edit_json(e) for e in edits], paragraph],
+            sort_keys=True,
+            default=str,
+            ensure_ascii=False,
+        )
+        suffix = int(hashlib.sha256(held.encode("utf-8")).hexdigest(), 16) % 10000
+        stamp = f"{opts.now:%Y%m%d-%H%M%S}-{suffix:04d}"
         return cls(
             id=stamp,
             created=opts.now.isoformat(timespec="seconds"),

@@ -163,9 +163,11 @@ def _identity(repo: git.Repo) -> Iterator[None]:
     env = {}
     reader = repo.config_reader()
     for field in ("name", "email"):
-        if not reader.get_value("user", field, default=""):
-            env[f"GIT_AUTHOR_{field.upper()}"] = _FALLBACK_IDENTITY[field]
-            env[f"GIT_COMMITTER_{field.upper()}"] = _FALLBACK_IDENTITY[field]
+        if reader.get_value("user", field, default=""):
+            continue
+        for role in ("AUTHOR", "COMMITTER"):  # git's own variables win, as they do in git
+            if not os.environ.get(f"GIT_{role}_{field.upper()}"):
+                env[f"GIT_{role}_{field.upper()}"] = _FALLBACK_IDENTITY[field]
     with repo.git.custom_environment(**env):
         yield
 
