@@ -14,8 +14,7 @@ from __future__ import annotations
 import os
 import sys
 
-_GLOBAL = {"-w": "workspace", "--workspace": "workspace"}
-_LOG = {
+_LOG_KEYS = {
     "-r": "role",
     "--role": "role",
     "-s": "speaker",
@@ -26,45 +25,40 @@ _LOG = {
 }
 
 
+def _split(argv: list[str], commands: tuple[str, ...]):
+    """The command line read as the full app reads it (serve/argv.py), when it names one of
+    `commands` with no global option but -w; None for anything else, errors included (the
+    full app says them, in the same words)."""
+    from .serve.argv import OPTIONS, UnknownOption, leading_globals, split
+
+    i = leading_globals(argv)
+    if i >= len(argv) or argv[i] not in commands:
+        return None
+    try:
+        read = split(argv, *OPTIONS[argv[i]])
+    except UnknownOption:
+        return None
+    if any(name not in ("-w", "--workspace") or not value for name, value in read.globals):
+        return None
+    if any(value is None and name in OPTIONS[argv[i]][0] for name, value in read.options):
+        return None  # an option missing its value
+    return read
+
+
 def _parse(argv: list[str]) -> dict | None:
     """The options and words of a plain `mem log` call; None for anything else."""
-    opts: dict = {"words": []}
-    i = 0
-    while i < len(argv) and argv[i].startswith("-"):
-        name, _, value = argv[i].partition("=")
-        if name not in _GLOBAL:
-            return None
-        if not value:
-            if i + 1 >= len(argv):
-                return None
-            value, i = argv[i + 1], i + 1
-        opts[_GLOBAL[name]] = value
-        i += 1
-    if i >= len(argv) or argv[i] != "log":
+    read = _split(argv, ("log",))
+    if read is None or not read.words:
         return None
-    i += 1
-    while i < len(argv):
-        arg = argv[i]
-        if arg == "--":
-            opts["words"] += argv[i + 1 :]
-            break
-        name, eq, value = arg.partition("=")
-        if name in _LOG:
-            if not eq:
-                if i + 1 >= len(argv):
-                    return None
-                value, i = argv[i + 1], i + 1
-            if _LOG[name] in opts:
-                return None  # given twice: let the full parser say what it thinks
-            opts[_LOG[name]] = value
-        elif arg.startswith("-") and arg != "-" and not any(c.isspace() for c in arg):
-            # -h, --debug, a mistyped option, or a dash-word: the full app's rules decide
-            # (app._verbatim_text), so both paths say the same.
-            return None
-        else:
-            opts["words"].append(arg)
-        i += 1
-    return opts if opts["words"] else None
+    opts: dict = {"words": read.words}
+    if read.globals:
+        opts["workspace"] = read.globals[-1][1]
+    for name, value in read.options:
+        key = _LOG_KEYS.get(name)
+        if key is None or key in opts:
+            return None  # --help, or given twice: the full app says what it thinks
+        opts[key] = value
+    return opts
 
 
 def _fast_log(opts: dict) -> int:
@@ -113,42 +107,35 @@ def _fast_log(opts: dict) -> int:
     return 0
 
 
-_ASK = {
-    "recall": {"-k": "k"},
-    "context": {"--budget": "budget"},
-    "get": {},
-}
+_ASK_KEYS = {"-k": "k", "--budget": "budget", "--json": "json", "--no-daemon": "no_daemon"}
 
 
 def _parse_ask(argv: list[str]) -> dict | None:
     """`mem recall QUERY… --json [-k N] [--no-daemon]`, `mem context QUERY… [--json]
     [--budget N] [--no-daemon]` or `mem get SPEC [--json] [--no-daemon]`: the per-turn reads
     whose output needs no rendering library. None for anything else."""
-    opts: dict = {"words": [], "json": False, "no_daemon": False}
-    i = 0
-    while i < len(argv) and argv[i] in _GLOBAL and i + 1 < len(argv):
-        opts["workspace"], i = argv[i + 1], i + 2
-    if i >= len(argv) or argv[i] not in _ASK:
+    read = _split(argv, ("recall", "context", "get"))
+    if read is None:
         return None
-    op, names = argv[i], _ASK[argv[i]]
-    opts["op"] = op
-    i += 1
-    while i < len(argv):
-        arg = argv[i]
-        if arg == "--json":
-            opts["json"] = True
-        elif arg == "--no-daemon":
-            opts["no_daemon"] = True
-        elif arg in names and i + 1 < len(argv) and argv[i + 1].isascii() and argv[i + 1].isdigit():
-            opts[names[arg]], i = int(argv[i + 1]), i + 1
-        elif arg.startswith("-"):
-            return None  # any other option, `-` for stdin, text with a dash: the full app
+    op = read.command
+    opts: dict = {"op": op, "words": read.words, "json": False, "no_daemon": False}
+    if read.globals:
+        opts["workspace"] = read.globals[-1][1]
+    for name, value in read.options:
+        key = _ASK_KEYS.get(name)
+        if key is None:
+            return None  # an option only the full app answers
+        if value is None:
+            opts[key] = True
+        elif value.isascii() and value.isdigit():
+            opts[key] = int(value)
         else:
-            opts["words"].append(arg)
-        i += 1
-    if not " ".join(opts["words"]).strip() or (op == "recall" and not opts["json"]):
+            return None  # the full app says what is wrong with the number
+    if "-" in read.words and op != "get":
+        return None  # the query on stdin
+    if not " ".join(read.words).strip() or (op == "recall" and not opts["json"]):
         return None  # a recall's table needs rich
-    if op == "get" and len(opts["words"]) != 1:
+    if op == "get" and len(read.words) != 1:
         return None  # one spec; the full app says what is wrong with more
     return opts
 

@@ -27,6 +27,10 @@ CASES = [
     (["log", "- buy milk", "--rol", "user"], 2, "did you mean --role?"),
     (["log", "- buy eggs", "--role", "user"], 0, ""),
     (["recall", "- buy milk", "--jsn"], 2, "did you mean --json?"),
+    (["log", "--role=user", "--session", "s1", "an option with ="], 0, ""),
+    (["recall", "--json", "-k1", "Hugo blog"], 0, ""),
+    (["recall", "--json", "-k", "1", "--", "-1 degrees"], 0, ""),
+    (["log", "--role"], 2, "requires an argument"),
 ]
 
 
@@ -258,3 +262,16 @@ def test_commits_keep_the_author_git_is_given(ws, monkeypatch):
     ws("log", "one line")
     assert "(1 file, +5 -0)" in ws("commit").stdout
     assert [c["author"] for c in ws.json("history", "-n", "1")["commits"]] == ["Lin Wei"]
+
+
+def test_the_fast_path_knows_the_options_the_full_app_declares():
+    """One reader (serve/argv.py) for both paths; the fast path's option tables are the
+    typer commands' own, so an option added to a command cannot become text on one path."""
+    import typer
+
+    from openclaw_mem.cli.app import option_names
+    from openclaw_mem.serve.argv import OPTIONS
+
+    group = typer.main.get_command(app)
+    for name, (takes_value, flags) in OPTIONS.items():
+        assert option_names(group.commands[name]) == (takes_value, flags), name

@@ -22,13 +22,9 @@ from .. import __version__
 from ..errors import ExitCode, MemError, UsageError
 from ..format.when import parse_day, parse_when
 from ..memory import Memory
+from ..serve.argv import VERBATIM, UnknownOption, leading_globals, split
 
 __all__ = ["Environment", "State", "app", "parse_day", "parse_when", "state", "warn"]
-
-# Commands whose text arguments are taken verbatim: `mem log "- buy milk"` and
-# `mem recall "-1 degrees"` are text, not unknown options.
-VERBATIM = ("log", "recall", "context")
-_GLOBAL_WITH_VALUE = ("-w", "--workspace")
 
 
 def _echo_err(message: str) -> None:
@@ -44,70 +40,34 @@ def warn(message: str) -> None:
 
 
 def _verbatim_text(group: "MemGroup", argv: list[str]) -> list[str]:
-    """Strict options, verbatim text, as git and ripgrep have them. A word of a verbatim
-    command that starts with `-` and is none of its options is an error (with the option
-    it was probably meant to be), never text: `mem log --rol user x` must not log
-    "--rol user x". Text that starts with a dash goes after `--` or on stdin; a word that
-    holds whitespace ("- buy milk", "-1 degrees") can be no option, so it is text as it
-    is. `--` is put before it so click leaves it (and what follows) alone: click would
-    otherwise read `-1 degrees` as a cluster of short options."""
-    i = 0
-    while i < len(argv) and argv[i].startswith("-"):
-        i += 2 if argv[i] in _GLOBAL_WITH_VALUE else 1
-    if i >= len(argv) or argv[i] not in VERBATIM:
+    """Strict options, verbatim text (serve/argv.py, the one reader the fast path shares):
+    options and words are given back to click as options, `--`, words, so click leaves
+    the words alone (it would read `-1 degrees` as a cluster of short options)."""
+    i = leading_globals(argv)
+    if i >= len(argv) or argv[i] not in VERBATIM or argv[i] not in group.commands:
         return argv
-    command = group.commands.get(argv[i])
-    if command is None:
-        return argv
-    takes_value, flags = set(), set()
+    takes_value, flags = option_names(group.commands[argv[i]])
+    try:
+        read = split(argv, takes_value, flags)
+    except UnknownOption as exc:
+        raise UsageError(exc.message) from None
+    options = [
+        part
+        for name, value in read.options
+        for part in ((name,) if value is None else (name, value))
+    ]
+    return [*argv[: i + 1], *options, *(["--", *read.words] if read.words else [])]
+
+
+def option_names(command) -> tuple[frozenset[str], frozenset[str]]:
+    """A click command's options that take a value, and its flags (help included)."""
+    takes_value, flags = set(), {"-h", "--help"}
     for param in command.params:
-        names = [*getattr(param, "opts", []), *getattr(param, "secondary_opts", [])]
         if getattr(param, "param_type_name", "") != "option":
             continue
+        names = [*getattr(param, "opts", []), *getattr(param, "secondary_opts", [])]
         (flags if param.is_flag else takes_value).update(names)
-    flags |= {"-h", "--help"}
-    # Options and words are taken apart and given back as options, `--`, words: an option
-    # after a word of text is still an option (the fast path reads it so too).
-    options: list[str] = []
-    words: list[str] = []
-    j = i + 1
-    while j < len(argv):
-        arg = argv[j]
-        if arg == "--":
-            words += argv[j + 1 :]
-            break
-        if arg in takes_value:
-            options += argv[j : j + 2]
-            j += 2
-            continue
-        if (
-            arg in flags
-            or (arg.startswith("--") and arg.split("=", 1)[0] in takes_value)
-            or (not arg.startswith("--") and arg[:2] in takes_value)  # -k5
-        ):
-            options.append(arg)
-        elif arg.startswith("-") and arg != "-" and not any(c.isspace() for c in arg):
-            raise UsageError(_unknown_option(argv[i], arg, takes_value | flags))
-        else:
-            words.append(arg)
-        j += 1
-    return [*argv[: i + 1], *options, *(["--", *words] if words else [])]
-
-
-def _unknown_option(command: str, arg: str, names: set[str]) -> str:
-    """The one line for a word that starts with `-` and is no option of `command`."""
-    import difflib
-
-    name = arg.split("=", 1)[0]
-    long = sorted(n for n in names if n.startswith("--"))
-    close = difflib.get_close_matches(name, long, 1, 0.75)
-    hint = f" (did you mean {close[0]}?)" if close else ""
-    looks = len(name) > 1 and (name[1].isalpha() or (name[1] == "-" and name[2:3].isalpha()))
-    what = f"no such option: {name}{hint}" if looks else f"{arg!r} starts with '-'"
-    return (
-        f"{what}; text that starts with '-' goes after --: mem {command} -- {arg!r} "
-        f"(or on stdin: mem {command} -)"
-    )
+    return frozenset(takes_value), frozenset(flags)
 
 
 class MemGroup(TyperGroup):
