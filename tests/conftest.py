@@ -10,6 +10,25 @@ from typer.testing import CliRunner
 from openclaw_mem.cli import app
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--all",
+        action="store_true",
+        help="also run the tests marked slow (CI runs everything: python -m pytest --all)",
+    )
+
+
+def pytest_collection_modifyitems(config, items):
+    """The default run leaves the slow tests out, for a quick loop; `--all` (what CI runs)
+    and any `-m` expression of your own decide for themselves."""
+    if config.getoption("--all") or config.getoption("-m"):
+        return
+    slow = [item for item in items if item.get_closest_marker("slow")]
+    if slow:
+        config.hook.pytest_deselected(items=slow)
+        items[:] = [item for item in items if not item.get_closest_marker("slow")]
+
+
 @pytest.fixture(autouse=True)
 def isolated_env(tmp_path_factory, monkeypatch):
     """No test sees the developer's home, git identity or MEM_* settings."""

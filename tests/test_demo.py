@@ -9,12 +9,30 @@ from openclaw_mem.cli import app
 from openclaw_mem.format.logs import read_entries
 
 
+def test_demo_refuses_a_non_empty_directory(runner, tmp_path):
+    (tmp_path / "keep.txt").write_text("mine", encoding="utf-8")
+    result = runner.invoke(app, ["demo", str(tmp_path)])
+    assert result.exit_code == 2 and "is not empty" in result.stderr
+    assert (tmp_path / "keep.txt").read_text(encoding="utf-8") == "mine"
+
+
 @pytest.mark.slow
-def test_demo_runs_offline_on_a_copy_of_the_example(runner, tmp_path):
-    target = tmp_path / "demo"
-    result = runner.invoke(app, ["demo", str(target)])
-    assert result.exit_code == 0, result.stderr
-    out = result.stdout
+def test_demo_runs_offline_the_same_every_run_and_leaves_nothing_behind(runner, tmp_path):
+    import tempfile
+
+    before = set(os.listdir(tempfile.gettempdir()))
+    first = runner.invoke(app, ["demo"])
+    assert first.exit_code == 0, first.stderr
+    assert "temporary and is gone" in first.stdout
+    assert {n for n in os.listdir(tempfile.gettempdir()) if n.startswith("mem-demo-")} <= before
+    runs = [runner.invoke(app, ["demo", str(tmp_path / name)]) for name in ("a", "b")]
+    assert all(r.exit_code == 0 for r in runs), [r.stderr for r in runs]
+    same = [
+        r.stdout.replace(str(tmp_path / name), "DIR") for r, name in zip(runs, "ab", strict=True)
+    ]
+    assert same[0] == same[1]  # commit hashes too: the demo's clock dates its commits
+
+    out, target = runs[0].stdout, tmp_path / "a"
     steps = ["mem init", "mem log", "mem diff", "mem commit", "mem recall"]
     steps += ["mem consolidate", "mem status", "mem history"]
     positions = [out.find(f"$ {step}") for step in steps]
@@ -33,24 +51,3 @@ def test_demo_runs_offline_on_a_copy_of_the_example(runner, tmp_path):
     memory = (target / "MEMORY.md").read_text(encoding="utf-8")
     assert "Zhang Lei and the user start the Atlas on-call rotation on December 1" in memory
     assert not repo.is_dirty(untracked_files=True)
-
-
-def test_demo_refuses_a_non_empty_directory(runner, tmp_path):
-    (tmp_path / "keep.txt").write_text("mine", encoding="utf-8")
-    result = runner.invoke(app, ["demo", str(tmp_path)])
-    assert result.exit_code == 2 and "is not empty" in result.stderr
-    assert (tmp_path / "keep.txt").read_text(encoding="utf-8") == "mine"
-
-
-@pytest.mark.slow
-def test_demo_output_is_the_same_every_run_and_leaves_nothing_behind(runner, tmp_path):
-    import tempfile
-
-    before = set(os.listdir(tempfile.gettempdir()))
-    first = runner.invoke(app, ["demo"])
-    assert first.exit_code == 0, first.stderr
-    assert "temporary and is gone" in first.stdout
-    assert {n for n in os.listdir(tempfile.gettempdir()) if n.startswith("mem-demo-")} <= before
-    runs = [runner.invoke(app, ["demo", str(tmp_path / name)]).stdout for name in ("a", "b")]
-    same = [out.replace(str(tmp_path / name), "DIR") for out, name in zip(runs, "ab", strict=True)]
-    assert same[0] == same[1]  # commit hashes too: the demo's clock dates its commits

@@ -18,7 +18,7 @@ What counts as the same output: trailing spaces and blank lines at the ends are 
 test's home prints as /home/lin, a duration (`0.21 s`, `14 ms`) matches any duration, a line
 `...` stands for any lines, and `[...]` inside a line for any text.
 
-`UPDATE_DOCS=1 python -m pytest tests/test_docs.py` rewrites the outputs of blocks that
+`UPDATE_DOCS=1 python -m pytest --all -n 0 tests/test_docs.py` rewrites the outputs of blocks that
 no longer match (blocks without wildcards), for review with `git diff`.
 """
 
