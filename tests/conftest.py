@@ -62,6 +62,28 @@ def ws(tmp_path) -> Mem:
 
 
 @pytest.fixture
+def memory(tmp_path):
+    """A workspace as the library's users hold it: `Memory`, no CLI, no git (a test that
+    needs git asks for `ws` or makes its repository itself), settings from no environment."""
+    from openclaw_mem.memory import Memory, init
+
+    root = tmp_path / "lib"
+    init(root, use_git=False)
+    return Memory.open(root, env={"MEM_EMBED_PROVIDER": "none", "MEM_WATCH_IDLE": "0"})
+
+
+@pytest.fixture
+def example_memory(tmp_path):
+    """workspace.example/ through the library, without git."""
+    from openclaw_mem.memory import Memory, init
+
+    root = tmp_path / "example-lib"
+    shutil.copytree(EXAMPLE, root)
+    init(root, use_git=False)
+    return Memory.open(root, env={"MEM_EMBED_PROVIDER": "none", "MEM_WATCH_IDLE": "0"})
+
+
+@pytest.fixture
 def example(tmp_path) -> Mem:
     """A copy of workspace.example/ under git."""
     root = tmp_path / "example"

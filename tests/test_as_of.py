@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date, datetime
+
 PROFILE = (
     "# USER\n\n## Identity\n\n"
     "- ~~Lives in Shanghai.~~ (deprecated 2026-11-20 → Lives in Hangzhou.) "
@@ -10,38 +12,43 @@ PROFILE = (
 )
 
 
-def where(ws, *args):
+def where(memory, **options):
     return [
-        (h["path"], h["startLine"], h["snippet"])
-        for h in ws.json("recall", "where does the user live", "--no-daemon", *args)["results"]
+        (h.path, h.start_line, h.snippet)
+        for h in memory.recall("where does the user live", **options).hits
     ]
 
 
-def test_as_of_sees_the_fact_that_was_current_then(ws):
-    (ws.root / "USER.md").write_text(PROFILE, encoding="utf-8")
-    today = where(ws)
-    assert today[0][:2] == ("USER.md", 6)  # Hangzhou first, Shanghai after it, weighed half
-    marked = ws.json("recall", "where does the user live", "--no-daemon")["results"]
-    assert [h.get("superseded", False) for h in marked] == [False, True]  # marked by default
-    then = where(ws, "--as-of", "2026-11-01")
+def test_as_of_sees_the_fact_that_was_current_then(memory):
+    (memory.root / "USER.md").write_text(PROFILE, encoding="utf-8")
+    today = memory.recall("where does the user live").hits
+    assert (today[0].path, today[0].start_line) == ("USER.md", 6)  # Hangzhou, then Shanghai
+    assert [h.deprecated for h in today] == [False, True]  # weighed half, and marked
+    then = where(memory, as_of=date(2026, 11, 1))
     assert then == [("USER.md", 5, "- Lives in Shanghai.")]  # not yet struck, Hangzhou unborn
-    assert where(ws, "--as-of", "2026-09-01") == []
+    assert where(memory, as_of=date(2026, 9, 1)) == []
 
 
-def test_current_leaves_deprecated_facts_out(ws):
-    (ws.root / "USER.md").write_text(PROFILE, encoding="utf-8")
-    assert [line for _, line, _ in where(ws, "--current")] == [6]
+def test_current_leaves_deprecated_facts_out(memory):
+    (memory.root / "USER.md").write_text(PROFILE, encoding="utf-8")
+    assert [line for _, line, _ in where(memory, current=True)] == [6]
     # As of a day before the deprecation, the old fact was the current one.
-    assert [line for _, line, _ in where(ws, "--current", "--as-of", "2026-11-10")] == [5]
+    assert [line for _, line, _ in where(memory, current=True, as_of=date(2026, 11, 10))] == [5]
 
 
-def test_logs_after_the_day_are_not_yet_written(ws):
-    ws("log", "--role", "user", "--at", "2026-11-02T09:00", "The dentist moved to Tuesday.")
-    ws("log", "--role", "user", "--at", "2026-11-05T09:00", "The dentist moved to Friday.")
-    hits = ws.json("recall", "dentist", "--no-daemon", "--as-of", "2026-11-03")["results"]
-    assert [h["path"] for h in hits] == ["memory/2026-11-02.md"]
-    both = ws.json("recall", "dentist", "--no-daemon")["results"]
-    assert {h["path"] for h in both} == {"memory/2026-11-02.md", "memory/2026-11-05.md"}
+def test_logs_after_the_day_are_not_yet_written(memory):
+    memory.log("The dentist moved to Tuesday.", role="user", at=datetime(2026, 11, 2, 9))
+    memory.log("The dentist moved to Friday.", role="user", at=datetime(2026, 11, 5, 9))
+    hits = memory.recall("dentist", as_of=date(2026, 11, 3)).hits
+    assert [h.path for h in hits] == ["memory/2026-11-02.md"]
+    both = memory.recall("dentist").hits
+    assert {h.path for h in both} == {"memory/2026-11-02.md", "memory/2026-11-05.md"}
+
+
+def test_the_cli_marks_a_superseded_line_in_json(ws):
+    (ws.root / "USER.md").write_text(PROFILE, encoding="utf-8")
+    marked = ws.json("recall", "where does the user live", "--no-daemon")["results"]
+    assert [h.get("superseded", False) for h in marked] == [False, True]
 
 
 def test_a_bad_day_is_a_usage_error(ws):

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 
 import git
 
@@ -22,32 +23,32 @@ def test_context_block_sections_and_budget(example):
     assert "<!--" not in out and "~~" not in out
 
 
-def test_every_budget_is_respected_counting_cjk(example):
-    (example.root / "USER.md").write_text(
+def test_every_budget_is_respected_counting_cjk(example_memory, example):
+    (example_memory.root / "USER.md").write_text(
         "# USER\n\n## Identity\n\n"
         + "".join(f"- 第{i}条：林伟喜欢在杭州西湖边跑步，周末写代码。\n" for i in range(40)),
         encoding="utf-8",
     )
+    now = datetime(2026, 11, 27, 18)
     for budget in (50, 80, 150, 300, 500, 1200):
-        data = example.json(
-            "context", "--now", "2026-11-27T18:00", "--budget", str(budget), "跑步 marathon"
-        )
-        assert data["tokens"] <= budget, budget
-        assert estimate_tokens(data["text"]) == data["tokens"]
-    assert example("context", "--budget", "10", "x", ok=False).exit_code == 2
+        text = example_memory.context("跑步 marathon", budget=budget, now=now).render()
+        assert estimate_tokens(text) <= budget, budget
+    data = example.json("context", "--now", "2026-11-27T18:00", "--budget", "300", "跑步 marathon")
+    assert data["tokens"] == estimate_tokens(data["text"]) <= 300  # what --json reports
+    assert example("context", "--budget", "10", "x", ok=False).exit_code == 2  # below the floor
 
 
-def test_memories_are_grouped_as_preferences_history_goals(example):
-    (example.root / "MEMORY.md").write_text(
+def test_memories_are_grouped_as_preferences_history_goals(example_memory):
+    (example_memory.root / "MEMORY.md").write_text(
         "# MEMORY\n\n## Preferences\n\n- Prefers green tea in the afternoon.\n\n"
         "## Goals\n\n- Wants to drink less coffee by March.\n",
         encoding="utf-8",
     )
-    data = example.json("context", "--now", "2026-11-28T09:00", "tea coffee drink")
-    groups = data["memories"]
+    block = example_memory.context("tea coffee drink", now=datetime(2026, 11, 28, 9))
+    groups = block.memories
     # A bullet is a chunk of its own: the citation is the fact's own line.
-    assert [m["cite"] for m in groups["preferences"]] == ["MEMORY.md#L5-L5"]
-    assert [m["cite"] for m in groups["goals"]] == ["MEMORY.md#L9-L9"]
+    assert [m.cite for m in groups["preferences"]] == ["MEMORY.md#L5-L5"]
+    assert [m.cite for m in groups["goals"]] == ["MEMORY.md#L9-L9"]
     assert set(groups) == {"preferences", "history", "goals"}
 
 

@@ -1,17 +1,31 @@
+"""Recall: ranking through the library (`Memory.recall`), and what the CLI adds (the JSON
+shape, the table, its errors and exit codes) through the CLI."""
+
 from __future__ import annotations
 
 import os
+from datetime import date, datetime
 
 
 def _log(ws, at, text, role="user"):
     ws("log", "--at", at, "--role", role, text)
 
 
-def test_recall_in_a_mixed_chinese_english_workspace(ws):
-    _log(ws, "2026-11-02T09:15", "我最近在用FastAPI做项目，还用了Redis Streams做消息队列。")
-    _log(ws, "2026-11-05T02:14", "线上告警：Atlas 的 worker 报 Redis 连接超时，半夜被叫起来了。")
-    _log(ws, "2026-11-08T10:00", "Ran 12 km along the West Lake this morning.")
-    _log(ws, "2026-11-09T20:00", "我的猫叫豆豆，最怕吸尘器。")
+def _said(memory, at: str, text: str, role: str = "user") -> None:
+    memory.log(text, role=role, at=datetime.fromisoformat(at))
+
+
+def _recall(memory, query: str, now: str, **options):
+    return memory.recall(query, now=datetime.fromisoformat(now), **options).hits
+
+
+def test_recall_in_a_mixed_chinese_english_workspace(memory):
+    _said(memory, "2026-11-02T09:15", "我最近在用FastAPI做项目，还用了Redis Streams做消息队列。")
+    _said(
+        memory, "2026-11-05T02:14", "线上告警：Atlas 的 worker 报 Redis 连接超时，半夜被叫起来了。"
+    )
+    _said(memory, "2026-11-08T10:00", "Ran 12 km along the West Lake this morning.")
+    _said(memory, "2026-11-09T20:00", "我的猫叫豆豆，最怕吸尘器。")
     for query, expect in [
         ("连接超时", "2026-11-05"),
         ("FastAPI", "2026-11-02"),
@@ -20,18 +34,17 @@ def test_recall_in_a_mixed_chinese_english_workspace(ws):
         ("West Lake run", "2026-11-08"),
         ("猫", "2026-11-09"),
     ]:
-        results = ws.json("recall", "--now", "2026-11-10", query)["results"]
-        assert results, query
-        assert results[0]["path"] == f"memory/{expect}.md", (query, results[0])
+        hits = _recall(memory, query, "2026-11-10")
+        assert hits, query
+        assert hits[0].path == f"memory/{expect}.md", (query, hits[0])
 
 
-def test_knowledge_update_newer_statement_first(ws):
-    _log(ws, "2026-09-01T10:00", "I use Python for all my backend services.")
-    _log(ws, "2026-09-01T10:05", "Our CI runs on Jenkins and deploys to staging.", "assistant")
-    _log(ws, "2026-10-15T09:00", "Lunch was noodles again, the team loved it.")
-    _log(ws, "2026-11-24T09:05", "我现在主要用Go写后端了，Python 只用来写脚本。")
-    results = ws.json("recall", "--now", "2026-11-30", "backend language: Python or Go?")["results"]
-    paths = [r["path"] for r in results]
+def test_knowledge_update_newer_statement_first(memory):
+    _said(memory, "2026-09-01T10:00", "I use Python for all my backend services.")
+    _said(memory, "2026-09-01T10:05", "Our CI runs on Jenkins and deploys to staging.", "assistant")
+    _said(memory, "2026-10-15T09:00", "Lunch was noodles again, the team loved it.")
+    _said(memory, "2026-11-24T09:05", "我现在主要用Go写后端了，Python 只用来写脚本。")
+    paths = [h.path for h in _recall(memory, "backend language: Python or Go?", "2026-11-30")]
     assert paths.index("memory/2026-11-24.md") < paths.index("memory/2026-09-01.md")
 
 
@@ -50,41 +63,38 @@ def test_json_shape_snippet_limit_and_terminal_view(ws):
     assert "memory/2026-11-21.md#L3-L4" in table and "score" in table
 
 
-def test_explain_filters_and_min_score(ws):
-    _log(ws, "2026-10-01T09:00", "redis upgrade planned")
-    _log(ws, "2026-11-15T09:00", "redis upgrade done")
-    (ws.root / "MEMORY.md").write_text(
+def test_explain_filters_and_min_score(memory):
+    _said(memory, "2026-10-01T09:00", "redis upgrade planned")
+    _said(memory, "2026-11-15T09:00", "redis upgrade done")
+    (memory.root / "MEMORY.md").write_text(
         "# MEMORY\n\n## Facts\n\n- Redis 7 in production.\n", encoding="utf-8"
     )
-    hits = ws.json("recall", "--now", "2026-11-30", "--explain", "redis upgrade")["results"]
-    stages = hits[0]["explain"]
-    assert set(stages) >= {"bm25", "lsh", "fused", "decay", "mmrPosition", "rankBeforeMmr"}
-    assert {h["date"] for h in hits} >= {None, "2026-11-15T09:00"}
-    since = ws.json("recall", "--now", "2026-11-30", "--since", "2026-11-01", "redis")["results"]
-    assert [h["path"] for h in since] == ["memory/2026-11-15.md"]
-    until = ws.json("recall", "--now", "2026-11-30", "--until", "2026-10-31", "redis")["results"]
-    assert [h["path"] for h in until] == ["memory/2026-10-01.md"]
-    only = ws.json("recall", "--path", "MEMORY.md", "redis")["results"]
-    assert [h["path"] for h in only] == ["MEMORY.md"]
-    strict = ws.json("recall", "--now", "2026-11-30", "--min-score", "0.99", "redis upgrade")
-    assert all(h["score"] >= 0.99 for h in strict["results"])
-    assert (
-        ws("recall", "--json", "zzzz-nothing").stdout.strip().endswith("[]\n}")
-        or ws.json("recall", "zzzz-nothing")["results"] == []
-    )
+    hits = _recall(memory, "redis upgrade", "2026-11-30")
+    stages = hits[0].explain  # the library's names; --json writes them in camelCase
+    assert set(stages) >= {"bm25", "lsh", "fused", "decay", "mmr_position", "rank_before_mmr"}
+    assert {h.when for h in hits} >= {None, datetime(2026, 11, 15, 9, 0)}
+    since = _recall(memory, "redis", "2026-11-30", since=date(2026, 11, 1))
+    assert [h.path for h in since] == ["memory/2026-11-15.md"]
+    until = _recall(memory, "redis", "2026-11-30", until=date(2026, 10, 31))
+    assert [h.path for h in until] == ["memory/2026-10-01.md"]
+    only = _recall(memory, "redis", "2026-11-30", path="MEMORY.md")
+    assert [h.path for h in only] == ["MEMORY.md"]
+    strict = _recall(memory, "redis upgrade", "2026-11-30", min_score=0.99)
+    assert all(h.score >= 0.99 for h in strict)
+    assert _recall(memory, "zzzz-nothing", "2026-11-30") == []
 
 
-def test_deprecated_lines_count_half(ws):
-    (ws.root / "USER.md").write_text(
+def test_deprecated_lines_count_half(memory):
+    (memory.root / "USER.md").write_text(
         "# USER\n\n## Identity\n\n"
         "- ~~Mainly uses Python for backend work.~~ (deprecated 2026-11-24)\n"
         "\n## Stack\n\n- Mainly uses Go for backend work.\n",
         encoding="utf-8",
     )
-    hits = ws.json("recall", "--explain", "mainly uses backend work")["results"]
-    assert hits[0]["startLine"] == 9 and not hits[0]["deprecated"]  # the live bullet, alone
-    struck = [h for h in hits if h["deprecated"]]
-    assert struck and struck[0]["explain"]["decay"] == 0.5
+    hits = memory.recall("mainly uses backend work").hits
+    assert hits[0].start_line == 9 and not hits[0].deprecated  # the live bullet, alone
+    struck = [h for h in hits if h.deprecated]
+    assert struck and struck[0].explain["decay"] == 0.5
 
 
 def test_empty_query_and_bad_dates_are_errors(ws):
@@ -147,14 +157,14 @@ def test_index_command_and_status(ws):
     assert "index" in ws("status").stdout
 
 
-def test_the_vector_half_is_the_idf_weighted_share_of_query_words_a_chunk_holds(ws):
-    ws("log", "--at", "2026-11-30T09:00", "redis timeout on the settlement worker")
-    ws("log", "--at", "2026-11-30T09:01", "redis upgrade planned")
+def test_the_vector_half_is_the_idf_weighted_share_of_query_words_a_chunk_holds(memory):
+    _said(memory, "2026-11-30T09:00", "redis timeout on the settlement worker")
+    _said(memory, "2026-11-30T09:01", "redis upgrade planned")
     for i in range(4):  # make "timeout" the rarer, heavier word
-        ws("log", "--at", f"2026-11-30T09:1{i}", f"redis note {i}")
-    hits = ws.json("recall", "--now", "2026-11-30T12:00", "--explain", "redis timeout")["results"]
-    share = {h["startLine"]: h["explain"]["lsh"] for h in hits}
-    both = next(h["startLine"] for h in hits if "timeout" in h["snippet"])
+        _said(memory, f"2026-11-30T09:1{i}", f"redis note {i}")
+    hits = _recall(memory, "redis timeout", "2026-11-30T12:00")
+    share = {h.start_line: h.explain["lsh"] for h in hits}
+    both = next(h.start_line for h in hits if "timeout" in h.snippet)
     assert share[both] == 1.0
     partial = [v for line, v in share.items() if line != both]
     assert partial and all(0 < v < 0.5 for v in partial)  # "redis" alone: the lighter word
