@@ -275,3 +275,11 @@ def test_the_fast_path_knows_the_options_the_full_app_declares():
     group = typer.main.get_command(app)
     for name, (takes_value, flags) in OPTIONS.items():
         assert option_names(group.commands[name]) == (takes_value, flags), name
+
+
+def test_recall_help_states_the_fusion_weights_the_settings_use(runner):
+    from openclaw_mem.config import default
+
+    shown = " ".join(runner.invoke(app, ["recall", "--help"]).stdout.split())
+    vector, text = default("recall.vector_weight"), default("recall.text_weight")
+    assert f"{vector} pseudo-vectors + {text} BM25" in shown
