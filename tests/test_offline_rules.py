@@ -30,6 +30,13 @@ def taken(text: str) -> list[tuple[str, str, str]]:
     [
         ("I'm a nurse at the city hospital.", "USER", "Identity",
          "Is a nurse at the city hospital"),
+        # A lead-in word, and a request to remember that comes after what it is about.
+        ("Also, I'm allergic to peanuts.", "USER", "Identity", "Is allergic to peanuts"),
+        ("另外，我喜欢用 Makefile 管理常用命令", "USER", "Preferences",
+         "喜欢用 Makefile 管理常用命令"),
+        ("我周三去上海出差，帮我记一下：酒店订在静安寺附近", "MEMORY", "Facts",
+         "周三去上海出差，酒店订在静安寺附近"),
+        ("帮我记住：周五下午不开会", "MEMORY", "Facts", "周五下午不开会"),
         ("I live in Lisbon with my partner.", "USER", "Identity",
          "Lives in Lisbon with their partner"),
         ("I really enjoy restoring old film cameras.", "USER", "Preferences",

@@ -364,6 +364,11 @@ def test_relative_times_become_dates_in_any_language():
     )
     assert resolve_relative("明天开会", day) == "2025-06-04开会"
     assert resolve_relative("Starts next week", day) == "Starts in the week of 2025-06-09"
+    # A named day is that day, not "the week of … 三" (2025-06-03 is a Tuesday).
+    assert resolve_relative("我下周三去上海出差", day) == "我2025-06-11去上海出差"
+    assert resolve_relative("这周日休息", day) == "2025-06-08休息"
+    assert resolve_relative("Dentist next Friday", day) == "Dentist on 2025-06-13"
+    assert resolve_relative("Met her last monday", day) == "Met her on 2025-05-26"
     assert resolve_relative("Nothing relative here", day) == "Nothing relative here"
     assert resolve_relative("tomorrow", date(9999, 12, 31)) == "tomorrow"  # the edge: kept
 

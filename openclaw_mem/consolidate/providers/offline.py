@@ -56,9 +56,13 @@ _QUESTION_RE = re.compile(
 _RULE_WORDS = re.compile(
     r"\b(?:always|never|don't|do not|must)\b|每次|总是|不要|别|禁止|必须|不许", re.I
 )
+_ASKED_AFTER_RE = re.compile(
+    r"^(?P<x>[^，,]{2,}?)[，,]\s*(?:请)?帮我(?:记一下|记住|记下来?)(?:[\s:：，,]+(?P<y>.+))?$"
+)
 _LEAD_RE = re.compile(
     r"^(?:(?:hi|hello|hey|ok|okay|so|well|btw|by the way|yeah|yes|oh|wow|haha|lol|actually no|"
-    r"honestly|anyway|quick update(?: about me)?|嗯|好的|对)[\s,，:：!！.-]*)+",
+    r"honestly|anyway|quick update(?: about me)?|also|and|plus|oh and|one more thing|嗯|好的|对|"
+    r"另外|还有|对了|顺便说一下|顺便)[\s,，:：!！.-]*)+",
     re.I,
 )
 # What a statement is about must be named in it: an object that opens with a pronoun, a
@@ -167,7 +171,10 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
             re.I,
         ),
     ),
-    ("remember", re.compile(r"^(?:请)?(?:记住|别忘了|记一下|记得)[\s:：，,]*(?P<x>.+)")),
+    (
+        "remember",
+        re.compile(r"^(?:请)?(?:帮我)?(?:记住|别忘了|记一下|记下来?|记得)[\s:：，,]*(?P<x>.+)"),
+    ),
     ("identity", re.compile(r"^my name is (?P<x>.+)", re.I)),
     (
         "trait",
@@ -389,6 +396,8 @@ def _stand_alone(kind: str, m: re.Match[str], sentence: str) -> str | None:
     hiking in the Alps"; None when what it is about is only a pronoun."""
     x = (m.groupdict().get("x") or sentence).strip()
     if kind in ("remember", "correction"):
+        if kind == "remember" and x.startswith("我") and not x.startswith("我们"):
+            x = x[1:]  # "记住：我周三出差" is about the user, as "喜欢…" is
         return _clean(x)
     if kind == "trait":
         x = _ASIDE_RE.split(" ".join(x.split()), maxsplit=1)[0].rstrip(" .!。！")
@@ -526,6 +535,11 @@ class OfflineProvider:
         return replace(found, usage=Usage(0, 0), model="rules")
 
     def _edit(self, sentence: str, existing: list[_Line]) -> dict | None:
+        # "我下周三去上海出差，帮我记一下：酒店订在静安寺附近": the request comes after what
+        # it is about; both halves are the fact.
+        asked = _ASKED_AFTER_RE.match(sentence)
+        if asked:
+            sentence = "记住：" + "，".join(p for p in (asked["x"], asked["y"]) if p)
         moved = _moved(
             _LEAD_RE.sub(
                 "",
