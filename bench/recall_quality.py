@@ -208,6 +208,10 @@ def knowledge_update_rate(
 ) -> float:
     """Share of UPDATES where the newer statement outranks the older one, planted in a
     LoCoMo conversation (the older in an early session, the newer 3-60 days later)."""
+    if root.exists():  # built and planted by an earlier run: planting again would double it
+        import shutil
+
+        shutil.rmtree(root)
     where, now = build_locomo_workspace(sample, root)
     ws = Workspace(root)
     days = sorted(

@@ -165,11 +165,20 @@ KEYS: tuple[Key, ...] = (
     ),
     Key(
         "recall.decay_lambda",
-        0.002,
-        "Time decay per day, score * exp(-λ * age_days); 0.002 is a half-life of about a "
-        "year. Evergreen files are never decayed.",
+        0.004,
+        "Time decay per day, score * exp(-λ * age_days), the age counted from the newest "
+        "candidate and capped at recall.decay_window days. Evergreen files are never decayed.",
         min=0,
         max=10,
+    ),
+    Key(
+        "recall.decay_window",
+        20.0,
+        "Days of age the decay counts, from the newest candidate: recency decides between "
+        "near-equal results (a fact and the update that replaces it) without burying a "
+        "months-old answer. 0: the age from now, uncapped (the decay before this key).",
+        min=0,
+        max=100000,
     ),
     Key(
         "recall.deprecated_weight",

