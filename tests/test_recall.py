@@ -191,3 +191,13 @@ def test_the_decay_counts_recency_among_the_candidates_within_a_window(memory):
     old = [h for h in _recall(from_now, "gate code", "2026-11-30") if "4471" in h.snippet]
     age = 374.625  # days from 2025-11-20 09:00 to the start of 2026-11-30
     assert old[0].explain["decay"] == pytest.approx(math.exp(-0.004 * age), abs=1e-4)
+
+
+def test_a_snippet_ends_with_text_not_with_a_left_out_comment(memory):
+    (memory.root / "HISTORY.md").write_text(
+        "# HISTORY\n\n[2026-11-28 09:00] Planned the Shanghai trip with the team.\n"
+        "<!-- consolidated: 2 entries of memory/2026-11-28.md -->\n",
+        encoding="utf-8",
+    )
+    hits = _recall(memory, "Shanghai trip", "2026-11-30")
+    assert hits[0].snippet.endswith("Planned the Shanghai trip with the team."), hits[0].snippet

@@ -509,6 +509,8 @@ def snippet(lines: list[str], terms: set[str], limit: int = SNIPPET_CHARS) -> st
     """The lines (metadata comments left out), or the run of them richest in query terms
     that fits `limit` characters."""
     lines = [strip_comments(line) for line in lines]
+    while len(lines) > 1 and not lines[-1].strip():  # a comment line at the end leaves nothing
+        lines.pop()
     text = "\n".join(lines)
     if len(text) <= limit:
         return text
