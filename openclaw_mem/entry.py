@@ -166,8 +166,9 @@ def _fast_ask(opts: dict) -> int | None:
     from .errors import ExitCode, MemError
 
     flag = os.path.expanduser(opts["workspace"]) if "workspace" in opts else None
-    shown = None
-    render = "json" if opts["json"] else "text"
+    from .serve.fast_output import render
+
+    data = None
     daemon = not opts["no_daemon"] and env.get("MEM_NO_DAEMON", "") in ("", "0")
     if daemon:
         import time
@@ -180,35 +181,29 @@ def _fast_ask(opts: dict) -> int | None:
             # local, to the second, as mem.now(); MEM_NOW is checked by the resident
             now = env.get("MEM_NOW") or time.strftime("%Y-%m-%dT%H:%M:%S")
             read = _read(opts, now, agent)
-            reply = ask(root, read.op, read.to_json(), render=render)
+            reply = ask(root, read.op, read.to_json())
             if reply is None:
                 from .serve.autostart import coming
 
                 if coming(root):
-                    reply = ask(root, read.op, read.to_json(), render=render)
+                    reply = ask(root, read.op, read.to_json())
         except (MemError, OSError):
             return None
         except KeyboardInterrupt:
             print("mem: interrupted", file=sys.stderr)
             return int(ExitCode.INTERRUPTED)
         if reply is not None:
-            shown = reply.get("result") if reply.get("ok") else None
-            if not (
-                isinstance(shown, dict)
-                and isinstance(shown.get("stdout"), str)
-                and isinstance(shown.get("stderr"), list)
-            ):
+            data = reply.get("result") if reply.get("ok") else None
+            if not isinstance(data, dict):
                 return None  # an error, or not what we asked for: the full app decides
     mem = None
-    if shown is None:
+    if data is None:
         from .memory import Memory
-        from .serve.fast_output import render as rendered
 
         try:
             mem = Memory.open(flag)
             now = mem.now().replace(microsecond=0).isoformat()
             data = mem.answer(_read(opts, now, mem.agent))
-            shown = rendered(opts["op"], data, render == "json")
         except MemError:
             return None
         except Exception:  # a bug: the full app reports it through its one error funnel
@@ -216,6 +211,10 @@ def _fast_ask(opts: dict) -> int | None:
         except KeyboardInterrupt:
             print("mem: interrupted", file=sys.stderr)
             return int(ExitCode.INTERRUPTED)
+    try:
+        shown = render(opts["op"], data, opts["json"])
+    except (KeyError, TypeError, ValueError):
+        return None  # an answer not of the shape asked for: the full app decides
     for line in shown["stderr"]:
         print(line, file=sys.stderr)
     sys.stdout.write(shown["stdout"])

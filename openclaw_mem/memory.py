@@ -849,7 +849,7 @@ class Memory:
             )
             return {
                 "results": [h.to_json(explain=True) for h in found.hits],
-                "warnings": list(found.warnings),
+                "warnings": [self.redact(w) for w in found.warnings],
             }
         if read.op == "context":
             block = self.context(

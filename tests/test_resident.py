@@ -345,14 +345,37 @@ def test_the_clients_json_refuses_nesting_deeper_than_the_stack():
         socket_client.loads("[" * 200_000)
 
 
-def test_render_gives_what_the_command_prints_and_ping_keeps_its_data(served):
+def test_the_resident_sends_data_and_the_client_renders_what_the_command_prints(served):
+    from openclaw_mem.serve.fast_output import render
+
     ws, _ = served
-    assert resident.ask(ws.root, "ping", {}, render="json") == resident.ask(ws.root, "ping", {})
     spec = "memory/2026-11-30.md#L3-L4"
-    shown = resident.ask(ws.root, "get", {"spec": spec}, render="text")["result"]
+    data = resident.ask(ws.root, "get", {"spec": spec})["result"]
+    assert data["path"] == "memory/2026-11-30.md" and "stdout" not in data  # data, not output
+    shown = render("get", data, as_json=False)
     assert shown == {"stdout": ws("get", spec, "--no-daemon").stdout, "stderr": []}
-    shown = resident.ask(ws.root, "context", {"query": "redis"}, render="text")["result"]
-    assert set(shown) == {"stdout", "stderr"} and "Redis" in shown["stdout"]
+    data = resident.ask(ws.root, "recall", {"query": "redis", "k": 2})["result"]
+    full = ws("recall", "--json", "-k", "2", "--no-daemon", "redis").stdout
+    assert render("recall", data, as_json=True)["stdout"] == full
+
+
+def test_the_clients_json_writer_prints_what_json_dumps_prints():
+    import json
+
+    from openclaw_mem.serve.socket_client import dumps
+
+    for value in [
+        {"results": []},
+        {},
+        [],
+        {"a": [1, 2.5, None, True, "中文 \"q\" \n\t"], "b": {"c": {}, "d": [[]]}, "e": -0.0},
+        {"score": 0.8832, "n": 10**20, "nested": [{"x": [1, {"y": "z"}]}]},
+    ]:
+        for indent in (None, 2):
+            expected = json.dumps(value, ensure_ascii=False, indent=indent)
+            if indent is None:
+                expected = json.dumps(value, ensure_ascii=False)
+            assert dumps(value, indent=indent) == expected, (value, indent)
 
 
 def test_a_stopped_resident_or_a_foreign_listener_costs_a_moment_not_thirty_seconds(ws):

@@ -4,8 +4,9 @@
   from a warm index (`mem watch`, `mem serve`); `socket_client`: the per-turn client
   (standard library only).
 - `autostart`: a resident started on demand when the embedding model is slow to load.
-- `mcp_server`: MCP over stdio; `fast_output`: what recall/context/get print, rendered
-  where the data is (the resident renders for the client).
+- `mcp_server`: MCP over stdio; `fast_output`: what recall/context/get print, rendered by
+  the process that prints (the resident sends data); `argv`: the one command-line reader
+  the per-turn path and the full CLI share.
 
 May import `memory` (the facade) and everything below it; nothing below imports this
 package. The functions here are what front ends (cli/, entry.py) call; each imports its

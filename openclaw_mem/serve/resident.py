@@ -2,15 +2,14 @@
 when there is one) in memory and answer recall, context and get over a Unix domain socket,
 so an agent's per-turn `mem recall` costs a Python start-up, not an index load.
 
-Protocol, version 4: the client connects to `.mem/mem.sock` (mode 0600, in a real `.mem/`
+Protocol, version 5: the client connects to `.mem/mem.sock` (mode 0600, in a real `.mem/`
 folder, never a link), waits at most 0.25 s for the server's greeting `mem\n` (a stopped
 server, or another program on the socket, says nothing: the command answers in-process),
-then writes one JSON object on one line, `{"v": 4, "root": "/abs/workspace", "op": "recall" |
-"context" | "get" | "ping", "args": {...}}`, for recall, context and get optionally with
-`"render": "json" | "text"` to get back what the command prints instead of the data; the
-server answers with one
-line, `{"v": 4, "ok": true, "result": ...}` or `{"v": 4, "ok": false, "error": "...", "code":
-N}`. A server answers only for its own workspace. The client side (`ask`, in
+then writes one JSON object on one line, `{"v": 5, "root": "/abs/workspace", "op": "recall" |
+"context" | "get" | "ping", "args": {...}}` (the `Read` request, recall/reads.py); the server
+answers with one line, `{"v": 5, "ok": true, "result": ...}` (`Memory.answer`'s data, which
+the client renders: fast_output.py) or `{"v": 5, "ok": false, "error": "...", "code": N}`.
+A server answers only for its own workspace. The client side (`ask`, in
 socket_client.py) imports nothing heavier than `_socket` and `_json`, and gives up within a
 fraction of a second: a socket nobody answers on is a stale one, removed, and the command
 answers in-process instead.
@@ -140,11 +139,6 @@ class Resident:
                     if op != "ping":  # asking whether it serves is not using it
                         self.last_request = time.monotonic()
                     result = self.handle(read, later.append)
-                    shown = request.get("render")
-                    if op in ("recall", "context", "get") and shown in ("json", "text"):
-                        from .fast_output import render  # what the client is to print
-
-                        result = render(op, result, shown == "json")
                     reply.update(ok=True, result=result)
                 except MemError as exc:
                     reply.update(ok=False, error=exc.message, code=int(exc.exit_code))

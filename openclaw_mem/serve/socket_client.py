@@ -19,7 +19,8 @@ try:
 except ImportError:  # not CPython: json's Python halves stand in
     _quote = _make_scanner = None
 
-VERSION = 4  # 2: recall and context take agent, as_of and current; 3: "render"; 4: greeting
+# 2: agent, as_of, current; 3: "render"; 4: a greeting; 5: data only, the client renders
+VERSION = 5
 SOCKET = "mem.sock"
 CONNECT_TIMEOUT = 0.2
 # The resident says this the moment it accepts. A stopped resident, or another program
@@ -45,12 +46,14 @@ def real_state_dir(root: str | os.PathLike[str]) -> bool:
         return False
 
 
-def dumps(value: object) -> str:
-    """JSON for the values a request holds (str, int, float, bool, None, lists, dicts)."""
+def dumps(value: object, indent: int | None = None, _depth: int = 0) -> str:
+    """JSON for the values requests and answers hold (str, int, float, bool, None, lists,
+    dicts): one line, or with `indent` the text json.dumps(value, indent=indent,
+    ensure_ascii=False) writes, byte for byte, without importing json."""
     if _quote is None:
         import json
 
-        return json.dumps(value, ensure_ascii=False)
+        return json.dumps(value, ensure_ascii=False, indent=indent)
     if value is None or isinstance(value, bool):
         return {None: "null", True: "true", False: "false"}[value]
     if isinstance(value, str):
@@ -61,10 +64,19 @@ def dumps(value: object) -> str:
         if value != value or value in (float("inf"), float("-inf")):
             return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
         return float.__repr__(value)
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(map(dumps, value)) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{dumps(str(k))}: {dumps(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple | dict):
+        items = (
+            [f"{dumps(str(k))}: {dumps(v, indent, _depth + 1)}" for k, v in value.items()]
+            if isinstance(value, dict)
+            else [dumps(v, indent, _depth + 1) for v in value]
+        )
+        ends = "{}" if isinstance(value, dict) else "[]"
+        if not items:
+            return ends
+        if indent is None:
+            return ends[0] + ", ".join(items) + ends[1]
+        inner, outer = "\n" + " " * (indent * (_depth + 1)), "\n" + " " * (indent * _depth)
+        return ends[0] + inner + ("," + inner).join(items) + outer + ends[1]
     raise TypeError(f"cannot send a {type(value).__name__}")
 
 
@@ -108,11 +120,10 @@ def ask(
     op: str,
     args: dict,
     timeout: float = ANSWER_TIMEOUT,
-    render: str | None = None,
 ) -> dict | None:
     """The resident process's answer, or None when there is none to ask (then answer
-    in-process). A domain error comes back as {"error", "code"}. With render "json" or
-    "text", a recall, context or get comes back as what the command prints (fast_output)."""
+    in-process). A domain error comes back as {"error", "code"}. The answer is data
+    (`Memory.answer`'s); the asking process renders it (fast_output)."""
     path = socket_file(root)
     if not real_state_dir(root):
         return None
@@ -148,8 +159,6 @@ def ask(
             return None
         sock.settimeout(timeout)
         request = {"v": VERSION, "root": os.fspath(root), "op": op, "args": args}
-        if render is not None:
-            request["render"] = render
         sock.sendall(dumps(request).encode("utf-8") + b"\n")
         data = b""
         while not data.endswith(b"\n"):
