@@ -73,6 +73,16 @@ def memory(tmp_path):
 
 
 @pytest.fixture
+def git_memory(tmp_path):
+    """`memory` with git, for a test that asks for it (commits, history, undo, sync)."""
+    from openclaw_mem.memory import Memory, init
+
+    root = tmp_path / "lib-git"
+    init(root)
+    return Memory.open(root, env={"MEM_EMBED_PROVIDER": "none", "MEM_WATCH_IDLE": "0"})
+
+
+@pytest.fixture
 def example_memory(tmp_path):
     """workspace.example/ through the library, without git."""
     from openclaw_mem.memory import Memory, init

@@ -290,9 +290,7 @@ def _raw(text: str, home: str) -> list[str]:
 
 
 def _has_wildcards(block: Block) -> bool:
-    return any(
-        line == "..." or "[...]" in line for step in block.steps for line in step.expected
-    )
+    return any(line == "..." or "[...]" in line for step in block.steps for line in step.expected)
 
 
 def _rewrite(block: Block, new: str) -> None:

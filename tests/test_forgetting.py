@@ -1,9 +1,15 @@
+"""Forget and cleanup: what they do to the files through the library (`Memory.forget`,
+`Memory.cleanup`), and what the CLI adds (its report, the commit it names, --json)."""
+
 from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta
 
 import git
+import pytest
+
+from openclaw_mem.errors import NotFound, UsageError
 
 USER = (
     "# USER\n\n## Identity\n\n- Lin Wei, backend engineer in Hangzhou.\n"
@@ -17,66 +23,88 @@ def _user(ws):
     ws("commit", "-m", "profile")
 
 
-def test_forget_deprecates_by_default_and_deletes_with_hard(ws):
+def test_forget_deprecates_by_default_and_deletes_with_hard(memory):
+    user = memory.root / "USER.md"
+    user.write_text(USER, encoding="utf-8")
+    result = memory.forget("USER.md:6")
+    assert (result.done.mode, result.done.path, result.done.lines) == (
+        "deprecated",
+        "USER.md",
+        (6, 6),
+    )
+    assert result.commit is None and result.warnings == ()  # no git: nothing to commit
+    text = user.read_text(encoding="utf-8")
+    assert "- ~~Mainly uses Python for backend work.~~ (forgotten" in text
+    assert "<!-- identity i=0.7 c=0.9 2026-11-02 -->" in text
+    hard = memory.forget("cat called Doudou", hard=True)  # a query naming one line
+    assert (hard.done.mode, hard.done.lines) == ("deleted", (7, 7))
+    text = user.read_text(encoding="utf-8")
+    assert "Doudou" not in text and "- Lin Wei, backend engineer in Hangzhou." in text
+    hits = memory.recall("Doudou cat").hits
+    assert [h.path for h in hits if "USER" in h.path and "Doudou" in h.snippet] == []
+
+
+def test_the_cli_reports_what_it_forgot_and_commits(ws):
     _user(ws)
     out = ws("forget", "USER.md:6").stdout
     assert out.startswith("deprecated USER.md:6") and "committed " in out
-    text = (ws.root / "USER.md").read_text(encoding="utf-8")
-    assert "- ~~Mainly uses Python for backend work.~~ (forgotten" in text
-    assert "<!-- identity i=0.7 c=0.9 2026-11-02 -->" in text
     assert git.Repo(ws.root).head.commit.message.startswith("forget: USER.md:6 (deprecated)")
-    ws("forget", "--hard", "cat called Doudou")  # a query naming one line
-    text = (ws.root / "USER.md").read_text(encoding="utf-8")
-    assert "Doudou" not in text and "- Lin Wei, backend engineer in Hangzhou." in text
-    assert recall_paths(ws, "Doudou cat") == []
 
 
-def recall_paths(ws, query):
-    return [
-        r["path"]
-        for r in ws.json("recall", query)["results"]
-        if "USER" in r["path"] and "Doudou" in r["snippet"]
-    ]
+def test_an_ambiguous_query_lists_the_candidates(memory):
+    (memory.root / "USER.md").write_text(USER, encoding="utf-8")
+    with pytest.raises(UsageError) as ambiguous:
+        memory.forget("Python")
+    assert ambiguous.value.exit_code == 2
+    said = ambiguous.value.message
+    assert "matches several lines equally" in said and "USER.md:6" in said
+    assert "USER.md:11" in said
+    with pytest.raises(NotFound) as nothing:
+        memory.forget("quantum chromodynamics")
+    assert nothing.value.exit_code == 4
 
 
-def test_an_ambiguous_query_lists_the_candidates(ws):
-    _user(ws)
-    result = ws("forget", "Python", ok=False)
-    assert result.exit_code == 2
-    assert "matches several lines equally" in result.stderr and "USER.md:6" in result.stderr
-    assert "USER.md:11" in result.stderr
-    assert ws("forget", "quantum chromodynamics", ok=False).exit_code == 4
-
-
-def test_logs_are_only_redacted_with_hard(ws):
-    ws("log", "--at", "2026-11-24T14:45", "my password is hunter2-secret, keep it")
-    ws("commit", "-m", "log")
-    day = ws.root / "memory" / "2026-11-24.md"
+def test_logs_are_only_redacted_with_hard(memory):
+    memory.log("my password is hunter2-secret, keep it", at=datetime(2026, 11, 24, 14, 45))
+    day = memory.root / "memory" / "2026-11-24.md"
     before = day.read_bytes()
-    refused = ws("forget", "memory/2026-11-24.md:4", ok=False)
-    assert refused.exit_code == 2 and "logs are never rewritten" in refused.stderr
+    with pytest.raises(UsageError, match="logs are never rewritten") as refused:
+        memory.forget("memory/2026-11-24.md:4")
+    assert refused.value.exit_code == 2
     assert day.read_bytes() == before
-    out = ws("forget", "--hard", "memory/2026-11-24.md#L3-L4").stdout
-    assert "redacted memory/2026-11-24.md:3-4" in out and "remains in git history" in out
-    assert "git filter-repo" in out
+    done = memory.forget("memory/2026-11-24.md#L3-L4", hard=True).done
+    assert (done.mode, done.path, done.lines) == ("redacted", "memory/2026-11-24.md", (3, 4))
     text = day.read_text(encoding="utf-8")
     assert "hunter2" not in text and "## 14:45 · note\n[forgotten" in text
+
+
+def test_the_cli_says_a_redacted_log_line_remains_in_git_history(ws):
+    ws("log", "--at", "2026-11-24T14:45", "my password is hunter2-secret, keep it")
+    ws("commit", "-m", "log")
+    out = ws("forget", "--hard", "memory/2026-11-24.md#L3-L4").stdout
+    assert "redacted memory/2026-11-24.md:3-4" in out and "remains in git history" in out
+    assert "git filter-repo" in out and "hunter2" not in out
     assert git.Repo(ws.root).head.commit.message.startswith("forget: memory/2026-11-24.md:3-4")
 
 
-def test_forget_refuses_other_files_and_escapes(ws):
-    (ws.root / "SOUL.md").write_text("# Soul\n- be kind\n", encoding="utf-8")
-    assert ws("forget", "--hard", "SOUL.md:2", ok=False).exit_code == 2
-    assert ws("forget", "--hard", "../x.md:1", ok=False).exit_code == 2
-    assert ws("forget", "MEMORY.md:999", ok=False).exit_code == 4
+def test_forget_refuses_other_files_and_escapes(memory):
+    (memory.root / "SOUL.md").write_text("# Soul\n- be kind\n", encoding="utf-8")
+    for target, hard, error, code in [
+        ("SOUL.md:2", True, UsageError, 2),
+        ("../x.md:1", True, UsageError, 2),
+        ("MEMORY.md:999", False, NotFound, 4),
+    ]:
+        with pytest.raises(error) as refused:
+            memory.forget(target, hard=hard)
+        assert refused.value.exit_code == code, target
 
 
-def test_cleanup_archives_stale_lines_by_the_rules(ws):
+def test_cleanup_archives_stale_lines_by_the_rules(memory):
     now = datetime.now()
     old = (now - timedelta(days=45)).date().isoformat()
     fresh = (now - timedelta(days=2)).date().isoformat()
     ancient = (now - timedelta(days=120)).date().isoformat()
-    (ws.root / "MEMORY.md").write_text(
+    (memory.root / "MEMORY.md").write_text(
         "# MEMORY\n\n## Used\n\n"  # recall counts uses per chunk; a section is one here
         f"- Trivia someone recalled lately. <!-- fact i=0.1 c=0.9 {old} -->\n\n## Facts\n\n"
         f"- Trivia nobody asks about. <!-- fact i=0.1 c=0.9 {old} -->\n"
@@ -87,22 +115,38 @@ def test_cleanup_archives_stale_lines_by_the_rules(ws):
         "- A line a person wrote, with no metadata.\n",
         encoding="utf-8",
     )
-    ws("commit", "-m", "memory")
-    ws("recall", "--path", "MEMORY.md", "-k", "1", "trivia recalled lately")  # counts one use
-    dry = ws.json("cleanup", "--dry-run")
-    reasons = {line["line"]: line["reason"] for line in dry["lines"]}
+    memory.recall("trivia recalled lately", path="MEMORY.md", k=1)  # counts one use
+    dry = memory.cleanup(dry_run=True)
+    reasons = {s.line: s.reason for s in dry.stale}
     assert set(reasons) == {9, 10, 11}, reasons
     assert reasons[9].startswith("importance 0.1, never used")
     assert reasons[10] == "low confidence (0.3)" and reasons[11].startswith("deprecated since")
-    assert dry["archive"] is None and "Trivia nobody" in (ws.root / "MEMORY.md").read_text("utf-8")
-    out = ws("cleanup").stdout
-    assert "committed " in out
-    memory = (ws.root / "MEMORY.md").read_text(encoding="utf-8")
-    assert "Trivia nobody" not in memory and "Jenkins" not in memory and "A guess" not in memory
-    assert "Trivia someone recalled lately" in memory and "A line a person wrote" in memory
-    archive = next((ws.root / "archive").glob("*.md")).read_text(encoding="utf-8")
+    text = (memory.root / "MEMORY.md").read_text("utf-8")
+    assert dry.archive is None and "Trivia nobody" in text
+    done = memory.cleanup()
+    assert done.archive is not None and done.archive.startswith("archive/")
+    assert done.commit is None and done.warnings == ()  # no git: nothing to commit
+    text = (memory.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "Trivia nobody" not in text and "Jenkins" not in text and "A guess" not in text
+    assert "Trivia someone recalled lately" in text and "A line a person wrote" in text
+    archive = (memory.root / done.archive).read_text(encoding="utf-8")
     assert "Trivia nobody asks about" in archive and "archived: low confidence" in archive
+    hits = memory.recall("Trivia nobody asks about").hits
+    assert all(not h.path.startswith("archive/") for h in hits)
+    assert memory.cleanup().stale == []
+
+
+def test_the_cli_cleanup_commits_and_reports_json(ws):
+    old = (datetime.now() - timedelta(days=45)).date().isoformat()
+    (ws.root / "MEMORY.md").write_text(
+        f"# MEMORY\n\n## Facts\n\n- Trivia nobody asks about. <!-- fact i=0.1 c=0.9 {old} -->\n",
+        encoding="utf-8",
+    )
+    ws("commit", "-m", "memory")
+    dry = ws.json("cleanup", "--dry-run")
+    assert [line["line"] for line in dry["lines"]] == [5] and dry["archive"] is None
+    assert dry["lines"][0]["reason"].startswith("importance 0.1, never used")
+    out = ws("cleanup").stdout
+    assert "MEMORY.md:5 (importance 0.1" in out and "committed " in out
     assert not git.Repo(ws.root).is_dirty(untracked_files=True)
-    hits = ws.json("recall", "Trivia nobody asks about")["results"]
-    assert all(not h["path"].startswith("archive/") for h in hits)
     assert json.loads(ws("cleanup", "--json").stdout)["lines"] == []

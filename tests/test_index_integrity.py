@@ -5,18 +5,25 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+NOW = datetime(2026, 11, 30)
 
-def _setup(ws) -> Path:
+
+def _setup(memory) -> Path:
     for i in range(6):
-        ws("log", "--at", f"2026-11-30T09:0{i}", f"redis note number {i} about timeouts")
-    ws("index")
-    meta = json.loads((ws.root / ".mem" / "index" / "meta.json").read_text(encoding="utf-8"))
-    return ws.root / ".mem" / "index" / meta["base"]
+        memory.log(f"redis note number {i} about timeouts", at=datetime(2026, 11, 30, 9, i))
+    memory.index()
+    meta = json.loads((memory.root / ".mem" / "index" / "meta.json").read_text(encoding="utf-8"))
+    return memory.root / ".mem" / "index" / meta["base"]
+
+
+def _hits(found) -> list[dict]:
+    return [h.to_json() for h in found.hits]
 
 
 def _corrupt_same_size(path: Path, how: str) -> None:
@@ -33,68 +40,81 @@ def _corrupt_same_size(path: Path, how: str) -> None:
 @pytest.mark.parametrize(
     "name, how", [("start.npy", "randomise"), ("sig.npy", "zero"), ("tfs.npy", "randomise")]
 )
-def test_same_size_corruption_is_caught_and_rebuilt(ws, name, how):
-    base = _setup(ws)
-    good = ws.json("recall", "--now", "2026-11-30", "redis")["results"]
+def test_same_size_corruption_is_caught_and_rebuilt(memory, name, how):
+    base = _setup(memory)
+    good = memory.recall("redis", now=NOW)
+    assert good.hits and not good.warnings
     _corrupt_same_size(base / name, how)
+    found = memory.recall("redis", now=NOW)
+    assert len(found.warnings) == 1 and "was unreadable" in found.warnings[0]
+    assert _hits(found) == _hits(good)
+    assert all(h.start_line > 0 for h in good.hits)
+
+
+def test_the_cli_warns_once_of_a_rebuilt_index(ws):
+    for i in range(6):
+        ws("log", "--at", f"2026-11-30T09:0{i}", f"redis note number {i} about timeouts")
+    ws("index")
+    meta = json.loads((ws.root / ".mem" / "index" / "meta.json").read_text(encoding="utf-8"))
+    good = ws.json("recall", "--now", "2026-11-30", "redis")["results"]
+    _corrupt_same_size(ws.root / ".mem" / "index" / meta["base"] / "start.npy", "randomise")
     result = ws("recall", "--json", "--now", "2026-11-30", "redis")
     assert "was unreadable" in result.stderr and result.stderr.count("\n") == 1
     assert json.loads(result.stdout)["results"] == good
-    assert all(h["startLine"] > 0 for h in good)
 
 
-def test_swapped_permutations_are_caught(ws):
-    base = _setup(ws)
+def test_swapped_permutations_are_caught(memory):
+    base = _setup(memory)
     a, b = base / "perm_a.npy", base / "perm_b.npy"
     tmp = base / "swap.npy"
     os.replace(a, tmp)
     os.replace(b, a)
     os.replace(tmp, b)
-    result = ws("index")
-    assert "was unreadable" in result.stderr
-    assert "index rebuild" in result.stdout
+    summary = memory.index()
+    assert any("was unreadable" in w for w in summary.warnings)
+    assert summary.to_json()["mode"] == "rebuild"  # what `mem index` prints: "index rebuild"
 
 
-def test_out_of_range_line_numbers_are_refused(ws):
-    base = _setup(ws)
+def test_out_of_range_line_numbers_are_refused(memory):
+    base = _setup(memory)
     start = np.load(base / "start.npy")
     start[0] = -2085931748
     np.save(base / "start.npy", start)
-    meta_path = ws.root / ".mem" / "index" / "meta.json"
+    meta_path = memory.root / ".mem" / "index" / "meta.json"
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
     from openclaw_mem.index.cache import _file_hash
 
     rel = f"{meta['base']}/start.npy"
     meta["checksums"][rel] = _file_hash(base / "start.npy")  # a consistent lie
     meta_path.write_text(json.dumps(meta), encoding="utf-8")
-    hits = ws.json("recall", "--now", "2026-11-30", "redis")["results"]
-    assert hits and all(h["startLine"] > 0 for h in hits)
+    hits = memory.recall("redis", now=NOW).hits
+    assert hits and all(h.start_line > 0 for h in hits)
 
 
-def test_an_unchanged_index_is_not_hashed_again(ws, monkeypatch):
-    _setup(ws)
-    ws("recall", "redis")  # verifies once and remembers
+def test_an_unchanged_index_is_not_hashed_again(memory, monkeypatch):
+    _setup(memory)
+    memory.recall("redis")  # verifies once and remembers
     from openclaw_mem.index import cache as index
 
     calls = []
     real = index._file_hash
     monkeypatch.setattr(index, "_file_hash", lambda p: calls.append(p) or real(p))
-    ws("recall", "redis")
+    memory.recall("redis")
     assert calls == []
 
 
-def test_what_a_refresh_wrote_is_not_hashed_on_the_next_open(ws, monkeypatch):
+def test_what_a_refresh_wrote_is_not_hashed_on_the_next_open(memory, monkeypatch):
     """`mem log` then `mem recall` on every turn: the refresh writes a new delta, and the
     next call must not re-hash the whole base to trust it."""
-    _setup(ws)
-    ws("log", "--at", "2026-11-30T10:00", "one more redis note")
-    ws("recall", "redis")  # refreshes the index and records the files it wrote
+    _setup(memory)
+    memory.log("one more redis note", at=datetime(2026, 11, 30, 10))
+    memory.recall("redis")  # refreshes the index and records the files it wrote
     from openclaw_mem.index import cache as index
 
     calls = []
     real = index._file_hash
     monkeypatch.setattr(index, "_file_hash", lambda p: calls.append(p) or real(p))
-    ws("recall", "redis")
+    memory.recall("redis")
     assert calls == []
 
 
@@ -110,23 +130,22 @@ def test_rows_read_with_pread_equal_the_mapped_rows(tmp_path):
 
 
 @pytest.mark.parametrize("garbage", ["[1, 2]", '{"base-x/start.npy": "yes"}', "not json", ""])
-def test_a_garbled_verification_record_only_costs_a_re_hash(ws, garbage):
-    base = _setup(ws)
-    good = ws.json("recall", "--now", "2026-11-30", "redis")["results"]
+def test_a_garbled_verification_record_only_costs_a_re_hash(memory, garbage):
+    base = _setup(memory)
+    good = memory.recall("redis", now=NOW)
     (base.parent / "verified.json").write_text(garbage, encoding="utf-8")
-    result = ws("recall", "--json", "--now", "2026-11-30", "redis")
-    assert result.stderr == "" and json.loads(result.stdout)["results"] == good
+    found = memory.recall("redis", now=NOW)
+    assert found.warnings == [] and _hits(found) == _hits(good)
     assert isinstance(json.loads((base.parent / "verified.json").read_text(encoding="utf-8")), dict)
 
 
-def test_a_segment_that_vanishes_mid_read_is_read_again_from_the_new_meta(ws, monkeypatch):
+def test_a_segment_that_vanishes_mid_read_is_read_again_from_the_new_meta(memory, monkeypatch):
     """Another process switched meta.json to a new generation and removed the old one
     between this reader's look at meta.json and its read of a segment."""
     from openclaw_mem.index import cache as index_module
-    from openclaw_mem.memory import Memory
 
-    ws("log", "--at", "2026-11-30T09:00", "Atlas note about Redis timeouts")
-    ws("index")
+    memory.log("Atlas note about Redis timeouts", at=datetime(2026, 11, 30, 9))
+    memory.index()
     real = index_module.load_segment
     calls = []
 
@@ -137,7 +156,6 @@ def test_a_segment_that_vanishes_mid_read_is_read_again_from_the_new_meta(ws, mo
         return real(*args, **kwargs)
 
     monkeypatch.setattr(index_module, "load_segment", vanished_once)
-    mem = Memory.open(ws.root, env={"MEM_EMBED_PROVIDER": "none"})
-    found = mem.recall("Redis", k=3)
+    found = memory.recall("Redis", k=3)
     assert found.hits and not found.warnings  # no error, and no rebuild warning either
     assert len(calls) >= 3  # the failed read, then base and delta again

@@ -1,11 +1,13 @@
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from openclaw_mem.cli import app
-from openclaw_mem.errors import WorkspaceNotFound
+from openclaw_mem.errors import GitError, WorkspaceNotFound
+from openclaw_mem.memory import init
 from openclaw_mem.store.workspace import resolve_workspace
 
 
@@ -49,44 +51,63 @@ def test_no_workspace_is_one_line_with_the_fix(tmp_path, runner, monkeypatch):
     assert missing.exit_code == 3 and "mem init" in missing.stderr
 
 
-def test_init_creates_templates_and_commits(tmp_path, runner):
+def test_init_creates_templates_and_commits(tmp_path):
     root = tmp_path / "new"
-    result = runner.invoke(app, ["init", str(root)])
-    assert result.exit_code == 0, result.stderr
+    report = init(root, env={})
     for name in ("AGENTS.md", "USER.md", "MEMORY.md", "HISTORY.md", "mem.toml", ".gitignore"):
         assert (root / name).is_file(), name
+        assert name in report.created, name
     assert (root / "memory").is_dir()
     assert (root / ".gitignore").read_text(encoding="utf-8") == ".mem/\n"
     assert "## Preferences" in (root / "USER.md").read_text(encoding="utf-8")
-    assert "commit" in result.stdout
+    assert report.git == "initialised" and report.commit and report.warnings == []
     import git
 
     repo = git.Repo(root)
     assert repo.head.commit.message.startswith("mem init")
+    assert repo.head.commit.hexsha.startswith(report.commit)
     assert not repo.is_dirty(untracked_files=True)
 
 
-def test_init_on_an_openclaw_workspace_adds_only_what_is_missing(tmp_path, runner):
-    root = tmp_path / "openclaw"
+OPENCLAW = {
+    "AGENTS.md": "# My agent rules\n",
+    "SOUL.md": "# Soul\n",
+    "MEMORY.md": "# Mine\n- keep me\n",
+    "memory/2026-11-01.md": "- free-form note\n",
+    ".gitignore": "node_modules/",
+}
+
+
+def _openclaw(root: Path) -> Path:
     (root / "memory").mkdir(parents=True)
-    mine = {
-        "AGENTS.md": "# My agent rules\n",
-        "SOUL.md": "# Soul\n",
-        "MEMORY.md": "# Mine\n- keep me\n",
-        "memory/2026-11-01.md": "- free-form note\n",
-        ".gitignore": "node_modules/",
-    }
-    for name, text in mine.items():
+    for name, text in OPENCLAW.items():
         (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def test_init_on_an_openclaw_workspace_adds_only_what_is_missing(tmp_path):
+    root = _openclaw(tmp_path / "openclaw")
+    report = init(root, env={})
+    assert "USER.md" in report.created and "HISTORY.md" in report.created
+    touched = report.created + report.updated
+    assert "AGENTS.md" not in touched and "MEMORY.md" not in touched
+    assert not any(name.startswith("memory") for name in touched)
+    assert report.updated == [".gitignore"]
+    for name, text in OPENCLAW.items():
+        if name != ".gitignore":
+            assert (root / name).read_text(encoding="utf-8") == text
+    assert (root / ".gitignore").read_text(encoding="utf-8") == "node_modules/\n.mem/\n"
+    again = init(root, env={})
+    assert again.created == [] and again.updated == []
+
+
+def test_the_cli_reports_what_init_added(tmp_path, runner):
+    root = _openclaw(tmp_path / "openclaw")
     result = runner.invoke(app, ["init", str(root)])
     assert result.exit_code == 0, result.stderr
     assert "added   USER.md" in result.stdout and "added   HISTORY.md" in result.stdout
     assert "AGENTS.md" not in result.stdout and "MEMORY.md" not in result.stdout
-    assert "updated .gitignore" in result.stdout
-    for name, text in mine.items():
-        if name != ".gitignore":
-            assert (root / name).read_text(encoding="utf-8") == text
-    assert (root / ".gitignore").read_text(encoding="utf-8") == "node_modules/\n.mem/\n"
+    assert "updated .gitignore" in result.stdout and "commit" in result.stdout
     again = runner.invoke(app, ["init", str(root)])
     assert again.exit_code == 0 and "already has everything" in again.stdout
 
@@ -98,15 +119,31 @@ def test_init_without_dir_uses_the_current_directory(tmp_path, runner, monkeypat
     assert (tmp_path / "MEMORY.md").is_file() and not (tmp_path / ".git").exists()
 
 
-def test_logging_works_without_git(tmp_path, runner):
+def test_logging_works_without_git(memory):
+    logged = memory.log("no git here", at=datetime(2026, 11, 30, 8))
+    assert logged.citation == "memory/2026-11-30.md#L3-L4"
+    assert logged.commit is None and logged.warnings == ()
+    for name, call in (
+        ("commit", memory.commit),
+        ("history", memory.history),
+        ("diff", memory.diff),
+    ):
+        with pytest.raises(GitError) as refused:
+            call()
+        assert refused.value.exit_code == 5, name
+        assert "not in a git repository" in refused.value.message, name
+        assert "mem init" in refused.value.message, name
+    assert memory.status().git == {"repo": False}
+
+
+def test_the_cli_works_without_git_and_says_what_needs_it(tmp_path, runner):
     root = tmp_path / "plain"
     assert runner.invoke(app, ["init", "--no-git", str(root)]).exit_code == 0
+    assert not (root / ".git").exists()
     ok = runner.invoke(app, ["-w", str(root), "log", "--at", "2026-11-30T08:00", "no git here"])
     assert ok.exit_code == 0 and ok.stdout.strip() == "memory/2026-11-30.md#L3-L4"
-    for cmd in (["commit"], ["history"], ["diff"]):
-        result = runner.invoke(app, ["-w", str(root), *cmd])
-        assert result.exit_code == 5, cmd
-        assert "not in a git repository" in result.stderr and "mem init" in result.stderr
+    result = runner.invoke(app, ["-w", str(root), "commit"])
+    assert result.exit_code == 5 and "not in a git repository" in result.stderr
     status = runner.invoke(app, ["-w", str(root), "status", "--json"])
     assert status.exit_code == 0 and '"repo": false' in status.stdout
 
