@@ -814,7 +814,10 @@ class Memory:
         from datetime import date as _date
 
         def when(value: str | None):
-            return datetime.fromisoformat(value) if value else None
+            if not value:
+                return None
+            moment = datetime.fromisoformat(value)  # an offset: local time, as parse_when
+            return moment.astimezone().replace(tzinfo=None) if moment.tzinfo else moment
 
         def day(value: str | None):
             return _date.fromisoformat(value) if value else None

@@ -17,7 +17,8 @@ def cjk_share(text: str) -> float:
     """The share of a text's letters that are CJK: 0 for English, 1 for Chinese, between
     for a mix (0 without letters)."""
     letters = sum(c.isalpha() for c in text)
-    return len(CJK_RE.findall(text)) / letters if letters else 0.0
+    cjk = sum(c.isalpha() for c in CJK_RE.findall(text))  # "・", "゛" are no letters
+    return cjk / letters if letters else 0.0
 
 
 def estimate_tokens(text: str) -> int:

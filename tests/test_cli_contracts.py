@@ -31,6 +31,10 @@ CASES = [
     (["recall", "--json", "-k1", "Hugo blog"], 0, ""),
     (["recall", "--json", "-k", "1", "--", "-1 degrees"], 0, ""),
     (["log", "--role"], 2, "requires an argument"),
+    # A value option last, after the text: never handed `--` (the word put before the text).
+    (["log", "hi", "--session"], 2, "requires an argument"),
+    (["log", "hi", "-s"], 2, "requires an argument"),
+    (["recall", "--json", "hello", "--path"], 2, "requires an argument"),
 ]
 
 
@@ -283,3 +287,23 @@ def test_recall_help_states_the_fusion_weights_the_settings_use(runner):
     shown = " ".join(runner.invoke(app, ["recall", "--help"]).stdout.split())
     vector, text = default("recall.vector_weight"), default("recall.text_weight")
     assert f"{vector} pseudo-vectors + {text} BM25" in shown
+
+
+def test_a_short_global_option_with_equals_is_read_as_click_reads_it(tmp_path):
+    """`-w=DIR` is the folder "=DIR" to click (as `-wDIR` is DIR): the fast path must not
+    log into DIR when the full app would refuse."""
+    root = tmp_path / "ws"
+    assert CliRunner().invoke(app, ["init", "--no-git", str(root)]).exit_code == 0
+    before = snapshot(root)
+    env = {**os.environ, "MEM_NO_DAEMON": "1", "MEM_EMBED_PROVIDER": "none"}
+    fast = subprocess.run(
+        [sys.executable, "-m", "openclaw_mem", f"-w={root}", "log", "x"],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=env,
+        cwd=tmp_path,
+    )
+    full = CliRunner().invoke(app, [f"-w={root}", "log", "x"])
+    assert full.exit_code != 0
+    assert (fast.returncode, snapshot(root)) == (full.exit_code, before)

@@ -243,3 +243,17 @@ def test_the_five_plain_statements_through_the_cli(ws):
         assert line in user, user
     assert "- ~~Lives in Lisbon~~ (deprecated 2026-12-01 → Lives in Porto since 2026-10)" in user
     assert ws.json("status")["consolidation"]["pending"] == 0
+
+
+@pytest.mark.parametrize(
+    "said, line",
+    [
+        ("记住：我的车牌是京A12345", "车牌是京A12345"),
+        ("记住：我司周五放假", "我司周五放假"),
+        ("还有三天就交房租了，帮我记一下", "还有三天就交房租了"),  # 还有 here is content
+        ("对面那家店周一休息，帮我记住", "对面那家店周一休息"),
+        ("对了，帮我记一下：周四交报告", "周四交报告"),  # 对了 is a lead-in
+    ],
+)
+def test_a_chinese_fact_keeps_its_first_characters(said, line):
+    assert [e.text for e in propose(said).edits] == [line]

@@ -11,6 +11,7 @@ import json
 from datetime import date, datetime
 
 import git
+import pytest
 from helpers import snapshot, src_problems
 from llm_server import tool_call
 from test_consolidate import run as consolidate_with
@@ -610,3 +611,16 @@ def test_more_files_than_a_command_line_holds_commit_through_a_path_file(ws, mon
     info = gitrepo.commit_memory(ws.root, "many days")
     assert info is not None and info.files == 12
     assert not git.Repo(ws.root).is_dirty(untracked_files=True)
+
+
+@pytest.mark.parametrize(
+    "said, kept",
+    [
+        ("上周一直在下雨", "2025-05-26那周一直在下雨"),  # all last week, not last Monday
+        ("下周一起吃饭吧", "2025-06-09那周一起吃饭吧"),  # together, next week
+        ("这周一定要完成报告", "这周一定要完成报告"),  # surely, this week
+        ("下周一开会", "2025-06-09开会"),
+    ],
+)
+def test_a_weekday_is_not_read_into_a_word(said, kept):
+    assert resolve_relative(said, date(2025, 6, 7)) == kept

@@ -368,7 +368,7 @@ def test_the_clients_json_writer_prints_what_json_dumps_prints():
         {"results": []},
         {},
         [],
-        {"a": [1, 2.5, None, True, "中文 \"q\" \n\t"], "b": {"c": {}, "d": [[]]}, "e": -0.0},
+        {"a": [1, 2.5, None, True, '中文 "q" \n\t'], "b": {"c": {}, "d": [[]]}, "e": -0.0},
         {"score": 0.8832, "n": 10**20, "nested": [{"x": [1, {"y": "z"}]}]},
     ]:
         for indent in (None, 2):
@@ -441,3 +441,21 @@ def test_right_after_an_edit_the_resident_cites_the_lines_as_they_are(served):
         assert answer and answer["ok"] and answer["result"]["results"] == []
     finally:
         watcher.stop()
+
+
+@pytest.mark.parametrize("value", [{True: 1}, {None: 1}, {float("nan"): 1}, {1.5: 2}])
+def test_the_clients_json_writer_writes_keys_as_json_does(value):
+    import json
+
+    from openclaw_mem.serve.socket_client import dumps
+
+    assert dumps(value, indent=2) == json.dumps(value, ensure_ascii=False, indent=2)
+
+
+def test_an_answer_takes_a_now_with_an_offset(memory):
+    """MEM_NOW=…+08:00 reaches the resident as given: answered, not a TypeError."""
+    from openclaw_mem.recall.reads import Read
+
+    memory.log("x marks the spot")
+    for op in ("recall", "context"):
+        assert memory.answer(Read(op, query="x marks", now="2026-01-05T10:00+08:00"))

@@ -225,3 +225,10 @@ def test_top_k_from_a_sampled_floor_is_the_full_sort(n, k):
         assert (
             top_k(s, k).tolist() == [int(i) for i in np.lexsort((np.arange(n), -s)) if s[i] > 0][:k]
         )
+
+
+def test_the_cjk_share_counts_letters_only():
+    from openclaw_mem.text import cjk_share
+
+    assert cjk_share("・・・a") == 0.0  # marks are no letters
+    assert cjk_share("中文ab") == 0.5 and cjk_share("") == 0.0

@@ -74,7 +74,8 @@ _EN: tuple[tuple[str, object], ...] = (
 _KEPT_PREPOSITIONS = ("since", "from", "until", "till", "by", "before", "after")
 _ZH: tuple[tuple[str, object], ...] = (
     (
-        r"[下这本上]个?(?:周|星期|礼拜)[一二三四五六日天]",
+        # not 上周一直 / 下周一起 / 这周一定 (all week long, together, surely), 这周天天
+        r"[下这本上]个?(?:周|星期|礼拜)(?:一(?![直起定样般切共些点下次趟遍会])|[二三四五六日]|天(?!天))",
         lambda d, said: _zh_weekday(d, said.replace("个", "")),
     ),
     (r"下(?:个)?月", lambda d, said: _month(d, 1)),

@@ -48,6 +48,7 @@ class Pending:
     reasons: list[str] = field(default_factory=list)  # per edit: why it was held back
     cites: list[list[dict]] = field(default_factory=list)  # per edit: {"id", "path"} cited
     last_lines: dict[str, int] = field(default_factory=dict)  # proposals of an older mem
+    made_ns: int = 0  # when it was saved first: orders proposals made in the same second
 
     @classmethod
     def make(
@@ -122,6 +123,10 @@ def _folder(ws: Workspace) -> Path:
 
 def save(ws: Workspace, pending: Pending, *, new: bool = False) -> str:
     base, n = pending.id, 1
+    if new:
+        import time
+
+        pending.made_ns = time.time_ns()
     while new and (_folder(ws) / f"{pending.id}.json").exists():  # two in one second
         n += 1
         pending.id = f"{base}-{n}"
@@ -135,12 +140,15 @@ def load_all(ws: Workspace) -> list[Pending]:
     folder = _folder(ws)
     if not folder.is_dir():
         return out
-    for path in sorted(folder.glob("*.json")):
+    made = []
+    for path in folder.glob("*.json"):
         with contextlib.suppress(OSError, ValueError, TypeError, KeyError, AttributeError):
             pending = Pending(**json.loads(read_text(path)))
             if _valid(pending, path):
-                out.append(pending)
-    return out
+                made_ns = pending.made_ns if isinstance(pending.made_ns, int) else 0
+                made.append((pending.created, made_ns, path.name, pending))
+    # In the order they were made: two of one second have ids that sort by their digest.
+    return [pending for *_, pending in sorted(made, key=lambda m: m[:3])]
 
 
 _ID_RE = re.compile(r"^\d{8}-\d{6}-\d{4}(?:-\d{1,4})?$")

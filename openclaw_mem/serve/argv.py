@@ -91,13 +91,19 @@ def split(argv: list[str], takes_value: frozenset[str], flags: frozenset[str]) -
     globals_: list[tuple[str, str]] = []
     j = 0
     while j < i:
-        name, eq, value = argv[j].partition("=")
-        if name in GLOBAL_WITH_VALUE and not eq:
-            globals_.append((name, argv[j + 1] if j + 1 < len(argv) else ""))
+        arg = argv[j]
+        if arg in GLOBAL_WITH_VALUE:
+            globals_.append((arg, argv[j + 1] if j + 1 < len(argv) else ""))
             j += 2
-        else:
+            continue
+        if arg.startswith("--"):  # --workspace=DIR
+            name, eq, value = arg.partition("=")
             globals_.append((name, value if eq else ""))
-            j += 1
+        elif arg[:2] in GLOBAL_WITH_VALUE and len(arg) > 2:  # -wDIR, as click reads it
+            globals_.append((arg[:2], arg[2:]))  # (so `-w=DIR` is the folder "=DIR")
+        else:
+            globals_.append((arg, ""))
+        j += 1
     if i >= len(argv):
         return Split(globals_, None, [], [])
     command = argv[i]
@@ -111,7 +117,11 @@ def split(argv: list[str], takes_value: frozenset[str], flags: frozenset[str]) -
             words += argv[j + 1 :]
             break
         if arg in takes_value:
-            options.append((arg, argv[j + 1] if j + 1 < len(argv) else None))
+            if j + 1 >= len(argv):  # click would be handed `--` as its value
+                raise UnknownOption(
+                    f"Option '{arg}' requires an argument. (see `mem {command} --help`)"
+                )
+            options.append((arg, argv[j + 1]))
             j += 2
             continue
         if arg in flags:

@@ -66,7 +66,7 @@ def dumps(value: object, indent: int | None = None, _depth: int = 0) -> str:
         return float.__repr__(value)
     if isinstance(value, list | tuple | dict):
         items = (
-            [f"{dumps(str(k))}: {dumps(v, indent, _depth + 1)}" for k, v in value.items()]
+            [f"{_key(k)}: {dumps(v, indent, _depth + 1)}" for k, v in value.items()]
             if isinstance(value, dict)
             else [dumps(v, indent, _depth + 1) for v in value]
         )
@@ -78,6 +78,15 @@ def dumps(value: object, indent: int | None = None, _depth: int = 0) -> str:
         inner, outer = "\n" + " " * (indent * (_depth + 1)), "\n" + " " * (indent * _depth)
         return ends[0] + inner + ("," + inner).join(items) + outer + ends[1]
     raise TypeError(f"cannot send a {type(value).__name__}")
+
+
+def _key(k: object) -> str:
+    """A dict key as json.dumps writes it: true/false/null, a number's JSON text, quoted."""
+    if isinstance(k, str):
+        return _quote(k)
+    if k is None or isinstance(k, bool | int | float):
+        return _quote(dumps(k))
+    raise TypeError(f"keys must be str, int, float, bool or None, not {type(k).__name__}")
 
 
 def loads(text: str) -> object:

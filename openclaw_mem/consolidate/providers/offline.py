@@ -60,9 +60,11 @@ _ASKED_AFTER_RE = re.compile(
     r"^(?P<x>[^，,]{2,}?)[，,]\s*(?:请)?帮我(?:记一下|记住|记下来?)(?:[\s:：，,]+(?P<y>.+))?$"
 )
 _LEAD_RE = re.compile(
-    r"^(?:(?:hi|hello|hey|ok|okay|so|well|btw|by the way|yeah|yes|oh|wow|haha|lol|actually no|"
-    r"honestly|anyway|quick update(?: about me)?|also|and|plus|oh and|one more thing|嗯|好的|对|"
-    r"另外|还有|对了|顺便说一下|顺便)[\s,，:：!！.-]*)+",
+    r"^(?:(?:(?:hi|hello|hey|ok|okay|so|well|btw|by the way|yeah|yes|oh|wow|haha|lol|"
+    r"actually no|honestly|anyway|quick update(?: about me)?|also|and|plus|one more thing)\b|"
+    # Chinese lead-ins only before a pause: 还有三天, 对面, 另外一家 are content.
+    r"(?:好的|对了|对|另外|还有|顺便说一下)(?=[\s,，:：!！.。-])|嗯+|顺便(?=记|说))"
+    r"[\s,，:：!！.-]*)+",
     re.I,
 )
 # What a statement is about must be named in it: an object that opens with a pronoun, a
@@ -396,8 +398,8 @@ def _stand_alone(kind: str, m: re.Match[str], sentence: str) -> str | None:
     hiking in the Alps"; None when what it is about is only a pronoun."""
     x = (m.groupdict().get("x") or sentence).strip()
     if kind in ("remember", "correction"):
-        if kind == "remember" and x.startswith("我") and not x.startswith("我们"):
-            x = x[1:]  # "记住：我周三出差" is about the user, as "喜欢…" is
+        if kind == "remember":  # "记住：我周三出差" is about the user, as "喜欢…" is
+            x = re.sub(r"^我的?(?![们司国俩方校院军])", "", x)  # not 我们, 我司…
         return _clean(x)
     if kind == "trait":
         x = _ASIDE_RE.split(" ".join(x.split()), maxsplit=1)[0].rstrip(" .!。！")
