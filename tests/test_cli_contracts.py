@@ -307,3 +307,13 @@ def test_a_short_global_option_with_equals_is_read_as_click_reads_it(tmp_path):
     full = CliRunner().invoke(app, [f"-w={root}", "log", "x"])
     assert full.exit_code != 0
     assert (fast.returncode, snapshot(root)) == (full.exit_code, before)
+
+
+def test_consolidation_says_how_many_entries_held_nothing_to_keep(ws):
+    """Entries the answer drops count as consolidated: the report says so, not just +0."""
+    ws("log", "--role", "user", "--at", "2026-11-28T09:00", "I'm vegetarian")
+    ws("log", "--role", "user", "--at", "2026-11-28T09:01", "ok thanks, see you")
+    out = ws("consolidate", "--provider", "offline", "--now", "2026-11-28T10:00").stdout
+    assert "+1 ~0 -0, 0 deprecated, 0 skipped; 1 entry held nothing to keep" in out
+    progress = (ws.root / "memory" / ".consolidated").read_text(encoding="utf-8")
+    assert progress.count(" dropped ") == 1 and progress.count(" curated ") == 1

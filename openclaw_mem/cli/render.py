@@ -357,6 +357,7 @@ def consolidation_json(report) -> dict:
                 "proposal": b.proposal,
                 "review": b.review,
                 "taken": b.taken,
+                "dropped": b.dropped,
                 "left": b.left,
                 "unused": b.unused,
                 "edits": [
@@ -398,6 +399,7 @@ def consolidation_view(term: Environment, report) -> None:
             f"[bold]batch {n}[/bold]: {plural(b.entries, 'entry')}, {b.sent} sent "
             f"({b.entries - b.sent} noise or repeats): +{c['added']} ~{c['updated']} "
             f"-{c['deleted']}, {c['deprecated']} deprecated, {c['skipped']} skipped"
+            + (f"; {plural(b.dropped, 'entry')} held nothing to keep" if b.dropped else "")
         )
         for o in b.outcomes:
             e = o.edit

@@ -478,6 +478,7 @@ def _run_batch(
         history,
         diff,
         taken=len(taken) if used else 0,
+        dropped=sum(t.how == "dropped" for t in taken.values()) if used else 0,
         left=len(covered) - len(taken) - len(waits) if used else len(covered) - len(waits),
         unused=not used,
     )

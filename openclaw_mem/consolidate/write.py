@@ -46,6 +46,7 @@ class BatchReport:
     reapplied: list[str] = field(default_factory=list)  # files edited meanwhile
     proposal: str | None = None  # its id in .mem/proposals/, when proposed for review
     taken: int = 0  # entries now consolidated (cited by an accepted edit, dropped, noise)
+    dropped: int = 0  # of those, the ones the answer said hold nothing durable
     left: int = 0  # entries that stay pending: offered again next time
     unused: bool = False  # the answer held nothing that could be used: nothing written
     review: str | None = None  # the proposal holding edits that could not be written
