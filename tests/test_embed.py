@@ -112,6 +112,7 @@ def local(ws, monkeypatch):
     return ws
 
 
+@pytest.mark.slow
 def test_local_recall_crosses_languages(local):
     (local.root / "USER.md").write_text(
         "# USER\n\n## Identity\n\n- 时区: UTC+8，住在杭州。\n- 我现在主要用Go开发后端。\n",

@@ -91,6 +91,7 @@ def test_windows_cut_only_at_entry_headings(tmp_path):
     assert found.windows[-1].hi == len(data)
 
 
+@pytest.mark.slow
 def test_a_big_change_to_an_indexed_workspace_is_streamed_too(tmp_path, monkeypatch):
     ws = _ws(tmp_path, "ws")
     open_index(ws, IndexParams())

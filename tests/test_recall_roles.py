@@ -69,6 +69,7 @@ def test_a_question_that_says_user_finds_the_fact_not_the_filler(ws):
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not local_available(), reason="needs the local extra")
 def test_the_readmes_timezone_question_finds_the_utc8_line(tmp_path, monkeypatch):
     root = tmp_path / "ws"
