@@ -24,12 +24,14 @@ no longer match (blocks without wildcards), for review with `git diff`.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import select
 import shutil
 import subprocess
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -154,32 +156,42 @@ def run_in_pty(script: str, cwd: Path, env: dict[str, str], columns: int) -> str
     )
     os.close(slave)
     chunks = []
+    deadline = time.monotonic() + 120
     try:
         while True:
-            ready, _, _ = select.select([master], [], [], 120)
-            if not ready:
-                proc.kill()
+            ready, _, _ = select.select([master], [], [], 0.1)
+            if ready:
+                try:
+                    data = os.read(master, 65536)
+                except OSError:  # EIO: every writer closed the terminal
+                    break
+                if not data:
+                    break
+                chunks.append(data)
+            elif proc.poll() is not None:
+                break  # the shell is done; what it left running in the background is not
+            elif time.monotonic() > deadline:
                 raise AssertionError("a documented command ran for more than 120 s")
-            try:
-                data = os.read(master, 65536)
-            except OSError:  # EIO: every writer closed the terminal
-                break
-            if not data:
-                break
-            chunks.append(data)
     finally:
         os.close(master)
+        # The block's whole process group: a command it started in the background (or one
+        # that never ends, killed above) must not outlive the test.
+        import signal
+
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
     return b"".join(chunks).decode("utf-8", errors="replace")
 
 
 @pytest.fixture(scope="module")
 def homes():
-    """One home per block, carried to the next `continue` block. Each is /tmp/XXXX: as long
-    as /home/lin, so a terminal wraps the lines that hold it where the document does."""
-    made: dict[str, Path] = {}
+    """The homes blocks ran in, and per document the last block run and where: a
+    `continue` block carries on there. Each is /tmp/XXXX: as long as /home/lin, so a
+    terminal wraps the lines that hold it where the document does."""
+    made: dict[str, tuple[Path, Block | None]] = {}
     yield made
-    for home in set(made.values()):
+    for home in {home for home, _ in made.values()}:
         shutil.rmtree(home, ignore_errors=True)
 
 
@@ -224,26 +236,26 @@ def _environment(home: Path, now: str) -> dict[str, str]:
     return env
 
 
-@pytest.mark.parametrize("block", BLOCKS, ids=[b.name for b in BLOCKS])
-def test_console_block(block: Block, homes, request) -> None:
-    key = block.path.name
-    now = block.options.get("now", NOW)
-    if "continue" in block.options:
-        assert key in homes, f"{block.name}: `continue` with no block before it"
-        home = homes[key]
-    else:
-        home = _short_home()
-        homes[key] = homes[block.name] = home
-    env = _environment(home, now)
+def _chain(block: Block) -> list[Block]:
+    """The blocks whose state this one continues, first to last, itself included."""
+    same = [b for b in BLOCKS if b.path == block.path]
+    at = same.index(block)
+    start = at
+    while start > 0 and "continue" in same[start].options:
+        start -= 1
+    assert start < at or "continue" not in block.options, (
+        f"{block.name}: `continue` with no block before it"
+    )
+    return same[start : at + 1]
+
+
+def _run_block(block: Block, home: Path, request) -> dict[int, str]:
+    """Run one block's set-up and commands in `home`; each command's output by its number."""
+    env = _environment(home, block.options.get("now", NOW))
     workspace = home / ".openclaw" / "workspace"
     script = ["set +e"]
-    server = None
     if "$LLM" in "\n".join(block.setup):
-        from llm_server import ScriptedLLM
-
-        server = request.getfixturevalue("llm")
-        assert isinstance(server, ScriptedLLM)
-        env["LLM"] = server.url
+        env["LLM"] = request.getfixturevalue("llm").url
     if not block.options.keys() & {"fresh", "continue"}:
         shutil.copytree(EXAMPLE, workspace)
         script.append(f"mem init {workspace} >/dev/null")
@@ -255,7 +267,25 @@ def test_console_block(block: Block, homes, request) -> None:
     columns = int(block.options.get("columns", "100"))
     out = run_in_pty("\n".join(script) + "\n", home, env, columns)
     pieces = out.split(_MARK)
-    outputs = {int(pieces[i]): pieces[i + 1] for i in range(1, len(pieces) - 1, 2)}
+    return {int(pieces[i]): pieces[i + 1] for i in range(1, len(pieces) - 1, 2)}
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=[b.name for b in BLOCKS])
+def test_console_block(block: Block, homes, request) -> None:
+    # A `continue` block runs on the state its chain left. When the block before it ran
+    # here last, that state is at hand; otherwise (another worker ran it, or -k picked
+    # this one) the chain runs again first, in a home of its own.
+    chain = _chain(block)
+    previous = homes.get(block.path.name)
+    if len(chain) > 1 and previous is not None and previous[1] is chain[-2]:
+        home = previous[0]
+    else:
+        home = _short_home()
+        homes[home.name] = (home, None)  # removed at the end, whatever ran in it
+        for earlier in chain[:-1]:
+            _run_block(earlier, home, request)
+    outputs = _run_block(block, home, request)
+    homes[block.path.name] = (home, block)
     failures, rewritten = [], []
     for n, step in enumerate(block.steps):
         actual = normalise(outputs.get(n, "(did not run)"), str(home))
@@ -316,3 +346,14 @@ def test_the_harness_matches_what_it_should() -> None:
 def test_every_document_has_console_blocks_the_harness_reads() -> None:
     names = {b.path.name for b in BLOCKS}
     assert {"README.md", "commands.md"} <= names, names
+
+
+def test_a_block_leaves_no_process_behind(tmp_path):
+    """A command a block starts in the background ends with the block (the harness kills
+    the block's process group): no watcher outlives the docs' test."""
+    marker = f"sleep 301.{os.getpid() % 1000}"  # a float sleep, its own name for pgrep
+    out = run_in_pty(f"{marker} &\necho started\n", tmp_path, dict(os.environ), 80)
+    assert "started" in out
+    time.sleep(0.2)
+    left = subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True).stdout
+    assert left.strip() == ""
