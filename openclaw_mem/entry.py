@@ -40,8 +40,6 @@ def _split(argv: list[str], commands: tuple[str, ...]):
         return None
     if any(name not in ("-w", "--workspace") or not value for name, value in read.globals):
         return None
-    if any(value is None and name in OPTIONS[argv[i]][0] for name, value in read.options):
-        return None  # an option missing its value
     return read
 
 

@@ -3,6 +3,23 @@ embeddings alike. `openai` is imported here, only when a client is first needed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
+
+def endpoint(
+    settings: Mapping[str, Any], env: Mapping[str, str], missing: str
+) -> tuple[str | None, str]:
+    """(base_url or None for api.openai.com, api_key) from a section's `base_url` and the
+    OPENAI_* variables; with neither a key nor a URL, `missing` as a one-line error."""
+    from .errors import ConfigError
+
+    base_url = settings.get("base_url") or env.get("OPENAI_BASE_URL", "")
+    api_key = env.get("OPENAI_API_KEY", "")
+    if not api_key and not base_url:
+        raise ConfigError(missing)
+    return base_url or None, api_key
+
 
 def make_client(api_key: str, base_url: str | None, timeout: float, max_retries: int):
     import openai

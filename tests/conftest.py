@@ -65,31 +65,29 @@ def ws(tmp_path) -> Mem:
 def memory(tmp_path):
     """A workspace as the library's users hold it: `Memory`, no CLI, no git (a test that
     needs git asks for `ws` or makes its repository itself), settings from no environment."""
-    from openclaw_mem.memory import Memory, init
-
-    root = tmp_path / "lib"
-    init(root, use_git=False)
-    return Memory.open(root, env={"MEM_EMBED_PROVIDER": "none", "MEM_WATCH_IDLE": "0"})
+    return _library(tmp_path / "lib", use_git=False)
 
 
 @pytest.fixture
 def git_memory(tmp_path):
     """`memory` with git, for a test that asks for it (commits, history, undo, sync)."""
-    from openclaw_mem.memory import Memory, init
-
-    root = tmp_path / "lib-git"
-    init(root)
-    return Memory.open(root, env={"MEM_EMBED_PROVIDER": "none", "MEM_WATCH_IDLE": "0"})
+    return _library(tmp_path / "lib-git", use_git=True)
 
 
 @pytest.fixture
 def example_memory(tmp_path):
     """workspace.example/ through the library, without git."""
-    from openclaw_mem.memory import Memory, init
-
     root = tmp_path / "example-lib"
     shutil.copytree(EXAMPLE, root)
-    init(root, use_git=False)
+    return _library(root, use_git=False)
+
+
+def _library(root, use_git: bool):
+    """`mem init` through the library, and the Memory over it, with no environment but
+    what keeps tests apart from the machine (no embedding model, no resident)."""
+    from openclaw_mem.memory import Memory, init
+
+    init(root, use_git=use_git)
     return Memory.open(root, env={"MEM_EMBED_PROVIDER": "none", "MEM_WATCH_IDLE": "0"})
 
 

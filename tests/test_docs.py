@@ -115,11 +115,15 @@ def _directive(lines: list[str], fence: int) -> tuple[dict[str, str], list[str]]
 BLOCKS = [block for path in DOCS for block in collect(path)]
 
 
-def normalise(text: str, home: str | None = None) -> list[str]:
+def normalise(text: str, home: str | None = None, durations: bool = False) -> list[str]:
+    """Terminal output as lines to compare: no colour, no trailing spaces or blank ends, the
+    home as /home/lin, and any duration one token (unless `durations`, to write back)."""
     text = _ANSI.sub("", text.replace("\r\n", "\n").replace("\r", "\n"))
     if home:
         text = text.replace(home, SHOWN_HOME)
-    lines = [_DURATION.sub("<duration>", line.rstrip()) for line in text.split("\n")]
+    lines = [line.rstrip() for line in text.split("\n")]
+    if not durations:
+        lines = [_DURATION.sub("<duration>", line) for line in lines]
     while lines and not lines[0]:
         lines.pop(0)
     while lines and not lines[-1]:
@@ -297,26 +301,12 @@ def test_console_block(block: Block, homes, request) -> None:
                 + "\n--- the program prints\n"
                 + "\n".join(actual)
             )
-        rewritten.append(
-            "\n".join(
-                [f"$ {step.command}"]
-                + [line.replace("\x1b", "") for line in _raw(outputs.get(n, ""), str(home))]
-            )
-        )
+        shown = normalise(outputs.get(n, ""), str(home), durations=True)
+        rewritten.append("\n".join([f"$ {step.command}", *(s.replace("\x1b", "") for s in shown)]))
     if failures and os.environ.get("UPDATE_DOCS") == "1" and not _has_wildcards(block):
         _rewrite(block, "```console\n" + "\n".join(rewritten) + "\n```")
         pytest.skip("rewritten: review with git diff")
     assert not failures, f"{block.name}\n" + "\n\n".join(failures)
-
-
-def _raw(text: str, home: str) -> list[str]:
-    text = _ANSI.sub("", text.replace("\r\n", "\n")).replace(home, SHOWN_HOME)
-    lines = [line.rstrip() for line in text.split("\n")]
-    while lines and not lines[0]:
-        lines.pop(0)
-    while lines and not lines[-1]:
-        lines.pop()
-    return lines
 
 
 def _has_wildcards(block: Block) -> bool:

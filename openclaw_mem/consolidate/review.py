@@ -69,8 +69,9 @@ class Pending:
         # holds, not from a pid, so a run at a fixed clock names its proposals the same way.
         import hashlib
 
+        taken_json, edits_json = [asdict(t) for t in taken], [_edit_json(e) for e in edits]
         held = json.dumps(
-            [[asdict(t) for t in taken], [_edit_json(e) for e in edits], paragraph],
+            [taken_json, edits_json, paragraph],
             sort_keys=True,
             default=str,
             ensure_ascii=False,
@@ -82,8 +83,8 @@ class Pending:
             created=opts.now.isoformat(timespec="seconds"),
             provider=provider,
             paragraph=paragraph,
-            taken=[asdict(t) for t in taken],
-            edits=[_edit_json(e) for e in edits],
+            taken=taken_json,
+            edits=edits_json,
             rejected=[{"reason": o.detail, "summary": o.edit.text} for o in rejected],
             entries=entries,
             day=opts.now.date().isoformat(),

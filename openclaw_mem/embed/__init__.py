@@ -57,18 +57,18 @@ def _local(settings: Mapping[str, Any], env: Mapping[str, str]) -> Embedder:
 
 
 def _openai(settings: Mapping[str, Any], env: Mapping[str, str]) -> Embedder:
+    from ..openai_client import endpoint
     from .remote import OpenAIEmbedder
 
-    base_url = settings.get("base_url") or env.get("OPENAI_BASE_URL", "")
-    api_key = env.get("OPENAI_API_KEY", "")
-    if not api_key and not base_url:
-        raise ConfigError(
-            "embed.provider = openai needs OPENAI_API_KEY for api.openai.com; for a local "
-            "server (Ollama, vLLM, LM Studio) set embed.base_url"
-        )
+    base_url, api_key = endpoint(
+        settings,
+        env,
+        "embed.provider = openai needs OPENAI_API_KEY for api.openai.com; for a local "
+        "server (Ollama, vLLM, LM Studio) set embed.base_url",
+    )
     return OpenAIEmbedder(
         model=settings.get("model") or "text-embedding-3-small",
-        base_url=base_url or None,
+        base_url=base_url,
         api_key=api_key,
         timeout=float(settings.get("timeout", 30.0)),
         max_retries=int(settings.get("max_retries", 2)),

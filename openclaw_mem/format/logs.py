@@ -29,6 +29,7 @@ from .markdown import (
     front_matter_end,
     is_heading,
     is_top_bullet,
+    lines_of,
     strip_bom,
 )
 
@@ -246,11 +247,9 @@ def _parse_meta(meta: str | None) -> dict[str, str]:
 def parse_log(text: str, day: date | None = None) -> list[Entry]:
     """Every entry of a daily log, in file order, with exact 1-based line ranges."""
     text = strip_bom(text)
-    if not text:
+    lines = lines_of(text, keep_cr=True)
+    if not lines:
         return []
-    lines = text.split("\n")
-    if text.endswith("\n"):
-        lines.pop()
     start = front_matter_end(lines)
     if start and day is None:
         day = _front_matter_date(text)

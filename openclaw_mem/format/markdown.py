@@ -34,8 +34,9 @@ def strip_bom(text: str) -> str:
     return text[1:] if text.startswith(BOM) else text
 
 
-def lines_of(text: str) -> list[str]:
-    """A file's lines for reading: no BOM, no line endings (LF or CRLF), and no empty
+def lines_of(text: str, keep_cr: bool = False) -> list[str]:
+    """A file's lines for reading: no BOM, no line endings (LF or CRLF; with keep_cr a CRLF
+    line keeps its CR, for a reader that writes the file back as it was), and no empty
     line after the final newline."""
     text = strip_bom(text)
     if not text:
@@ -43,7 +44,7 @@ def lines_of(text: str) -> list[str]:
     lines = text.split("\n")
     if text.endswith("\n"):
         lines.pop()
-    return [line.removesuffix("\r") for line in lines]
+    return lines if keep_cr else [line.removesuffix("\r") for line in lines]
 
 
 @dataclass(frozen=True)

@@ -43,18 +43,18 @@ def _offline(settings: Mapping[str, Any], env: Mapping[str, str]) -> Provider:
 
 
 def _openai(settings: Mapping[str, Any], env: Mapping[str, str]) -> Provider:
+    from ...openai_client import endpoint
     from .openai_compat import OpenAIProvider
 
-    base_url = settings.get("base_url") or env.get("OPENAI_BASE_URL", "")
-    api_key = env.get("OPENAI_API_KEY", "")
-    if not api_key and not base_url:
-        raise ConfigError(
-            "the openai provider needs OPENAI_API_KEY for api.openai.com; for a local server "
-            "that takes no key set llm.base_url (or --base-url), or use --provider offline"
-        )
+    base_url, api_key = endpoint(
+        settings,
+        env,
+        "the openai provider needs OPENAI_API_KEY for api.openai.com; for a local server "
+        "that takes no key set llm.base_url (or --base-url), or use --provider offline",
+    )
     return OpenAIProvider(
         model=settings["model"],
-        base_url=base_url or None,
+        base_url=base_url,
         api_key=api_key,
         timeout=float(settings["timeout"]),
         max_retries=int(settings["max_retries"]),
