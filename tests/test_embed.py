@@ -102,6 +102,36 @@ def test_a_broken_cache_segment_is_embedded_again(embedded, llm):
     assert len(llm.embed_requests) > sent
 
 
+def test_the_signature_estimate_only_nominates_the_exact_cosine_decides(tmp_path, llm, monkeypatch):
+    """A chunk reached by meaning alone, whose 256-bit signature estimate says "not close"
+    (true cross-lingual cosines of 0.2-0.3 are estimated below 0 now and then): it is still
+    nominated, and the exact cosine from the vector cache admits it."""
+    from datetime import datetime
+
+    import numpy as np
+
+    from openclaw_mem.memory import Memory, init
+    from openclaw_mem.search import simhash
+
+    root = tmp_path / "ws"
+    init(root, use_git=False)
+    env = {
+        "MEM_EMBED_PROVIDER": "openai",
+        "MEM_EMBED_BASE_URL": llm.url,
+        "MEM_EMBED_MODEL": "bag-of-words",
+        "MEM_EMBED_MAX_RETRIES": "0",
+        "MEM_WATCH_IDLE": "0",
+    }
+    mem = Memory.open(root, env=env)
+    at = datetime(2026, 11, 29, 9, 0)
+    mem.log("glacier tundra", at=at)  # no word of the query; hashed to the query's bucket
+    mem.log("lunch with Mei at the noodle place", at=at.replace(minute=5))
+    monkeypatch.setattr(simhash, "cosine", lambda packed, q, bits: np.full(len(packed), -0.5))
+    hits = mem.recall("copper", now=datetime(2026, 11, 30), record_access=False).hits
+    assert [(h.path, h.start_line) for h in hits] == [("memory/2026-11-29.md", 3)]
+    assert hits[0].explain["vectors"] == "embedding" and hits[0].explain["meaning"] > 0.9
+
+
 # ------------------------------------------------------------ the local model
 
 

@@ -280,7 +280,11 @@ def rank_index(
     if opts.mode != "bm25":
         lists.append(admitted[top_k(words_a, pool, tiebreak=text_a)])
         if by_embedding:
-            near = top_k(meaning, max(pool, opts.meaning_pool), tiebreak=text)
+            # Any chunk with a vector can be nominated, however low its estimate: across
+            # languages true cosines are small (0.2-0.3), and a 256-bit estimate of one falls
+            # below 0 now and then, which kept the exact cosine from ever seeing it.
+            nominee = np.where(has & mask, estimate + 2.0, 0.0)
+            near = top_k(nominee, max(pool, opts.meaning_pool), tiebreak=text)
             if vectors is not None and len(near) > pool:
                 # The signature's estimate only nominates: the exact cosine chooses. What
                 # was read is kept, so the candidates below do not read it again.
