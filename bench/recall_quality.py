@@ -33,6 +33,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from openclaw_mem.format.logs import NewEntry, append_entries
@@ -136,21 +138,56 @@ def own_questions(path: Path) -> list[dict]:
     return out
 
 
+def covered(index, docs, evidence: list) -> float:
+    """The share of a question's evidence turns whose lines lie inside one of `docs`."""
+    start, end, pid = index.doc("start"), index.doc("end"), index.doc("path_id")
+    got = [(index.paths[int(pid[d])], int(start[d]), int(end[d])) for d in docs]
+    found = sum(
+        any(p == path and s >= lo and e <= hi for path, lo, hi in got for p, s, e in alts)
+        for alts in evidence
+    )
+    return found / len(evidence)
+
+
 def recall_at(
     index, questions: list[dict], opts: RecallOptions, k: int, qv=None, vectors=None, texts=None
 ) -> list[float]:
-    start, end, pid = index.doc("start"), index.doc("end"), index.doc("path_id")
     scores = []
     for q in questions:
         qvec = qv(q["question"]) if qv else None
         ranked = rank_index(index, q["question"], replace(opts, k=k), None, qvec, vectors, texts)
-        got = [(index.paths[int(pid[d])], int(start[d]), int(end[d])) for d, _ in ranked[:k]]
-        covered = sum(
-            any(p == path and s >= lo and e <= hi for path, lo, hi in got for p, s, e in alts)
-            for alts in q["evidence"]
-        )
-        scores.append(covered / len(q["evidence"]))
+        scores.append(covered(index, [d for d, _ in ranked[:k]], q["evidence"]))
     return scores
+
+
+def cosine_ranking(index, vectors, qvec) -> list[int]:
+    """Every searchable chunk by its exact cosine to the query, nothing lexical in the way."""
+    docs = np.flatnonzero(index.live & ~index.doc("boiler"))
+    found, rows = vectors(docs)
+    cos = np.where(found, rows @ qvec.vector, -2.0)
+    return [int(d) for d in docs[np.argsort(-cos, kind="stable")]]
+
+
+def ceiling(sets: list[Set], opts: RecallOptions, k: int = 10) -> dict[str, float]:
+    """What the embedding model knows that words miss, at most: R@k of plain cosine, of the
+    pipeline without the query's vector (`none`), with it, and of the union of `none`'s top
+    k and cosine's top k (2k results). No fusion into k results can add more than the
+    union adds, unless it lifts chunks that neither ranks in its top k."""
+    rows = defaultdict(list)
+    for s in sets:
+        o = replace(opts, k=k, now=s.now)
+        for q in s.questions:
+            qvec = s.qv(q["question"])
+            words = [d for d, _ in rank_index(s.index, q["question"], o, None, None, None, s.texts)]
+            both = rank_index(s.index, q["question"], o, None, qvec, s.vectors, s.texts)
+            cos = cosine_ranking(s.index, s.vectors, qvec)[:k]
+            rows["plain cosine"].append(covered(s.index, cos, q["evidence"]))
+            rows["words only (none)"].append(covered(s.index, words, q["evidence"]))
+            rows["defaults"].append(covered(s.index, [d for d, _ in both], q["evidence"]))
+            rows[f"union of the two top {k} ({2 * k} results)"].append(
+                covered(s.index, words + cos, q["evidence"])
+            )
+    return {name: 100 * sum(v) / len(v) for name, v in rows.items()}
 
 
 # Knowledge updates: an older statement, the newer one that replaces it (days later), and a
@@ -419,6 +456,11 @@ def crosslingual(workdir: Path, params: IndexParams, embedder, opts: RecallOptio
             out[key][0] += bool(hits[:1] and hits[0])
             out[key][1] += any(hits)
             out[key][2] += 1
+        if qv:  # plain cosine over every chunk, the model's own ranking, for comparison
+            plain = cosine_ranking(index, vectors, qv(q["question"]))[:5]
+            for key in (f"cosine/{q['split']}", f"cosine/{q['split']}/{q['category']}"):
+                out[key][1] += covered(index, plain, q["evidence"]) == 1
+                out[key][2] += 1
     return out
 
 
@@ -450,6 +492,12 @@ def main() -> None:
     )
     ap.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated subset")
     ap.add_argument("--no-crosslingual", action="store_true")
+    ap.add_argument(
+        "--ceiling",
+        action="store_true",
+        help="with embeddings: R@10 of plain cosine and of the union of its top 10 with the "
+        "words' top 10 (what any fusion could add at most)",
+    )
     ap.add_argument(
         "--duplicates",
         type=float,
@@ -513,6 +561,10 @@ def main() -> None:
                 nq = sum(len(s.questions) for s in sets)
                 rows = table(sets, base_opts, variants)
                 print_rows(f"LoCoMo {split} ({nq} questions)", rows)
+                if args.ceiling and embedder is not None:
+                    print(f"  what the model adds at most, R@10 ({split} part):")
+                    for name, value in ceiling(sets, base_opts).items():
+                        print(f"    {name:<38}{value:>6.1f}")
                 if args.duplicates:
                     sets = build(data, names, work / "locomo", params, embedder, args.duplicates)
                     rows = table(sets, base_opts, variants)
@@ -529,6 +581,16 @@ def main() -> None:
                         f"cross-lingual {split}: top-1 {a1}/{n}, top-5 {a5}/{n} "
                         f"({100 * a5 / n:.0f} %); top-5 by kind: {kinds}"
                     )
+                    if found[f"cosine/{split}"][2]:
+                        kinds = ", ".join(
+                            f"{kind} {found[f'cosine/{split}/{kind}'][1]}/"
+                            f"{found[f'cosine/{split}/{kind}'][2]}"
+                            for kind in ("en->zh", "zh->en", "mixed", "paraphrase")
+                        )
+                        print(
+                            f"  plain cosine {split}: top-5 {found[f'cosine/{split}'][1]}/{n}; "
+                            f"by kind: {kinds}"
+                        )
             if args.decay_sweep:
                 data = json.loads(args.data.read_text(encoding="utf-8"))
                 parts = {
