@@ -2,6 +2,7 @@
 
     python bench/recall_quality.py                       # none and, if installed, local
     python bench/recall_quality.py --embed none,local,local:e5-small
+    python bench/recall_quality.py --embed st:DIR --ceiling  # a sentence-transformers model
     python bench/recall_quality.py --data PATH.json      # another LoCoMo-format file
     python bench/recall_quality.py --workspace DIR --questions Q.jsonl [--now 2026-12-01]
 
@@ -294,13 +295,36 @@ VARIANTS = {
 }
 
 
+class SentenceTransformerProbe:
+    """A sentence-transformers model from a directory on disk, for measuring what a
+    stronger model than the wheel-shipped ones would do (`--embed st:DIR`). A bench probe,
+    not a provider: mem itself reaches such models through `embed.provider = "openai"`."""
+
+    slow_start = True
+
+    def __init__(self, folder: str) -> None:
+        from sentence_transformers import SentenceTransformer
+
+        self.model = SentenceTransformer(folder, device="cpu")
+        self.key = f"st:{Path(folder).resolve().parent.name}"
+        self.label = f"sentence-transformers probe {folder}"
+
+    def embed(self, texts, *, query: bool = False) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, 0), np.float32)
+        vecs = np.asarray(self.model.encode(list(texts), batch_size=64), np.float32)
+        return vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-9)
+
+
 def make_embedder(name: str):
-    """none | local | local:e5-small | openai[:model] -> an embedder (None for none)."""
+    """none | local | local:e5-small | openai[:model] | st:DIR -> an embedder (None for none)."""
     from openclaw_mem import embed
 
     provider, _, model = name.partition(":")
     if provider == "none":
         return None
+    if provider == "st":
+        return SentenceTransformerProbe(model)
     return embed.create(provider, {"model": model}, dict(__import__("os").environ))
 
 
