@@ -179,6 +179,8 @@ def ceiling(sets: list[Set], opts: RecallOptions, k: int = 10) -> dict[str, floa
         o = replace(opts, k=k, now=s.now)
         for q in s.questions:
             qvec = s.qv(q["question"])
+            if qvec is None:  # the embedding source is down: nothing to measure it by
+                raise SystemExit(f"no query vector for {q['question']!r}; is the model up?")
             words = [d for d, _ in rank_index(s.index, q["question"], o, None, None, None, s.texts)]
             both = rank_index(s.index, q["question"], o, None, qvec, s.vectors, s.texts)
             cos = cosine_ranking(s.index, s.vectors, qvec)[:k]
