@@ -459,31 +459,17 @@ def crosslingual(workdir: Path, params: IndexParams, embedder, opts: RecallOptio
     now = datetime(2026, 11, 21)
     out: dict = defaultdict(lambda: [0, 0, 0])  # found@1, found@5, cases
     for q in crosslingual_questions(root):
+        qvec = qv(q["question"]) if qv else None
         ranked = rank_index(
-            index,
-            q["question"],
-            replace(opts, k=5, now=now),
-            None,
-            qv(q["question"]) if qv else None,
-            vectors,
-            texts,
+            index, q["question"], replace(opts, k=5, now=now), None, qvec, vectors, texts
         )
-        got = [
-            (
-                index.paths[int(index.doc("path_id")[d])],
-                int(index.doc("start")[d]),
-                int(index.doc("end")[d]),
-            )
-            for d, _ in ranked
-        ]
-        (p, line, _) = q["evidence"][0][0]
-        hits = [p == gp and lo <= line <= hi for gp, lo, hi in got]
+        docs = [d for d, _ in ranked]
         for key in (q["split"], f"{q['split']}/{q['category']}"):
-            out[key][0] += bool(hits[:1] and hits[0])
-            out[key][1] += any(hits)
+            out[key][0] += covered(index, docs[:1], q["evidence"]) == 1
+            out[key][1] += covered(index, docs, q["evidence"]) == 1
             out[key][2] += 1
-        if qv:  # plain cosine over every chunk, the model's own ranking, for comparison
-            plain = cosine_ranking(index, vectors, qv(q["question"]))[:5]
+        if qvec is not None:  # plain cosine over every chunk, the model's own ranking
+            plain = cosine_ranking(index, vectors, qvec)[:5]
             for key in (f"cosine/{q['split']}", f"cosine/{q['split']}/{q['category']}"):
                 out[key][1] += covered(index, plain, q["evidence"]) == 1
                 out[key][2] += 1
