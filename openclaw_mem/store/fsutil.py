@@ -150,6 +150,11 @@ def atomic_write_text(path: Path, text: str) -> None:
     """Replace a file's content so a crash leaves either the old or the new file, whole.
     A new file gets the usual permissions (0666 less the umask), an existing one keeps its
     own; a symlink is refused, not replaced."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """atomic_write_text for bytes (a merged file is written back exactly as merged)."""
     import tempfile  # not on `mem log`'s path: appends need none
 
     _refuse_link(path)
@@ -161,7 +166,7 @@ def atomic_write_text(path: Path, text: str) -> None:
         raise WriteError(path, exc) from None
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(text.encode("utf-8"))
+            f.write(data)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, mode if mode is not None else 0o666 & ~_umask())
@@ -178,22 +183,91 @@ def atomic_write_text(path: Path, text: str) -> None:
         raise
 
 
+def _still_there(fd: int, path: Path) -> bool:
+    """Whether the locked descriptor is still the file at `path`. A writer that replaces a
+    log (sync, a redaction) does it under this lock; a process that waited for the lock on
+    the old file would otherwise append to a file no directory holds any more."""
+    try:
+        now = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    held = os.fstat(fd)
+    return (held.st_ino, held.st_dev) == (now.st_ino, now.st_dev)
+
+
 @contextlib.contextmanager
 def locked_append_fd(path: Path) -> Iterator[int]:
-    """An O_APPEND descriptor on `path` (created if missing) holding an exclusive lock."""
+    """An O_APPEND descriptor on `path` (created if missing) holding an exclusive lock, on
+    the file that is at `path` when the lock is taken (never on one replaced meanwhile)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise WriteError(path, exc) from None
-    fd = _open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
-    try:
-        _lock(fd)
+    while True:
+        fd = _open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
         try:
-            yield fd
+            _lock(fd)
+        except BaseException:
+            os.close(fd)
+            raise
+        if _still_there(fd, path):
+            break
+        _unlock(fd)
+        os.close(fd)
+    try:
+        yield fd
+    finally:
+        with contextlib.suppress(OSError):
+            _unlock(fd)
+        os.close(fd)
+
+
+def read_locked(path: Path, rel: str | None = None) -> bytes | None:
+    """A file's bytes read under the lock its appenders take (never half an entry); None
+    when there is no file."""
+    try:
+        fd = _open(path, os.O_RDONLY, rel=rel)
+    except FileNotFoundError:
+        return None
+    try:
+        while True:
+            _lock(fd)
+            if _still_there(fd, path):
+                break
+            _unlock(fd)
+            os.close(fd)
+            try:
+                fd = _open(path, os.O_RDONLY, rel=rel)
+            except FileNotFoundError:
+                fd = -1
+                return None
+        try:
+            return _read_all(fd)
         finally:
             _unlock(fd)
     finally:
-        os.close(fd)
+        if fd >= 0:
+            os.close(fd)
+
+
+def replace_locked(path: Path, change: Callable[[bytes | None], bytes | None]) -> bool:
+    """Replace a file that appenders write to: under the lock `append_locked` takes,
+    `change(current bytes, or None when there is no file)` returns the new content (None:
+    leave it, b"" with no file before: nothing to create), written atomically. An append
+    waiting for the lock lands in the new file, never in the replaced one. Returns whether
+    the file changed."""
+    _refuse_link(path)
+    existed = path.exists()
+    with locked_append_fd(path) as fd:
+        current = _read_all(fd) if existed or os.fstat(fd).st_size else None
+        new = change(current)
+        if new is None or new == current:
+            if current is None:  # the lock created an empty file nobody asked for
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+            return False
+        atomic_write_bytes(path, new)
+        return True
 
 
 def _read_all(fd: int) -> bytes:
