@@ -29,9 +29,16 @@ from typing import TYPE_CHECKING, Any
 
 from .config import Config, load_config
 from .errors import GitError, UsageError
-from .format.logs import ROLES, NewEntry, append_entries, check_label
+from .format.logs import (
+    ROLES,
+    NewEntry,
+    append_entries,
+    check_label,
+    random_id,
+    replayable_id,
+)
 from .format.markdown import citation
-from .store.commits import COMMIT_CLEANUP, COMMIT_FORGET, COMMIT_INGEST, COMMIT_LOG
+from .store.commits import COMMIT_CLEANUP, COMMIT_FORGET, COMMIT_INGEST, COMMIT_LOG, COMMIT_SYNC
 from .store.workspace import Workspace, init_target, resolve_workspace
 from .text import plural
 
@@ -49,7 +56,8 @@ if TYPE_CHECKING:
     from .recall.reads import Read
     from .scaffold import InitReport
     from .status import Status
-    from .store.gitrepo import CommitInfo, SyncResult
+    from .store.gitrepo import CommitInfo
+    from .store.gitsync import SyncResult
 
 
 def local_now() -> datetime:
@@ -282,7 +290,9 @@ class Memory:
         path = self.ws.day_file(when.date())
         rel = self.ws.rel(path)
         entry = NewEntry(when, label, text, session, agent or self.agent)
-        result = append_entries(path, when.date(), [entry], rel=rel)
+        # A replayed clock (MEM_NOW, a fixed clock in tests) draws replayable ids too.
+        draw = random_id if self.clock is local_now else replayable_id
+        result = append_entries(path, when.date(), [entry], rel=rel, draw_id=draw)
         commit, warnings = self._after_append([rel], f"{COMMIT_LOG} {rel}")
         from .safety.firewall import scan
 
@@ -418,11 +428,11 @@ class Memory:
     def doctor(self) -> list[str]:
         """Merge by entry the daily logs and HISTORY.md a merge left conflicted, and stage
         them (what a clone without the merge driver gets from a plain `git pull`)."""
-        from .format.logmerge import merge_file
+        from .format.merge import merge_file
         from .store.gitrepo import merge_by_entry
 
         # (a record written now would stage with the merge)
-        return merge_by_entry(self.root, merge_file)
+        return merge_by_entry(self.root, lambda *sides: merge_file(*sides).text)
 
     def undo(self, *, yes: bool = False) -> tuple[CommitInfo, CommitInfo]:
         """Revert the newest change mem made (consolidation, forget, cleanup) with a new
@@ -470,25 +480,64 @@ class Memory:
         return CleanupResult(stale, target, commit, tuple(warnings))
 
     def sync(self, remote: str | None = None) -> SyncResult:
-        """Commit local memory, pull with rebase, push: one memory on several machines."""
+        """Commit local memory, merge the remote's file by file (logs by entry, curated
+        files by line), push: one memory on several machines, while agents keep logging.
+        A line both machines rewrote waits in `mem review`; citations follow their entries."""
         from dataclasses import replace
 
         from .consolidate.citations import refresh
         from .consolidate.progress import record
-        from .store.gitrepo import sync
+        from .consolidate.review import hold_undecided
+        from .format.merge import merge_file
+        from .store.gitsync import sync, sync_message
 
         # An older workspace's line markers are taken over by id before the first merge by
         # entry can move lines under them.
         record(self.ws, [])
+        held: list[str] = []
+
+        def merge(rel: str, base: str, ours: str, theirs: str, rewritten: bool):
+            merged = merge_file(rel, base, ours, theirs, rewritten=rewritten)
+            return merged.text, merged
+
+        def after(notes) -> tuple[list[str], str]:
+            undecided = [u for m in notes.values() if hasattr(m, "undecided") for u in m.undecided]
+            proposal = hold_undecided(self.ws, undecided, self._consolidation_options(None))
+            if proposal:
+                held.append(proposal)
+            return refresh(self.ws), f"{COMMIT_SYNC} citations follow their entries"
+
         result = sync(
             self.root,
             remote or self.config["sync.remote"],
             self.config["sync.branch"],
-            after_pull=lambda: refresh(self.ws),
+            merge,
+            message=sync_message,
+            after_merge=after,
         )
         # A link that arrived from another machine is reported; no reader ever follows it.
         self.ws.scan((*self.index_params.include, "archive/**/*.md"))
         warnings = [f"{rel} is a symlink; mem never follows it" for rel in self.ws.links]
+        restored = sum(getattr(m, "restored", 0) for m in result.merged.values())
+        restored += sum(m == "restored" for m in result.merged.values())
+        if restored:
+            warnings.append(
+                f"the remote had lost {plural(restored, 'entry', 'entries')} this machine "
+                "still held; they were kept"
+                + (" (its history was rewritten)" if result.rewritten else "")
+            )
+        for proposal in held:
+            warnings.append(
+                f"a line both machines rewrote keeps this machine's words; the other's waits "
+                f"in `mem review {proposal}`"
+            )
+        kept = sorted(rel for rel, m in result.merged.items() if getattr(m, "kept_ours", 0))
+        kept += sorted(rel for rel, m in result.merged.items() if m == "kept")
+        for rel in kept:
+            warnings.append(
+                f"{rel} changed on both machines in the same place; this machine's lines were "
+                "kept (the other's are in the merged commit's second parent)"
+            )
         return replace(result, warnings=tuple(warnings))
 
     def audit(self, *, history: bool = False) -> Audit:
@@ -997,7 +1046,7 @@ class Memory:
 def merge_files(base: Path, ours: Path, theirs: Path, path: str = "") -> None:
     """git's merge driver (`mem merge-file %O %A %B %P`): a daily log or HISTORY.md merged
     by entry, written over `ours` atomically."""
-    from .format.logmerge import merge_file
+    from .format.merge import merge_file
     from .store.fsutil import atomic_write_text
 
     def read(p: Path) -> str:
@@ -1006,4 +1055,5 @@ def merge_files(base: Path, ours: Path, theirs: Path, path: str = "") -> None:
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"cannot read {p}: {exc}") from None
 
-    atomic_write_text(ours, merge_file(path or str(ours), read(base), read(ours), read(theirs)))
+    merged = merge_file(path or str(ours), read(base), read(ours), read(theirs))
+    atomic_write_text(ours, merged.text)

@@ -32,6 +32,14 @@ class Mem:
         return json.loads(self(*args, "--json").stdout)
 
 
+def without_ids(text: str) -> str:
+    """A daily log as a person reads it, without the entries' `id:` (drawn at random)."""
+    import re
+
+    text = re.sub(r"; id: [0-9a-f]{12} -->", " -->", text)
+    return re.sub(r" <!-- id: [0-9a-f]{12} -->", "", text)
+
+
 def snapshot(root: Path) -> dict[str, bytes]:
     """Every file of a workspace (git objects aside) and the HEAD it is at."""
     import git

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
+from helpers import without_ids
 
 from openclaw_mem.errors import UsageError
 from openclaw_mem.memory import Memory
@@ -33,7 +34,7 @@ def three_voices(memory):
 def test_entries_carry_their_agent_and_recall_keeps_to_it(memory):
     three_voices(memory)
     day = (memory.root / "memory" / "2026-11-24.md").read_text(encoding="utf-8")
-    assert "## 09:00 · user <!-- agent: coder -->" in day
+    assert "## 09:00 · user <!-- agent: coder -->" in without_ids(day)
     everyone = paths_and_lines(memory, "staging")
     assert len(everyone) == 3
     coder = paths_and_lines(memory, "staging", agent="coder")
@@ -92,7 +93,7 @@ def test_the_cli_takes_the_agent_from_its_option_and_from_mem_agent(ws, monkeypa
        "The blog post about staging is due Friday.")  # fmt: skip
     ws("log", "--role", "user", "--at", "2026-11-24T09:10", "The staging server is in Frankfurt.")
     day = (ws.root / "memory" / "2026-11-24.md").read_text(encoding="utf-8")
-    assert "## 09:00 · user <!-- agent: coder -->" in day
+    assert "## 09:00 · user <!-- agent: coder -->" in without_ids(day)
     assert lines() == [3, 6, 9] and lines("--agent", "coder") == [3, 9]
     monkeypatch.setenv("MEM_AGENT", "writer")
     assert lines() == [6, 9]

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 
 import git
 import pytest
+from helpers import without_ids
 
 from openclaw_mem.errors import NotFound, UsageError
 
@@ -75,7 +76,7 @@ def test_logs_are_only_redacted_with_hard(memory):
     done = memory.forget("memory/2026-11-24.md#L3-L4", hard=True).done
     assert (done.mode, done.path, done.lines) == ("redacted", "memory/2026-11-24.md", (3, 4))
     text = day.read_text(encoding="utf-8")
-    assert "hunter2" not in text and "## 14:45 · note\n[forgotten" in text
+    assert "hunter2" not in text and "## 14:45 · note\n[forgotten" in without_ids(text)
 
 
 def test_the_cli_says_a_redacted_log_line_remains_in_git_history(ws):

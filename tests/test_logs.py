@@ -1,9 +1,11 @@
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
 from pathlib import Path
 
 import pytest
+from helpers import without_ids
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -26,8 +28,10 @@ def at(h: int, m: int = 0) -> datetime:
 def test_new_day_file_has_title_and_entry_format(tmp_path):
     path = tmp_path / "2026-11-30.md"
     result = append_entries(path, DAY, [NewEntry(at(14, 5), "user", "我最近在用FastAPI做项目")])
-    assert path.read_text(encoding="utf-8") == (
-        "# 2026-11-30\n\n## 14:05 · user\n我最近在用FastAPI做项目\n\n"
+    text = path.read_text(encoding="utf-8")
+    assert re.fullmatch(
+        r"# 2026-11-30\n\n## 14:05 · user <!-- id: [0-9a-f]{12} -->\n我最近在用FastAPI做项目\n\n",
+        text,
     )
     assert (result.start_line, result.end_line, result.count) == (3, 4, 1)
 
@@ -35,7 +39,8 @@ def test_new_day_file_has_title_and_entry_format(tmp_path):
 def test_session_is_an_html_comment_and_parses_back(tmp_path):
     path = tmp_path / "2026-11-30.md"
     append_entries(path, DAY, [NewEntry(at(9), "assistant", "ok then", "tg:42")])
-    assert "## 09:00 · assistant <!-- session: tg:42 -->\n" in path.read_text(encoding="utf-8")
+    text = without_ids(path.read_text(encoding="utf-8"))
+    assert "## 09:00 · assistant <!-- session: tg:42 -->\n" in text
     (entry,) = read_entries(path)
     assert (entry.role, entry.session, entry.time, entry.day) == (
         "assistant",

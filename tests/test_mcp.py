@@ -154,8 +154,9 @@ def test_bad_arguments_are_one_line(example):
     assert all("\n" not in t and "http" not in t for t in texts)
 
 
-def test_the_same_scenario_through_the_cli_and_mcp_gives_the_same_memory(tmp_path):
-    """One facade under both front ends: the same writes, files, commits and answers."""
+def test_the_same_scenario_through_the_cli_and_mcp_gives_the_same_memory(tmp_path, monkeypatch):
+    """One facade under both front ends: the same writes, files, commits and answers (both
+    on a replayed clock, so the entries' ids are drawn the same way)."""
     from datetime import datetime
 
     from helpers import Mem
@@ -176,6 +177,7 @@ def test_the_same_scenario_through_the_cli_and_mcp_gives_the_same_memory(tmp_pat
         (roots[name] / "mem.toml").write_text('[git]\nautocommit = "log"\n', encoding="utf-8")
 
     cli = Mem(roots["cli"])
+    monkeypatch.setenv("MEM_NOW", "2026-11-30T09:00")
     for role, text in turns:
         cli("log", "--at", "2026-11-30T09:00", "--role", role, text)
     cli_search = cli.json("recall", "--now", "2026-11-30T09:00", "-k", "2", "FastAPI")

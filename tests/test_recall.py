@@ -8,6 +8,7 @@ import os
 from datetime import date, datetime
 
 import pytest
+from helpers import without_ids
 
 
 def _log(ws, at, text, role="user"):
@@ -108,7 +109,7 @@ def test_empty_query_and_bad_dates_are_errors(ws):
 
 def test_get_lines_and_citations(ws):
     _log(ws, "2026-11-30T09:00", "first\nsecond")
-    assert ws("get", "memory/2026-11-30.md:3:2").stdout == "## 09:00 · user\nfirst\n"
+    assert without_ids(ws("get", "memory/2026-11-30.md:3:2").stdout) == "## 09:00 · user\nfirst\n"
     assert ws("get", "memory/2026-11-30.md#L4-L5").stdout == "first\nsecond\n"
     # PATH:N is line N, in get as in forget.
     data = ws.json("get", "memory/2026-11-30.md:4")

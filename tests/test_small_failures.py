@@ -11,7 +11,7 @@ import stat
 from datetime import datetime
 
 import pytest
-from helpers import snapshot
+from helpers import snapshot, without_ids
 
 from openclaw_mem.errors import ConflictError, WriteError
 
@@ -84,7 +84,7 @@ def test_an_append_to_a_crlf_log_writes_crlf(memory):
     memory.log("from mem\nsecond line", at=datetime(2026, 11, 30, 10))
     data = day.read_bytes()
     assert b"\n" not in data.replace(b"\r\n", b"")  # every line ends in CRLF
-    assert data.endswith(b"## 10:00 \xc2\xb7 note\r\nfrom mem\r\nsecond line\r\n\r\n")
+    assert without_ids(data.decode()).endswith("## 10:00 · note\r\nfrom mem\r\nsecond line\r\n\r\n")
 
 
 def test_files_made_by_init_have_ordinary_permissions(tmp_path):

@@ -7,6 +7,7 @@ means the same on every clone after any merge; `mem undo` reverts mem's newest c
 from __future__ import annotations
 
 import random
+import re
 
 import git
 import pytest
@@ -36,7 +37,12 @@ def _clones(tmp_path, n: int) -> list[Mem]:
 
 
 def _log(machine: Mem) -> str:
-    return (machine.root / "memory" / "2026-12-01.md").read_text(encoding="utf-8")
+    """The day's log as a person reads it: without the entries' ids."""
+    return without_ids((machine.root / "memory" / "2026-12-01.md").read_text(encoding="utf-8"))
+
+
+def without_ids(text: str) -> str:
+    return re.sub(r" <!-- id: [0-9a-f]{12} -->", "", text)
 
 
 def test_two_entries_in_the_same_minute_stay_two_and_time_order_holds(tmp_path):
@@ -204,8 +210,8 @@ def test_a_plain_git_pull_without_the_driver_stops_visibly_and_doctor_merges_by_
     out = b("doctor").stdout
     assert "merged memory/2026-12-01.md by entry" in out
     repo.git.commit("--no-edit")
-    assert log.read_text(encoding="utf-8") == (
-        "# 2026-12-01\n\n## 00:37 · user\nfrom B\n\n## 00:37 · user\nfrom A\n\n"
+    assert without_ids(log.read_text(encoding="utf-8")) == (  # the remote's first, as in sync
+        "# 2026-12-01\n\n## 00:37 · user\nfrom A\n\n## 00:37 · user\nfrom B\n\n"
     )
     assert "merge-file" in repo.config_reader().get_value('merge "mem-entries"', "driver")
 

@@ -221,8 +221,8 @@ def sync_cmd(
         str | None, typer.Option("--remote", help="Git remote (sync.remote).")
     ] = None,
 ) -> None:
-    """Share memory between machines: commit local memory changes, pull --rebase, push.
-    Daily logs and HISTORY.md union-merge; a conflict elsewhere stops with nothing merged."""
+    """Share memory between machines: commit local memory changes, merge the remote's,
+    push. Daily logs merge by entry, curated files by line; agents may log meanwhile."""
     result = state(ctx).memory().sync(remote)
     if result.committed:
         typer.echo(f"committed {result.committed.short} {result.committed.subject}")
@@ -230,5 +230,7 @@ def sync_cmd(
         f"{result.remote}/{result.branch}: pulled {plural(result.pulled, 'commit')}, "
         f"pushed {result.pushed}"
     )
+    if result.followed:
+        typer.echo(f"committed {result.followed.short} {result.followed.subject}")
     for w in result.warnings:
         warn(w)

@@ -299,3 +299,32 @@ def _taken_on_accept(
             if e.entry.start_line <= int(pending.last_lines.get(e.path, 0))
         ]
     return taken
+
+
+def hold_undecided(ws: Workspace, undecided: Sequence, opts) -> str | None:
+    """Lines a sync's merge could not decide (both machines rewrote one line differently:
+    this machine's words stayed) wait here as a deprecation of the kept line by the other
+    machine's words: accepting swaps them, dropping keeps this machine's. Returns the
+    proposal's id (None when there is nothing to hold)."""
+    from ..format.markdown import parse_meta
+
+    edits = []
+    for u in undecided:
+        meta = parse_meta(u.other_line)
+        edits.append(
+            Edit(
+                file=u.path.removesuffix(".md"),
+                op="deprecate",
+                type=meta.type if meta else "fact",
+                importance=meta.importance if meta else 0.5,
+                confidence=meta.confidence if meta else 0.8,
+                section=u.section,
+                text=u.other,
+                target=u.kept,
+            )
+        )
+    if not edits:
+        return None
+    why = "both machines rewrote this line; this machine's words were kept"
+    pending = Pending.make("mem sync", "", [], edits, [], 0, opts, reasons=[why] * len(edits))
+    return save(ws, pending, new=True)

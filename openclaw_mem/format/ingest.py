@@ -11,14 +11,14 @@ Only text reaches the log: thinking, tool calls, tool results and images are lef
 from __future__ import annotations
 
 import json
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 
 from ..errors import UsageError
 from ..store.workspace import Workspace
-from .logs import SESSION_RE, NewEntry, append_entries
+from .logs import SESSION_RE, NewEntry, append_entries, content_id
 
 _ROLE_MAP = {
     "user": "user",
@@ -187,6 +187,14 @@ def append_messages(
         # place in Markdown: both are settled here, before the first day is written.
         text = msg.text.encode("utf-8", "replace").decode("utf-8").replace("\x00", "\ufffd")
         by_day[when.date()].append(NewEntry(when, msg.role, text, sid))
+    for entries in by_day.values():
+        # An imported message is a record that exists elsewhere: its id comes from what it
+        # is, so the same export imported on two machines merges into one copy.
+        seen: Counter[str] = Counter()
+        for n, e in enumerate(entries):
+            key = f"{e.when:%Y-%m-%d %H:%M}\x1f{e.label}\x1f{e.session or ''}\x1f{e.text}"
+            entries[n] = replace(e, id=content_id(f"import\x1f{key}\x1e{seen[key]}"))
+            seen[key] += 1
     for day in sorted(by_day):
         path = ws.day_file(day)
         result = append_entries(path, day, by_day[day], skip_existing=True, rel=ws.rel(path))

@@ -1,36 +1,58 @@
-"""Three-way merges that know what an entry is: daily logs and HISTORY.md, as git's merge
-driver (`mem merge-file`, registered by `mem init` and `mem sync`).
+"""Three-way merges that know what an entry is: daily logs and HISTORY.md (through
+merge.py's `merge_file`, for `mem sync`, `mem undo` and git's merge driver).
 
 A line-based merge joins lines, not entries: two entries logged on two machines in the same
 minute under the same heading came back as one heading over both texts, and entries came
 back out of time order with the blank line between them gone. Here each side is cut into
 its entries (a daily log: heading through text; HISTORY.md: one paragraph), and the result
-holds every entry of either side exactly once, byte for byte, in time order:
+holds every entry of either side exactly once, byte for byte, in time order.
+
+An entry with an `id:` (every entry `mem log` writes) is one entry wherever it appears:
+both sides' entries are kept, whatever either side's history lost (a rewritten or
+force-pushed remote), and where the two sides hold different text under one id, the side
+that changed it wins, a redaction (`mem forget --hard`) before anything else. An entry
+redacted before it had an id takes its content id as `id:`, so the redaction wins over the
+original on any clone that still holds it.
+
+An entry without an id (an older mem's, or a note another agent wrote free-form) is known
+by its text, counted:
 
     count(entry) = max(0, ours + theirs - base)
 
 (an entry both sides kept stays once, one added on either side comes in, one removed on
-either side — a `mem forget --hard` redaction — goes; the same text logged on both machines
-is two entries). Ties in time keep ours first, then theirs, each in its own order. What
-comes before the first entry (the day's title, front matter) is ours.
+either side goes; the same text logged on both machines is two entries). When the other
+side's history was rewritten, what it lacks was lost, not removed: max(ours, theirs,
+ours + theirs - base). Ties in time keep theirs (the remote's) first, then ours, each in its
+own order.
+What comes before the first entry (the day's title, front matter) is ours.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass
 
-from .logs import parse_log
+from .logs import entry_ids, parse_log
 from .markdown import entry_heading
 
 _STAMP_RE = re.compile(r"^\[(\d{4}-\d{2}-\d{2})(?:[ T](\d{1,2}):(\d{2}))?\]")
 
 
-def _blocks(text: str) -> tuple[str, list[tuple[str, str]]]:
-    """(preamble, [(sort key, block)]) of a daily log. A block is an entry exactly as it
-    stands (an entry that says `lines: N` keeps its N lines, blank ones at its end too),
-    with whatever stood between it and the entry before (a free-form section heading) in
-    front of it; blank lines between blocks are not part of them."""
+@dataclass(frozen=True)
+class _Block:
+    key: str  # where it sorts: its time ("HH:MM"), or the one before it for an untimed note
+    text: str  # the entry exactly as it stands, with what stood between it and the last one
+    id: str | None  # its heading's `id:`, when it carries one
+    content: str  # its content id (logs.entry_ids), what an id-less entry is known by
+
+
+def _blocks(text: str) -> tuple[str, list[_Block]]:
+    """(preamble, blocks) of a daily log. A block is an entry exactly as it stands (an entry
+    that says `lines: N` keeps its N lines, blank ones at its end too), with whatever stood
+    between it and the entry before (a free-form section heading) in front of it; blank
+    lines between blocks are not part of them. A count that reaches past the end of its
+    file is cut to the lines there are, so the entry cannot swallow what is merged after."""
     lines = text.split("\n")
     entries = parse_log(text)
     if not entries:
@@ -38,18 +60,23 @@ def _blocks(text: str) -> tuple[str, list[tuple[str, str]]]:
     out = []
     last_key = ""
     prev_end = entries[0].start_line - 1  # 0-based end of the block before
-    for e in entries:
+    for e, cid in zip(entries, entry_ids(entries), strict=True):
         head = entry_heading(lines[e.start_line - 1].removesuffix("\r"))
         count = _META_LINES_RE.search(head["meta"] or "") if head else None
         end = e.start_line + int(count[1]) if count else e.end_line
-        end = min(end, len(lines))
         lo = prev_end  # what precedes the first entry is the preamble
         while lo < e.start_line - 1 and not lines[lo].strip():
             lo += 1  # blank lines between blocks belong to neither
+        block = lines[lo : min(end, len(lines))]
+        if count and end > len(lines):  # a count past the end: forged, or cut short
+            while len(block) > e.start_line - lo and not block[-1].strip():
+                block.pop()
+            at = e.start_line - 1 - lo
+            block[at] = block[at].replace(count[0], f"lines: {len(block) - at - 1}", 1)
         key = e.time or last_key  # an untimed note keeps the place of the one before it
         last_key = key
-        out.append((key, "\n".join(lines[lo:end])))
-        prev_end = end
+        out.append(_Block(key, "\n".join(block), e.id, cid))
+        prev_end = min(end, len(lines))
     preamble = "\n".join(lines[: entries[0].start_line - 1])
     return preamble, out
 
@@ -73,51 +100,97 @@ def _paragraphs(text: str) -> tuple[str, list[tuple[str, str]]]:
     return title, out
 
 
+def _keep(o: Counter, t: Counter, b: Counter, rewritten: bool) -> dict[str, int]:
+    """How many of each text-known block stay (the module's formula)."""
+    if rewritten:
+        return {k: max(o[k], t[k], o[k] + t[k] - b[k]) for k in o | t}
+    return {k: max(0, o[k] + t[k] - b[k]) for k in o | t}
+
+
+def _in_order(kept: list[tuple[str, int, str]]) -> list[str]:
+    """In time; at one time, the other side's first (what reached the remote first stays
+    first), each side in its own order."""
+    return [block for _, _, block in sorted(kept, key=lambda x: (x[0], x[1]))]
+
+
+def _redacted(block: str) -> bool:
+    return "[forgotten " in block
+
+
+def _pick(base: str | None, ours: str, theirs: str) -> str:
+    """One entry, two texts: a redaction wins, then the side that changed it."""
+    if _redacted(ours) != _redacted(theirs):
+        return ours if _redacted(ours) else theirs
+    return theirs if base == ours else ours
+
+
 def _merged(
-    base: list[tuple[str, str]], ours: list[tuple[str, str]], theirs: list[tuple[str, str]]
-) -> list[str]:
-    b = Counter(block for _, block in base)
-    o = Counter(block for _, block in ours)
-    t = Counter(block for _, block in theirs)
-    keep = {k: max(0, o[k] + t[k] - b[k]) for k in o | t}
-    order: list[tuple[str, int, str]] = []
-    for n, (key, block) in enumerate([*ours, *theirs]):
-        if keep.get(block, 0) > 0:
-            keep[block] -= 1
-            order.append((key, n, block))
-    order.sort(key=lambda x: (x[0], x[1]))  # stable in time: ours first, then theirs
-    return [block for _, _, block in order]
+    base: list[_Block], ours: list[_Block], theirs: list[_Block], rewritten: bool
+) -> tuple[list[str], int]:
+    """The blocks to keep, in order, and how many entries (by id) the other side had lost
+    that this side still held."""
+    b_ids = {x.id: x.text for x in base if x.id}
+    o_ids = {x.id: x for x in ours if x.id}
+    t_ids = {x.id: x for x in theirs if x.id}
+    known = set(o_ids) | set(t_ids)
+
+    def plain(side: list[_Block]) -> Counter:
+        # An id-less entry whose content id is now some entry's `id:` was redacted (or
+        # adopted) there: that version stands for it.
+        return Counter(x.text for x in side if not x.id and x.content not in known)
+
+    keep = _keep(plain(ours), plain(theirs), plain(base), rewritten)
+    kept: list[tuple[str, int, str]] = []
+    done: set[str] = set()
+    restored = 0
+    for n, x in enumerate([*theirs, *ours]):
+        if x.id:
+            if x.id in done:
+                continue
+            done.add(x.id)
+            mine, other = o_ids.get(x.id), t_ids.get(x.id)
+            text = x.text
+            if mine is not None and other is not None and mine.text != other.text:
+                text = _pick(b_ids.get(x.id), mine.text, other.text)
+            elif other is None and x.id in b_ids:
+                restored += 1
+            kept.append((x.key, n, text))
+        elif x.content not in known and keep.get(x.text, 0) > 0:
+            keep[x.text] -= 1
+            kept.append((x.key, n, x.text))
+    return _in_order(kept), restored
 
 
-def merge_log(base: str, ours: str, theirs: str) -> str:
+def merge_log(base: str, ours: str, theirs: str, *, rewritten: bool = False, report: bool = False):
     """A daily log merged by entry. Each entry ends with one blank line, as `mem log`
-    writes them."""
+    writes them. With `report`, (text, entries restored) instead of the text."""
     preamble, mine = _blocks(ours)
     _, other = _blocks(theirs)
     _, old = _blocks(base)
     if not mine and not other:
-        return ours
+        return (ours, 0) if report else ours
     if not mine:
         preamble, _ = _blocks(theirs)
     first = (ours or theirs).split("\n", 1)[0]  # a file's first line tells, as for appends
     nl = "\r\n" if first.endswith("\r") else "\n"
     head = preamble.rstrip("\r\n")
-    blocks = _merged(old, mine, other)
+    blocks, restored = _merged(old, mine, other, rewritten)
     text = (head + "\n\n" if head else "") + "\n\n".join(blocks) + "\n\n"
-    return text.replace("\r\n", "\n").replace("\n", nl) if nl == "\r\n" else text
+    if nl == "\r\n":
+        text = text.replace("\r\n", "\n").replace("\n", nl)
+    return (text, restored) if report else text
 
 
-def merge_history(base: str, ours: str, theirs: str) -> str:
+def merge_history(base: str, ours: str, theirs: str, *, rewritten: bool = False) -> str:
     """HISTORY.md merged by paragraph, in stamp order."""
     title, mine = _paragraphs(ours)
     other_title, other = _paragraphs(theirs)
     _, old = _paragraphs(base)
-    blocks = _merged(old, mine, other)
+    keep = _keep(*(Counter(p for _, p in side) for side in (mine, other, old)), rewritten)
+    kept = []
+    for n, (key, paragraph) in enumerate([*other, *mine]):
+        if keep.get(paragraph, 0) > 0:
+            keep[paragraph] -= 1
+            kept.append((key, n, paragraph))
+    blocks = _in_order(kept)
     return (title or other_title or "") + "\n\n".join(blocks) + ("\n" if blocks else "")
-
-
-def merge_file(path: str, base: str, ours: str, theirs: str) -> str:
-    """The merge for a workspace-relative path: HISTORY.md by paragraph, logs by entry."""
-    if path.rsplit("/", 1)[-1] == "HISTORY.md":
-        return merge_history(base, ours, theirs)
-    return merge_log(base, ours, theirs)

@@ -2,11 +2,17 @@
 
 An entry as `mem log` writes it:
 
-    ## 14:05 · user <!-- session: abc -->
+    ## 14:05 · user <!-- session: abc; id: 3f9a0c1e22b7 -->
     the text, byte for byte
     (blank line)
 
-A new day file starts with `# YYYY-MM-DD`. The tool only ever appends to a log.
+A new day file starts with `# YYYY-MM-DD`. The tool only ever appends to a log (a
+`mem forget --hard` redaction and a sync's merge aside, both under the append lock).
+
+`id:` is the entry's identity, drawn at random when it is logged: the same words logged on
+two machines in the same minute are two entries, and an entry keeps its identity through
+any merge, reorder, rewritten history or redaction. Entries without one (an older mem's, or
+notes other agents write free-form) are known by their content (`entry_ids`).
 The parser also reads logs that agents write free-form (bullets, paragraphs, no entry
 headings), with front matter, CRLF line endings or a BOM.
 """
@@ -16,7 +22,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -40,6 +46,7 @@ LEADING_TIME_RE = re.compile(
 )
 SESSION_RE = re.compile(r"^[\w.:/@+=-]{1,128}$")
 AGENT_RE = re.compile(r"^[\w.-]{1,64}$")
+ID_RE = re.compile(r"^[0-9a-f]{12}$")  # an entry id: the same shape as a content id
 _META_RE = re.compile(r"(\w+)\s*:\s*([^;]*?)\s*(?:;|$)")
 
 
@@ -55,6 +62,7 @@ class Entry:
     end_line: int
     session: str | None = None
     agent: str | None = None  # which agent logged it (mem log --agent, MEM_AGENT)
+    id: str | None = None  # the heading's `id:`, when it carries one
 
     @property
     def when(self) -> datetime | None:
@@ -73,6 +81,7 @@ class NewEntry:
     text: str
     session: str | None = None
     agent: str | None = None
+    id: str | None = None  # drawn when appended, unless the caller brings one
 
 
 @dataclass(frozen=True)
@@ -135,6 +144,8 @@ def format_entry(entry: NewEntry) -> str:
         meta.append(f"session: {entry.session}")
     if entry.agent:
         meta.append(f"agent: {entry.agent}")
+    if entry.id:
+        meta.append(f"id: {entry.id}")
     body = text.split("\n")
     if any(entry_heading(line) for line in body):
         # The text holds a line that reads like an entry heading: say how long the
@@ -142,6 +153,28 @@ def format_entry(entry: NewEntry) -> str:
         meta.append(f"lines: {len(body)}")
     heading = entry_heading_text(entry.when, entry.label, "; ".join(meta))
     return f"{heading}\n{text}\n\n"
+
+
+IdDraw = Callable[[bytes, int, "NewEntry"], str]  # (the file so far, n in the batch, entry)
+
+
+def random_id(existing: bytes, n: int, entry: NewEntry) -> str:
+    """A fresh entry id: 48 random bits, so no two machines ever draw the same one."""
+    import os
+
+    return os.urandom(6).hex()
+
+
+def replayable_id(existing: bytes, n: int, entry: NewEntry) -> str:
+    """An id drawn from where and what the entry is, for a replayed clock (MEM_NOW): the
+    same commands give the same files, byte for byte."""
+    return content_id(f"{len(existing)}\x1f{n}\x1f{entry.when}\x1f{entry.label}\x1f{entry.text}")
+
+
+def content_id(key: str) -> str:
+    import hashlib
+
+    return hashlib.sha1(key.encode("utf-8")).hexdigest()[:12]
 
 
 def _separator_for(existing: bytes, nl: bytes) -> bytes:
@@ -159,6 +192,7 @@ def append_entries(
     *,
     skip_existing: bool = False,
     rel: str | None = None,
+    draw_id: IdDraw = random_id,
 ) -> Appended:
     """Append entries to one day's log under its lock.
 
@@ -194,6 +228,9 @@ def append_entries(
                     have[k] -= 1
                 else:
                     todo.append(e)
+        from dataclasses import replace
+
+        todo = [e if e.id else replace(e, id=draw_id(existing, n, e)) for n, e in enumerate(todo)]
         written[:] = todo
         if not todo:
             return b""
@@ -313,6 +350,7 @@ def parse_log(text: str, day: date | None = None) -> list[Entry]:
                     end,
                     meta.get("session") or None,
                     meta.get("agent") or None,
+                    meta["id"] if ID_RE.match(meta.get("id", "")) else None,
                 )
             )
             i = nxt
@@ -338,15 +376,19 @@ def read_entries(path: Path, day: date | None = None, rel: str | None = None) ->
 
 
 def entry_ids(entries: Sequence[Entry]) -> list[str]:
-    """A stable id for each entry of one log, from what it is, not where it is: its day,
-    time, speaker, agent, session and text, plus how many identical entries came before it
-    in the file (a true repeat gets an id of its own). Editing an entry's text makes it a
-    new entry; moving it (a merge, a reorder) does not."""
-    import hashlib
-
+    """A stable id for each entry of one log: the `id:` its heading carries, else one from
+    what it is, not where it is: its day, time, speaker, agent, session and text, plus how
+    many identical entries came before it in the file (a true repeat gets an id of its
+    own). Editing such an entry's text makes it a new entry; moving it (a merge, a
+    reorder) does not. An `id:` a person copied onto a second entry counts once."""
     seen: Counter[str] = Counter()
+    claimed = set()
     out = []
     for e in entries:
+        if e.id and e.id not in claimed:
+            claimed.add(e.id)
+            out.append(e.id)
+            continue
         key = "\x1f".join(
             (
                 e.day.isoformat() if e.day else "",
@@ -359,5 +401,5 @@ def entry_ids(entries: Sequence[Entry]) -> list[str]:
         )
         n = seen[key]
         seen[key] += 1
-        out.append(hashlib.sha1(f"{key}\x1e{n}".encode()).hexdigest()[:12])
+        out.append(content_id(f"{key}\x1e{n}"))
     return out

@@ -100,7 +100,7 @@ def register_merge_driver(repo: git.Repo, root: Path | None = None) -> None:
     import shlex
     import sys
 
-    from .workspace import GITATTRIBUTES, MERGE_DRIVER
+    from .workspace import MERGE_DRIVER
 
     # -P: the repository's own files never shadow the package the driver imports.
     command = f"{shlex.quote(sys.executable)} -P -m openclaw_mem merge-file %O %A %B %P"
@@ -215,24 +215,6 @@ def operation_in_progress(root: Path) -> str | None:
     return next((what for name, what in _IN_PROGRESS if (git_dir / name).exists()), None)
 
 
-@contextmanager
-def _git_lock(root: Path) -> Iterator[None]:
-    """One mem process at a time commits in a workspace (.mem/git.lock): eight agents
-    logging with git.autocommit = "log" queue up instead of racing for git's index.lock.
-    A workspace whose .mem/ cannot be written still commits, unserialised."""
-    from ..errors import UsageError
-    from .fsutil import lock_file
-    from .workspace import Workspace
-
-    try:
-        state = Workspace(root).state_dir  # never through a planted .mem link
-    except UsageError:
-        yield
-        return
-    with lock_file(state / "git.lock", optional=True):
-        yield
-
-
 def _with_retry(action, what: str):
     """Run a git command, retrying with backoff while another git process (an editor, a
     hand `git commit`) holds index.lock."""
@@ -251,50 +233,58 @@ def _with_retry(action, what: str):
 def commit_memory(
     root: Path, message: str | None = None, paths: Sequence[str] | None = None
 ) -> CommitInfo | None:
-    """Commit memory files (all changed ones, or just `paths`); None when nothing changed."""
+    """Commit memory files (all changed ones, or just `paths`); None when nothing changed.
+    The commit holds the bytes read under each file's append lock, built apart from the
+    repository's index (gittree.py): never half an entry an agent was appending."""
+    from .transaction import transaction
+
     repo = require_repo(root)
-    with _git_lock(root):
+    with transaction(root):
         changed = changed_memory_files(repo, root)
         if paths is not None:
             wanted = set(paths)
             changed = [p for p in changed if p in wanted]
         if not changed:
             return None
-        pre = _prefix(repo, root)
-        specs = [pre + p for p in changed]
         if message is None:
             shown = ", ".join(changed[:3]) + (
                 f" and {len(changed) - 3} more" if len(changed) > 3 else ""
             )
             message = f"mem: update {shown}"
-        with _identity(repo):
-            if len(specs) <= ARGV_PATHS:
-                _with_retry(lambda: repo.git.add("-A", "--", *specs), "git add")
-                _with_retry(
-                    lambda: repo.git.commit("-q", "-m", message, "--", *specs), "git commit"
-                )
-            else:  # 90,000 imported days do not fit on a command line: git reads them
-                _commit_many(repo, specs, message)
+        _with_retry(lambda: commit_snapshot(repo, root, changed, message), "git commit")
         return last_commit(repo, root)
 
 
-ARGV_PATHS = 1000  # more paths than this go to git in a file, never on the command line
+def commit_snapshot(repo: git.Repo, root: Path, rels: Sequence[str], message: str) -> str:
+    """A commit on HEAD of these workspace files as they are now (a missing file: removed),
+    read under their locks; the branch moves only if nobody moved it meanwhile. Returns the
+    commit's sha."""
+    from . import gittree
+
+    pre = _prefix(repo, root)
+    entries = {pre + rel: _snapshot(repo, root / rel) for rel in rels}
+    head = gittree.rev(repo, "HEAD")
+    tree = gittree.tree_with(repo, head, entries)
+    with _identity(repo):
+        sha = gittree.commit_tree(repo, tree, [head] if head else [], message)
+    gittree.move_head(repo, sha, head, message.split("\n", 1)[0])
+    gittree.sync_index(repo, sha, list(entries))
+    return sha
 
 
-def _commit_many(repo: git.Repo, specs: Sequence[str], message: str) -> None:
-    import tempfile
+def _snapshot(repo: git.Repo, path: Path) -> tuple[str, str] | None:
+    """(mode, blob sha) of a working-tree file for a commit, None when it is gone. A link
+    is committed as a link (git's way), never followed."""
+    from . import gittree
+    from .fsutil import read_locked
 
-    with tempfile.NamedTemporaryFile(
-        "wb", dir=repo.git_dir, prefix="mem-paths.", delete=False
-    ) as f:
-        f.write(b"\0".join(s.encode("utf-8") for s in specs))
-        listed = f.name
-    try:
-        flags = (f"--pathspec-from-file={listed}", "--pathspec-file-nul")
-        _with_retry(lambda: repo.git.add("-A", *flags), "git add")
-        _with_retry(lambda: repo.git.commit("-q", "-m", message, *flags), "git commit")
-    finally:
-        os.unlink(listed)
+    if path.is_symlink():
+        return "120000", gittree.store_blob(repo, os.fsencode(os.readlink(path)))
+    data = read_locked(path) if path.is_file() else None
+    if data is None:
+        return None
+    mode = "100755" if os.stat(path).st_mode & 0o100 else gittree.FILE_MODE
+    return mode, gittree.store_blob(repo, data)
 
 
 def _git_message(exc: git.GitCommandError) -> str:
@@ -512,75 +502,3 @@ def merge_by_entry(root: Path, merge_file: Callable[[str, str, str, str], str]) 
         repo.git.add("--", path)
         done.append(rel)
     return done
-
-
-@dataclass(frozen=True)
-class SyncResult:
-    remote: str
-    branch: str
-    committed: CommitInfo | None  # local memory changes committed first
-    pulled: int  # commits taken from the remote
-    pushed: int  # commits sent
-    warnings: tuple[str, ...] = ()
-
-
-def sync(
-    root: Path,
-    remote: str = "origin",
-    branch: str = "",
-    after_pull: Callable[[], list[str]] | None = None,
-) -> SyncResult:
-    """Commit local memory changes, rebase onto the remote, push. Daily logs and HISTORY.md
-    merge by entry (the driver is registered first); a conflict elsewhere aborts the rebase:
-    nothing is left half-merged."""
-    repo = require_repo(root)
-    if remote not in [r.name for r in repo.remotes]:
-        raise GitError(
-            f"no git remote {remote!r}; add one with `git remote add {remote} URL` "
-            "(or set sync.remote)"
-        )
-    if not branch:
-        if repo.head.is_detached:
-            raise GitError("HEAD is detached; check out a branch or set sync.branch")
-        branch = repo.active_branch.name
-    attributes = root / ".gitattributes"
-    if not attributes.exists():
-        from .fsutil import atomic_write_text
-
-        atomic_write_text(attributes, GITATTRIBUTES)
-    register_merge_driver(repo, root)
-    committed = commit_memory(root, f"{COMMIT_SYNC} local memory changes")
-    try:
-        repo.git.fetch(remote)
-    except git.GitCommandError as exc:
-        raise GitError(f"cannot fetch from {remote}: {_git_message(exc)}") from None
-    remote_ref = f"{remote}/{branch}"
-    exists = any(ref.name == remote_ref for ref in repo.remote(remote).refs)
-    pulled = 0
-    if exists:
-        pulled = int(repo.git.rev_list("--count", f"HEAD..{remote_ref}"))
-        if pulled:
-            try:
-                with _identity(repo):
-                    repo.git.rebase("--autostash", remote_ref)
-            except git.GitCommandError:
-                conflicted = repo.git.diff("--name-only", "--diff-filter=U").split()
-                with contextlib.suppress(git.GitCommandError):
-                    repo.git.rebase("--abort")
-                where = ", ".join(conflicted) or "memory files"
-                raise ConflictError(
-                    f"{where} changed on both machines; nothing was merged. Reconcile by hand: "
-                    f"git pull --rebase {remote} {branch}, fix the conflict, git rebase "
-                    "--continue, then mem sync"
-                ) from None
-    if pulled and after_pull is not None:  # what the merge moved, put right before pushing
-        changed = after_pull()
-        if changed:
-            commit_memory(root, f"{COMMIT_SYNC} citations follow their entries", changed)
-    ahead = int(repo.git.rev_list("--count", f"{remote_ref}..HEAD" if exists else "HEAD"))
-    if ahead:
-        try:
-            repo.git.push(remote, f"HEAD:refs/heads/{branch}")
-        except git.GitCommandError as exc:
-            raise GitError(f"push to {remote} failed: {_git_message(exc)}") from None
-    return SyncResult(remote, branch, committed, pulled, ahead)
