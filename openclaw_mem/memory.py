@@ -178,6 +178,24 @@ def copy_example(root: Path) -> Path:
     return root
 
 
+def _register_driver(root: Path) -> None:
+    """A clone made with `git clone` (or whose registered interpreter is gone) gets git's
+    merge driver from whichever mem command opens it first; checking costs one small read."""
+    from .store.gitdriver import needs_driver
+
+    if not needs_driver(root):
+        return
+    import contextlib
+
+    from .errors import MemError
+    from .store.gitrepo import open_repo, register_merge_driver
+
+    with contextlib.suppress(MemError, OSError, ValueError):
+        repo = open_repo(root)
+        if repo is not None:
+            register_merge_driver(repo, root)
+
+
 class Memory:
     """One workspace with its settings, resolved once."""
 
@@ -214,6 +232,7 @@ class Memory:
         ws = resolve_workspace(flag, env, cwd, home or Path.home())
         if env.get("MEM_NOW") and clock is local_now:
             clock = fixed_clock(env["MEM_NOW"])
+        _register_driver(ws.root)
         return cls(ws, load_config(ws.root, env), env, clock)
 
     @property
@@ -337,12 +356,16 @@ class Memory:
         what is already there is skipped, so a repeat import adds nothing."""
         from .format.importers import read_export
         from .format.ingest import append_messages
+        from .store.transaction import transaction
 
         messages, skipped = read_export(kind, path)
-        report = append_messages(self.ws, messages, skipped, default_time=self.now())
-        commit, warnings = None, []
-        if report.files:
-            commit, warnings = self._after_append(report.files, f"{COMMIT_INGEST} {kind} export")
+        with transaction(self.root):
+            report = append_messages(self.ws, messages, skipped, default_time=self.now())
+            commit, warnings = None, []
+            if report.files:
+                commit, warnings = self._after_append(
+                    report.files, f"{COMMIT_INGEST} {kind} export"
+                )
         return Ingested(report, commit, False, tuple(warnings + self._flag_warning(report)))
 
     @staticmethod
@@ -438,22 +461,27 @@ class Memory:
         """Revert the newest change mem made (consolidation, forget, cleanup) with a new
         commit: (the change, the revert). When a person changed memory since, only with
         `yes` (the error names the commit it would revert)."""
-        from .store.gitrepo import undo_change
+        from .consolidate.undo import undo
 
         self._check_writable_state()
-        return undo_change(self.root, yes)
+        return undo(self.ws, yes=yes)
 
     def forget(self, target: str, *, hard: bool = False) -> ForgetResult:
         """Deprecate (or, hard, delete) a curated line; redact a log line in place (hard)."""
+        from .consolidate.citations import refresh
         from .consolidate.forgetting import forget
+        from .store.transaction import transaction
 
         self._check_writable_state()
-        done = forget(self.ws, target, hard, self.now().date())
-        lo, hi = done.lines
-        where = f"{done.path}:{lo}" + (f"-{hi}" if hi != lo else "")
-        commit, warnings = self._commit_change(
-            [done.path], f"{COMMIT_FORGET} {where} ({done.mode})"
-        )
+        with transaction(self.root):
+            done = forget(self.ws, target, hard, self.now().date())
+            # A redacted entry no longer says what a curated line drew from it.
+            followed = refresh(self.ws).files if done.mode == "redacted" else []
+            lo, hi = done.lines
+            where = f"{done.path}:{lo}" + (f"-{hi}" if hi != lo else "")
+            commit, warnings = self._commit_change(
+                [done.path, *followed], f"{COMMIT_FORGET} {where} ({done.mode})"
+            )
         return ForgetResult(done, commit, tuple(warnings))
 
     def cleanup(self, *, dry_run: bool = False) -> CleanupResult:
@@ -472,11 +500,14 @@ class Memory:
         )
         if not stale or dry_run:
             return CleanupResult(stale, None)
+        from .store.transaction import transaction
+
         self._check_writable_state()
-        target = archive(self.ws, stale, now)
-        paths = sorted({s.path for s in stale} | {target})
-        message = f"{COMMIT_CLEANUP} archived {len(stale)} stale line(s) to {target}"
-        commit, warnings = self._commit_change(paths, message)
+        with transaction(self.root):
+            target = archive(self.ws, stale, now)
+            paths = sorted({s.path for s in stale} | {target})
+            message = f"{COMMIT_CLEANUP} archived {len(stale)} stale line(s) to {target}"
+            commit, warnings = self._commit_change(paths, message)
         return CleanupResult(stale, target, commit, tuple(warnings))
 
     def sync(self, remote: str | None = None) -> SyncResult:
@@ -505,7 +536,7 @@ class Memory:
             proposal = hold_undecided(self.ws, undecided, self._consolidation_options(None))
             if proposal:
                 held.append(proposal)
-            return refresh(self.ws), f"{COMMIT_SYNC} citations follow their entries"
+            return refresh(self.ws).files, f"{COMMIT_SYNC} citations follow their entries"
 
         result = sync(
             self.root,

@@ -128,9 +128,9 @@ def _consolidation_summary(ws: Workspace, with_git: bool) -> dict:
 
     commit = None
     if with_git:
-        from .store.gitrepo import last_consolidation_commit
+        from .consolidate.undo import last_consolidation_commit
 
-        found = last_consolidation_commit(ws.root)
+        found = last_consolidation_commit(ws)
         commit = found.to_json() if found else None
     from .consolidate.review import count_pending, load_all
     from .format.markdown import ledger_entries

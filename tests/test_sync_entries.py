@@ -188,24 +188,59 @@ def _texts(machine: Mem, day: str) -> list[tuple[str, str]]:
     return [(e.text, e.time or "") for e in read_entries(path)]
 
 
-def test_a_plain_git_pull_without_the_driver_stops_visibly_and_doctor_merges_by_entry(tmp_path):
-    a, _ = _clones(tmp_path, 2)
-    plain = tmp_path / "plain"
-    git.Repo.clone_from(str(tmp_path / "remote.git"), plain)  # no mem sync: no driver
-    b = Mem(plain)
-    a("log", "--at", "2026-12-01T00:37", "--role", "user", "from A")
-    a("sync")
-    b("log", "--at", "2026-12-01T00:37", "--role", "user", "from B")
-    b("commit", "-m", "B's log")
-    repo = git.Repo(plain)
+def _person(repo: git.Repo) -> None:
     with repo.config_writer() as config:  # a person's identity, as a plain `git pull` needs
         config.set_value("user", "name", "B")
         config.set_value("user", "email", "b@example.com")
+
+
+def test_a_clone_gets_the_driver_from_its_first_mem_command_and_a_plain_pull_merges(tmp_path):
+    a, _ = _clones(tmp_path, 2)
+    plain = tmp_path / "plain"
+    repo = git.Repo.clone_from(str(tmp_path / "remote.git"), plain)
+    assert not repo.config_reader("repository").has_section('merge "mem-entries"')
+    b = Mem(plain)
+    a("log", "--at", "2026-12-01T00:37", "--role", "user", "from A")
+    a("sync")
+    b("log", "--at", "2026-12-01T00:37", "--role", "user", "from B")  # registers it
+    driver = repo.config_reader("repository").get_value('merge "mem-entries"', "driver")
+    assert driver.startswith("mem merge-file %O %A %B %P 2>/dev/null || ")  # PATH first
+    b("commit", "-m", "B's log")
+    _person(repo)
+    repo.git.pull("--no-rebase", "--no-edit", "origin", repo.active_branch.name)
+    log = plain / "memory" / "2026-12-01.md"
+    assert without_ids(log.read_text(encoding="utf-8")) == (
+        "# 2026-12-01\n\n## 00:37 · user\nfrom A\n\n## 00:37 · user\nfrom B\n\n"
+    )
+
+
+def test_a_driver_whose_interpreter_is_gone_is_registered_anew(tmp_path):
+    a, _ = _clones(tmp_path, 2)
+    repo = git.Repo(a.root)
+    gone = "mem merge-file %O %A %B %P 2>/dev/null || /no/such/python -P -m openclaw_mem x"
+    with repo.config_writer() as config:
+        config.set_value('merge "mem-entries"', "driver", gone)
+    a("status")
+    driver = repo.config_reader("repository").get_value('merge "mem-entries"', "driver")
+    assert "/no/such/python" not in driver and "openclaw_mem merge-file" in driver
+
+
+def test_a_plain_git_pull_before_any_mem_command_stops_visibly_and_doctor_merges(tmp_path):
+    a, _ = _clones(tmp_path, 2)
+    plain = tmp_path / "plain"
+    repo = git.Repo.clone_from(str(tmp_path / "remote.git"), plain)  # no mem command: no driver
+    a("log", "--at", "2026-12-01T00:37", "--role", "user", "from A")
+    a("sync")
+    log = plain / "memory" / "2026-12-01.md"
+    log.write_text("# 2026-12-01\n\n## 00:37 · user\nfrom B\n\n", encoding="utf-8")
+    _person(repo)
+    repo.git.add("-A")
+    repo.git.commit("-m", "B's log, by hand")
     with pytest.raises(git.GitCommandError) as stopped:
         repo.git.pull("--no-rebase", "--no-edit", "origin", repo.active_branch.name)
     assert "CONFLICT" in str(stopped.value), stopped.value
-    log = plain / "memory" / "2026-12-01.md"
     assert "<<<<<<<" in log.read_text(encoding="utf-8")  # a conflict a person sees
+    b = Mem(plain)
     assert "`mem doctor` merges it by entry" in b("status").stderr
     out = b("doctor").stdout
     assert "merged memory/2026-12-01.md by entry" in out

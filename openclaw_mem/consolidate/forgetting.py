@@ -90,9 +90,31 @@ def parse_target(ws: Workspace, spec: str) -> tuple[str, int, int]:
 
 
 def forget(ws: Workspace, spec: str, hard: bool, today: date) -> Forgotten:
+    """Forget what `spec` names. The file is rewritten under the lock its appenders take:
+    an agent logging meanwhile loses nothing."""
+    from ..store.fsutil import decode, replace_locked
+
     rel, first, last = parse_target(ws, spec)
     path = safe_path(ws, rel)
-    doc = split_doc(read_text(path, rel))
+    done: list[Forgotten] = []
+
+    def change(current: bytes | None) -> bytes:
+        if current is None:
+            raise NotFound(f"no file {rel} in the workspace")
+        text = decode(current, path, rel)
+        text, forgotten = _forgotten(rel, path, spec, text, (first, last), hard, today)
+        done.append(forgotten)
+        return text.encode("utf-8")
+
+    replace_locked(path, change)
+    return done[0]
+
+
+def _forgotten(
+    rel: str, path, spec: str, text: str, span: tuple[int, int], hard: bool, today: date
+) -> tuple[str, Forgotten]:
+    first, last = span
+    doc = split_doc(text)
     lines = list(doc.lines)
     if last > len(lines):
         raise NotFound(f"{rel} has {len(lines)} lines; line {last} does not exist")
@@ -120,6 +142,8 @@ def forget(ws: Workspace, spec: str, hard: bool, today: date) -> Forgotten:
                 "redacts the line in place"
             )
         stamp = f"[forgotten {today.isoformat()}]"
+        if is_log:
+            _keep_identity(lines, doc.text(), first, last)
         after = []
         for i in range(first - 1, last):
             line = lines[i]
@@ -137,8 +161,21 @@ def forget(ws: Workspace, spec: str, hard: bool, today: date) -> Forgotten:
         raise UsageError(
             f"{rel}: forget works on MEMORY.md, USER.md, AGENTS.md, HISTORY.md and daily logs"
         )
-    atomic_write_text(path, doc.text(lines))
-    return Forgotten(rel, (first, last), before, after, mode)
+    return doc.text(lines), Forgotten(rel, (first, last), before, after, mode)
+
+
+def _keep_identity(lines: list[str], text: str, first: int, last: int) -> None:
+    """Before its words go, an entry whose heading carries no `id:` takes its content id
+    as one: the redacted entry stays the same entry, so a clone that still holds the
+    original gives way to the redaction, and a curated line citing it finds it."""
+    from ..format.logs import entry_ids, parse_log, with_id
+
+    entries = parse_log(text)
+    for e, ident in zip(entries, entry_ids(entries), strict=True):
+        if e.id is None and e.start_line <= last and e.end_line >= first:
+            head = lines[e.start_line - 1]
+            if entry_heading(head):
+                lines[e.start_line - 1] = with_id(head, ident)
 
 
 # ----------------------------------------------------------------- cleanup

@@ -188,16 +188,19 @@ def drop(ws: Workspace, ident: str) -> Pending:
     """Discard a proposal. The entries its held edits cite are a person's call: they count
     as deliberately dropped (recorded and committed), never offered again. A whole batch
     kept for review (`--propose`) is offered again instead."""
+    from ..store.transaction import transaction
+
     pending = load(ws, ident)
     if not pending.paragraph:
         held = [*pending.waits, *(c["id"] for cited in pending.cites for c in cited)]
-        if record(ws, _dropped(ws, held)):
-            from ..store import gitrepo
+        with transaction(ws.root):
+            if record(ws, _dropped(ws, held)):
+                from ..store import gitrepo
 
-            if gitrepo.open_repo(ws.root) is not None:
-                gitrepo.commit_memory(
-                    ws.root, f"consolidate: review dropped {pending.id}", [PROGRESS_FILE]
-                )
+                if gitrepo.open_repo(ws.root) is not None:
+                    gitrepo.commit_memory(
+                        ws.root, f"consolidate: review dropped {pending.id}", [PROGRESS_FILE]
+                    )
     (_folder(ws) / f"{pending.id}.json").unlink(missing_ok=True)
     return pending
 
@@ -302,9 +305,10 @@ def _taken_on_accept(
 
 
 def hold_undecided(ws: Workspace, undecided: Sequence, opts) -> str | None:
-    """Lines a sync's merge could not decide (both machines rewrote one line differently:
-    this machine's words stayed) wait here as a deprecation of the kept line by the other
-    machine's words: accepting swaps them, dropping keeps this machine's. Returns the
+    """Lines a sync's merge could not decide wait here: where both machines rewrote one line
+    differently (this machine's words stayed), a deprecation of the kept line by the other
+    machine's words; where the other removed a line this one rewrote, its removal.
+    Accepting takes the other machine's side, dropping keeps this one's. Returns the
     proposal's id (None when there is nothing to hold)."""
     from ..format.markdown import parse_meta
 
@@ -314,7 +318,7 @@ def hold_undecided(ws: Workspace, undecided: Sequence, opts) -> str | None:
         edits.append(
             Edit(
                 file=u.path.removesuffix(".md"),
-                op="deprecate",
+                op="deprecate" if u.other else "delete",
                 type=meta.type if meta else "fact",
                 importance=meta.importance if meta else 0.5,
                 confidence=meta.confidence if meta else 0.8,
@@ -325,6 +329,11 @@ def hold_undecided(ws: Workspace, undecided: Sequence, opts) -> str | None:
         )
     if not edits:
         return None
-    why = "both machines rewrote this line; this machine's words were kept"
-    pending = Pending.make("mem sync", "", [], edits, [], 0, opts, reasons=[why] * len(edits))
+    reasons = [
+        "both machines rewrote this line; this machine's words were kept"
+        if u.other
+        else "the other machine removed this line, which this one rewrote; it was kept"
+        for u in undecided
+    ]
+    pending = Pending.make("mem sync", "", [], edits, [], 0, opts, reasons=reasons)
     return save(ws, pending, new=True)

@@ -119,7 +119,24 @@ def write_batch(
     batch: BatchReport,
 ) -> None:
     """Apply the edits to the files as they are now, write them and the HISTORY.md
-    paragraph, commit. Used by a direct run and by `mem review` accepting a proposal."""
+    paragraph, commit. Used by a direct run and by `mem review` accepting a proposal. One
+    workspace transaction: a sync's merge never lands between the read and the write."""
+    from ..store.transaction import transaction
+
+    with transaction(ws.root):
+        _write_batch(ws, opts, label, edits, paragraph, taken, docs, batch)
+
+
+def _write_batch(
+    ws: Workspace,
+    opts: Options,
+    label: str,
+    edits: Sequence[Edit],
+    paragraph: str,
+    taken: Sequence[Taken],
+    docs: dict[str, str],
+    batch: BatchReport,
+) -> None:
     day = opts.now.date()
     fresh = read_docs(ws)
     batch.reapplied = [name for name in DOCUMENTS if fresh[name] != docs[name]]

@@ -369,6 +369,21 @@ def parse_log(text: str, day: date | None = None) -> list[Entry]:
     return entries
 
 
+def with_id(heading_line: str, ident: str) -> str:
+    """An entry heading that carries `id: ident` (added to its comment, or a new one)."""
+    m = entry_heading(heading_line)
+    if m is None or ID_RE.match(_parse_meta(m["meta"]).get("id", "")):
+        return heading_line
+    cr = "\r" if heading_line.endswith("\r") else ""
+    line = heading_line.removesuffix("\r").rstrip()
+    if m["meta"] is not None:
+        meta = m["meta"].strip()
+        line = line[: line.rindex("<!--")] + f"<!-- {meta}; id: {ident} -->"
+    else:
+        line = f"{line} <!-- id: {ident} -->"
+    return line + cr
+
+
 def read_entries(path: Path, day: date | None = None, rel: str | None = None) -> list[Entry]:
     from ..store.fsutil import read_text
 

@@ -40,7 +40,7 @@ _ID_LINE_RE = re.compile(r"^([0-9a-f]{12})\b")
 @dataclass(frozen=True)
 class Undecided:
     """A line both sides changed, differently: `kept` stays in the file, `other` (the other
-    side's words; "" where that side deleted the line) waits for a person."""
+    side's words; "" where that side removed the line) waits for a person."""
 
     path: str
     section: str
@@ -226,8 +226,13 @@ def _resolve_curated(
             out.append(line)  # an addition of theirs (or a rewrite of a line ours removed)
         keys.add(_key(line))
     for x in b:
-        if x in out and x not in t and is_bullet(x) and not any(_alike(x, y) for y in theirs_new):
+        if x in t or not is_bullet(x) or any(_alike(x, y) for y in theirs_new):
+            continue
+        if x in out:
             out.remove(x)  # removed there, unchanged here
+        elif mine := _rewrite_of(x, ours_new):
+            # Removed there, rewritten here: the rewrite stays, the removal waits.
+            undecided.append(Undecided(rel, section, core(mine), "", ""))
     return out
 
 

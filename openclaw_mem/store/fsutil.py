@@ -260,11 +260,16 @@ def replace_locked(path: Path, change: Callable[[bytes | None], bytes | None]) -
     existed = path.exists()
     with locked_append_fd(path) as fd:
         current = _read_all(fd) if existed or os.fstat(fd).st_size else None
-        new = change(current)
-        if new is None or new == current:
-            if current is None:  # the lock created an empty file nobody asked for
+        try:
+            new = change(current)
+        except BaseException:
+            new = None
+            raise
+        finally:
+            if current is None and not new:  # the lock made an empty file nobody asked for
                 with contextlib.suppress(OSError):
                     os.unlink(path)
+        if new is None or new == current or (current is None and not new):
             return False
         atomic_write_bytes(path, new)
         return True

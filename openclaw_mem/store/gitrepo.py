@@ -8,7 +8,6 @@ module lazily: gitpython costs ~0.1 s.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import time
@@ -19,16 +18,7 @@ from pathlib import Path
 
 import git
 
-from ..errors import ConflictError, GitError, NotFound, UsageError
-from .commits import (
-    COMMIT_CLEANUP,
-    COMMIT_CONSOLIDATE,
-    COMMIT_FORGET,
-    COMMIT_INGEST,
-    COMMIT_INIT,
-    COMMIT_LOG,
-    COMMIT_SYNC,
-)
+from ..errors import GitError, NotFound
 from .workspace import ARCHIVE_DIR, GITATTRIBUTES, MEMORY_DIR, SKILL_FILE
 
 _FALLBACK_IDENTITY = {"name": "openclaw-mem", "email": "mem@localhost"}
@@ -93,22 +83,21 @@ def init_repo(root: Path) -> git.Repo:
 
 def register_merge_driver(repo: git.Repo, root: Path | None = None) -> None:
     """Teach this clone to merge daily logs and HISTORY.md by entry: the driver in
-    .git/config (this interpreter runs it, so it works without `mem` on PATH) and the
+    .git/config (gitdriver.py: the `mem` on PATH, else this interpreter) and the
     attributes in .git/info/attributes, which win over a committed .gitattributes (an older
     workspace's `merge=union` included). Both stay out of versioned files. The patterns are
-    anchored at the workspace, so a host repository's other HISTORY.md is left alone."""
-    import shlex
+    anchored at the workspace, so a host repository's other HISTORY.md is left alone. A
+    working driver another interpreter registered is left as it is."""
     import sys
 
-    from .workspace import MERGE_DRIVER
+    from . import gitdriver
 
-    # -P: the repository's own files never shadow the package the driver imports.
-    command = f"{shlex.quote(sys.executable)} -P -m openclaw_mem merge-file %O %A %B %P"
-    section = f'merge "{MERGE_DRIVER}"'
-    if repo.config_reader("repository").get_value(section, "driver", "") != command:
-        with repo.config_writer() as config:  # written once, not on every sync
+    section = f'merge "{gitdriver.DRIVER}"'
+    current = repo.config_reader("repository").get_value(section, "driver", "")
+    if not gitdriver.works(str(current)):
+        with repo.config_writer() as config:
             config.set_value(section, "name", "mem: merge daily logs and HISTORY.md by entry")
-            config.set_value(section, "driver", command)
+            config.set_value(section, "driver", gitdriver.command(sys.executable))
     pre = _prefix(repo, root) if root is not None else ""
     wanted = "".join(
         f"/{pre}{line[1:]}" if line.startswith("/") else line
@@ -389,87 +378,44 @@ def state(root: Path) -> GitState:
     return GitState(True, tuple(changed_memory_files(repo, root)), last_commit(repo, root), branch)
 
 
-def last_consolidation_commit(root: Path) -> CommitInfo | None:
-    """The newest consolidation commit that has not been reverted since."""
+def memory_commits(root: Path) -> Iterator[tuple[CommitInfo, list[str]]]:
+    """Every commit but merges that changed memory, newest first, with the memory files it
+    changed (workspace-relative). A merge's changes are its parents' commits, listed."""
     repo = open_repo(root)
     if repo is None or not _has_head(repo):
-        return None
-    out = repo.git.log(_LOG_FORMAT + "%x1f%b", "--", *memory_pathspecs(repo, root))
-    reverted: set[str] = set()
+        return
+    pre = _prefix(repo, root)
+    out = repo.git.log(
+        "--no-merges", _LOG_FORMAT, "--name-only", "-z", "--", *memory_pathspecs(repo, root)
+    )
     for record in out.split("\x1e"):
-        fields = record.strip("\n").split("\x1f")
-        if len(fields) < 6:
+        head, _, names = record.partition("\0")
+        fields = head.split("\x1f")
+        if len(fields) < 5:
             continue
-        sha, short, author, when, subject, body = fields[:6]
-        for m in re.finditer(r"This reverts commit ([0-9a-f]{40})", body):
-            reverted.add(m[1])
-        if subject.startswith(COMMIT_CONSOLIDATE) and sha not in reverted:
-            found = _parse_log(repo.git.log("-n", "1", _LOG_FORMAT, "--shortstat", sha))
-            return found[0] if found else CommitInfo(sha, short, author, when, subject)
-    return None
+        sha, short, author, when, subject = fields[:5]
+        files = [n[len(pre) :] for n in names.lstrip("\n").split("\0") if n and n.startswith(pre)]
+        yield CommitInfo(sha, short, author, when, subject), files
 
 
-# What `mem undo` reverts: a change mem made to curated memory. Logs are never reverted
-# (they are the record), nor are a sync's, an init's or an import's commits.
-_UNDOABLE = (COMMIT_CONSOLIDATE, COMMIT_FORGET, COMMIT_CLEANUP)
-_NOT_A_CHANGE = (COMMIT_LOG, COMMIT_SYNC, COMMIT_INIT, COMMIT_INGEST)
+def file_at(root: Path, rev: str, rel: str) -> str | None:
+    """A memory file's text in a commit (None when that commit has no such file, or holds
+    something that is not UTF-8 text there)."""
+    from . import gittree
 
-
-def undo_target(root: Path) -> tuple[CommitInfo | None, CommitInfo | None]:
-    """(the newest change mem made that is not reverted yet, the newest change to memory
-    of anyone's): the same commit unless a person changed memory since."""
-    repo = open_repo(root)
-    if repo is None or not _has_head(repo):
-        return None, None
-    out = repo.git.log(_LOG_FORMAT + "%x1f%b", "--", *memory_pathspecs(repo, root))
-    reverted: set[str] = set()
-    newest = None
-    for record in out.split("\x1e"):
-        fields = record.strip("\n").split("\x1f")
-        if len(fields) < 6:
-            continue
-        sha, short, author, when, subject, body = fields[:6]
-        if sha in reverted:
-            continue  # undone already (and an undo that was itself undone undoes nothing)
-        undone = re.findall(r"This reverts commit ([0-9a-f]{40})", body)
-        reverted.update(undone)
-        if undone or subject.startswith(_NOT_A_CHANGE):
-            continue  # an undo, or a commit of logs
-        info = CommitInfo(sha, short, author, when, subject)
-        newest = newest or info
-        # A hard forget of a log line redacted it: reverting would put the words back.
-        log_redaction = subject.startswith(COMMIT_FORGET) and f" {MEMORY_DIR}/" in subject
-        if subject.startswith(_UNDOABLE) and not log_redaction:
-            return info, newest
-    return None, newest
-
-
-def undo_change(root: Path, yes: bool = False) -> tuple[CommitInfo, CommitInfo]:
-    """Revert the newest change mem made (a consolidation, a forget, a cleanup) with a new
-    commit; history is never rewritten. When a person changed memory since, say which
-    commit it would revert and do it only with `yes`. Returns (the change, the revert)."""
     repo = require_repo(root)
-    target, newest = undo_target(root)
-    if target is None:
-        raise NotFound("no change of mem's to undo (mem history lists what there is)")
-    if newest is not None and newest.sha != target.sha and not yes:
-        raise UsageError(
-            f"the newest change to memory is {newest.short} {newest.subject!r}, not mem's; "
-            f"`mem undo --yes` reverts {target.short} {target.subject!r} instead"
-        )
+    found = gittree.entry(repo, rev, _prefix(repo, root) + rel)
+    if found is None or found[0] not in (gittree.FILE_MODE, "100755"):
+        return None
     try:
-        with _identity(repo):
-            repo.git.revert("--no-edit", target.sha)
-    except git.GitCommandError:
-        with contextlib.suppress(git.GitCommandError):
-            repo.git.revert("--abort")
-        raise ConflictError(
-            f"cannot undo {target.short} cleanly: later edits (a forget, a hand edit) touch "
-            f"the same lines; nothing was changed. Revert it by hand: git revert {target.short}"
-        ) from None
-    revert = last_commit(repo, root)
-    assert revert is not None
-    return target, revert
+        return (gittree.blob(repo, found[1]) or b"").decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def short_stat(root: Path, sha: str) -> CommitInfo:
+    repo = require_repo(root)
+    return _parse_log(repo.git.log("-n", "1", _LOG_FORMAT, "--shortstat", sha))[0]
 
 
 def merge_by_entry(root: Path, merge_file: Callable[[str, str, str, str], str]) -> list[str]:

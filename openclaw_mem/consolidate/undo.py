@@ -1,0 +1,156 @@
+"""`mem undo`: revert the newest change mem made to curated memory (a consolidation, a
+forget, a cleanup) with a new commit; history is never rewritten.
+
+Everything is decided from content, not from commit messages:
+- the change to revert is the newest of mem's consolidations, forgets and cleanups whose
+  revert would still change something (one already undone, or overwritten since, changes
+  nothing: a commit message claiming "This reverts commit …" proves nothing);
+- a person changed memory since when a newer commit changed what a curated line says
+  (its words, not its metadata), whoever committed it: a hand edit that `mem sync` carried
+  counts, mem's own citation renumbering does not; then only `--yes` reverts;
+- the revert is a three-way merge per file (format/merge.py) of the change's version, the
+  file as it is now and the version before the change, so a later citation renumbering of
+  the same lines never blocks it; a line a person rewrote since keeps their words and stops
+  the undo with one line.
+Daily logs are never reverted (they are the record), and neither is a log redaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import ConflictError, NotFound, UsageError
+from ..format.markdown import core, split_doc
+from ..format.merge import merge_file
+from ..store import gitrepo
+from ..store.commits import (
+    COMMIT_CLEANUP,
+    COMMIT_CONSOLIDATE,
+    COMMIT_FORGET,
+    COMMIT_INGEST,
+    COMMIT_INIT,
+    COMMIT_LOG,
+)
+from ..store.fsutil import atomic_write_text, read_text, replace_locked
+from ..store.gitrepo import CommitInfo
+from ..store.workspace import CURATED_FILES, MEMORY_DIR, Workspace
+
+UNDOABLE = (COMMIT_CONSOLIDATE, COMMIT_FORGET, COMMIT_CLEANUP)
+REVERT = 'Revert "'
+_MEMS_OWN = (COMMIT_LOG, COMMIT_INGEST, COMMIT_INIT, *UNDOABLE, REVERT)
+
+
+@dataclass(frozen=True)
+class Plan:
+    target: CommitInfo
+    files: dict[str, str | None]  # workspace-relative path -> its reverted text (None: gone)
+    person: CommitInfo | None  # the newest change of a person's since, if any
+
+
+def _is_log(rel: str) -> bool:
+    return rel.startswith(f"{MEMORY_DIR}/") and rel.endswith(".md")
+
+
+def plan(ws: Workspace) -> Plan:
+    """What `mem undo` would do now."""
+    person = None
+    for info, files in gitrepo.memory_commits(ws.root):
+        redaction = info.subject.startswith(COMMIT_FORGET) and f" {MEMORY_DIR}/" in info.subject
+        if info.subject.startswith(UNDOABLE) and not redaction:
+            files = [f for f in files if not _is_log(f)]
+            reverted = _reverted(ws, info, files)
+            if reverted:
+                return Plan(info, reverted, person)
+            continue  # undone already, or overwritten since: nothing of it is left to revert
+        if person is None and _a_persons_change(ws, info, files):
+            person = info
+    raise NotFound("no change of mem's to undo (mem history lists what there is)")
+
+
+def last_consolidation_commit(ws: Workspace) -> CommitInfo | None:
+    """The newest consolidation whose lines are still there (not undone), with its stats."""
+    for info, files in gitrepo.memory_commits(ws.root):
+        if not info.subject.startswith(COMMIT_CONSOLIDATE):
+            continue
+        try:
+            still = bool(_reverted(ws, info, [f for f in files if not _is_log(f)]))
+        except ConflictError:
+            still = True  # rewritten since, but not undone
+        if still:
+            return gitrepo.short_stat(ws.root, info.sha)
+    return None
+
+
+def _said(text: str | None) -> list[str]:
+    return [core(line) for line in split_doc(text or "").lines]
+
+
+def _a_persons_change(ws: Workspace, info: CommitInfo, files: list[str]) -> bool:
+    """A commit that changed what a curated line says, and is not one of mem's own kinds (a
+    sync's commit counts: it carries what a person saved)."""
+    if info.subject.startswith(_MEMS_OWN):
+        return False
+    return any(
+        _said(gitrepo.file_at(ws.root, f"{info.sha}^", rel))
+        != _said(gitrepo.file_at(ws.root, info.sha, rel))
+        for rel in files
+        if rel in CURATED_FILES
+    )
+
+
+def _reverted(ws: Workspace, info: CommitInfo, files: list[str]) -> dict[str, str | None]:
+    """The files as reverting `info` would leave them; {} when that changes nothing."""
+    out: dict[str, str | None] = {}
+    for rel in files:
+        base = gitrepo.file_at(ws.root, info.sha, rel)
+        before = gitrepo.file_at(ws.root, f"{info.sha}^", rel)
+        path = ws.inside(rel)
+        now = read_text(path, rel) if path.is_file() else None
+        merged = merge_file(rel, base or "", now or "", before or "")
+        if merged.undecided or merged.kept_ours:
+            raise ConflictError(
+                f"cannot undo {info.short} cleanly: a later edit rewrote {rel} where it "
+                f"changed; nothing was changed. Edit it by hand (git show {info.short})"
+            )
+        new = None if before is None and not merged.text.strip() else merged.text
+        if new != now:
+            out[rel] = new
+    return out
+
+
+def undo(ws: Workspace, *, yes: bool = False) -> tuple[CommitInfo, CommitInfo]:
+    """Revert the newest change mem made; (the change, the revert)."""
+    from ..store.transaction import transaction
+
+    with transaction(ws.root):
+        dirty = set(gitrepo.changed_memory_files(gitrepo.require_repo(ws.root), ws.root))
+        todo = plan(ws)
+        if todo.person is not None and not yes:
+            raise UsageError(
+                f"the newest change to memory is {todo.person.short} "
+                f"{todo.person.subject!r}, not mem's; `mem undo --yes` reverts "
+                f"{todo.target.short} {todo.target.subject!r} instead"
+            )
+        busy = sorted(dirty & set(todo.files))
+        if busy:
+            raise ConflictError(
+                f"{', '.join(busy)} has changes not committed yet; commit them first "
+                "(mem commit), then undo; nothing was changed"
+            )
+        for rel, text in todo.files.items():
+            _write(ws, rel, text)
+        message = f'{REVERT}{todo.target.subject}"\n\nThis reverts commit {todo.target.sha}.'
+        revert = gitrepo.commit_memory(ws.root, message, list(todo.files))
+    if revert is None:
+        raise ConflictError("the undo changed nothing; nothing was committed")
+    return todo.target, revert
+
+
+def _write(ws: Workspace, rel: str, text: str | None) -> None:
+    path = ws.inside(rel)
+    if text is None:
+        path.unlink(missing_ok=True)
+    elif rel in CURATED_FILES:
+        atomic_write_text(path, text)
+    else:  # HISTORY.md, the consolidation record, an archive: files mem appends to
+        replace_locked(path, lambda _current: text.encode("utf-8"))
