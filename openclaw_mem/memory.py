@@ -43,6 +43,7 @@ from .store.workspace import Workspace, init_target, resolve_workspace
 from .text import plural
 
 if TYPE_CHECKING:
+    from .consolidate.citations import Citations
     from .consolidate.forgetting import Forgotten, Stale
     from .consolidate.proposal import Provider
     from .consolidate.run import Report
@@ -126,6 +127,14 @@ class CleanupResult:
     archive: str | None  # where the lines went; None on a dry run or when nothing is stale
     commit: str | None = None
     warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Doctor:
+    merged: list[str]  # memory files a plain merge left conflicted, now merged and staged
+    citations: Citations  # curated lines whose citation moved or was left unsourced
+    held: str | None = None  # the review proposal holding lines both sides rewrote
+    commit: str | None = None  # the citations' commit
 
 
 @dataclass
@@ -448,14 +457,40 @@ class Memory:
 
         return trust(self.root, self.env)
 
-    def doctor(self) -> list[str]:
-        """Merge by entry the daily logs and HISTORY.md a merge left conflicted, and stage
-        them (what a clone without the merge driver gets from a plain `git pull`)."""
+    def doctor(self) -> Doctor:
+        """Put right what a plain `git pull` or a hand edit left: memory files a merge left
+        conflicted (merged as mem sync merges them; a line both sides rewrote waits in
+        `mem review`), citations that no longer point at the entry that says them (moved
+        or unsourced), and a clone without the merge driver (registered). Commits the
+        citations unless a merge is in progress (its commit takes them)."""
+        from .consolidate.citations import refresh
+        from .consolidate.review import hold_undecided
         from .format.merge import merge_file
-        from .store.gitrepo import merge_by_entry
+        from .store import gitrepo
+        from .store.transaction import transaction
 
-        # (a record written now would stage with the merge)
-        return merge_by_entry(self.root, lambda *sides: merge_file(*sides).text)
+        def merge(rel: str, base: str, ours: str, theirs: str):
+            merged = merge_file(rel, base, ours, theirs)
+            return merged.text, merged
+
+        with transaction(self.root):
+            resolved = []
+            if gitrepo.open_repo(self.root) is not None:
+                resolved = gitrepo.merge_by_entry(self.root, merge)
+            undecided = [u for _, m in resolved for u in m.undecided]
+            held = hold_undecided(self.ws, undecided, self._consolidation_options(None))
+            citations = refresh(self.ws)
+            commit = None
+            repo = gitrepo.open_repo(self.root)
+            if (
+                citations.files
+                and repo is not None
+                and not gitrepo.operation_in_progress(self.root)
+            ):
+                commit, _ = self._commit(
+                    citations.files, f"{COMMIT_SYNC} citations follow their entries"
+                )
+        return Doctor([rel for rel, _ in resolved], citations, held, commit)
 
     def undo(self, *, yes: bool = False) -> tuple[CommitInfo, CommitInfo]:
         """Revert the newest change mem made (consolidation, forget, cleanup) with a new
@@ -553,7 +588,7 @@ class Memory:
         restored += sum(m == "restored" for m in result.merged.values())
         if restored:
             warnings.append(
-                f"the remote had lost {plural(restored, 'entry', 'entries')} this machine "
+                f"the remote had lost {plural(restored, 'entry')} this machine "
                 "still held; they were kept"
                 + (" (its history was rewritten)" if result.rewritten else "")
             )

@@ -74,6 +74,8 @@ def _init_git(report: InitReport) -> None:
         if repo is None:
             gitrepo.init_repo(report.root)
             report.git = "initialised"
+        else:  # a clone (git keeps drivers out of what it clones) or an existing repository
+            gitrepo.register_merge_driver(repo, report.root)
         # A new repository starts with the whole memory (an OpenClaw workspace's existing
         # logs included), so later diffs show only later changes. In an existing one,
         # commit just what init added and leave the user's other changes alone.

@@ -32,6 +32,25 @@ class Mem:
         return json.loads(self(*args, "--json").stdout)
 
 
+def clones(tmp_path: Path, n: int) -> list[Mem]:
+    """n clones of one bare remote (tmp_path/remote.git), each made by `git clone` after the
+    first one's `mem init` and `mem sync`, each synced once."""
+    import git
+
+    bare = tmp_path / "remote.git"
+    git.Repo.init(bare, bare=True)
+    first = tmp_path / "m0"
+    assert CliRunner().invoke(app, ["init", str(first)]).exit_code == 0
+    git.Repo(first).create_remote("origin", str(bare))
+    machines = [Mem(first)]
+    machines[0]("sync")
+    for i in range(1, n):
+        git.Repo.clone_from(str(bare), tmp_path / f"m{i}")
+        machines.append(Mem(tmp_path / f"m{i}"))
+        machines[-1]("sync")
+    return machines
+
+
 def without_ids(text: str) -> str:
     """A daily log as a person reads it, without the entries' `id:` (drawn at random)."""
     import re

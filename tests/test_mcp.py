@@ -8,6 +8,7 @@ import os
 import sys
 
 import pytest
+from helpers import without_ids
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 
@@ -59,7 +60,7 @@ def test_search_get_and_log_over_stdio(example):
     }
     where = _data(logged)
     log = (example.root / where["path"]).read_text(encoding="utf-8")
-    assert "assistant <!-- session: mcp-1 -->\n来自 MCP 的一条记录" in log
+    assert "assistant <!-- session: mcp-1 -->\n来自 MCP 的一条记录" in without_ids(log)
     assert escape.is_error and "`..` is not allowed" in escape.content[0].text
 
 

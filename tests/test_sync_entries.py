@@ -11,29 +11,14 @@ import re
 
 import git
 import pytest
-from helpers import Mem
-from typer.testing import CliRunner
+from helpers import Mem, clones
 
-from openclaw_mem.cli import app
 from openclaw_mem.consolidate.progress import all_entries, pending_entries, taken_ids
 from openclaw_mem.format.logmerge import merge_history, merge_log
 from openclaw_mem.format.logs import read_entries
 from openclaw_mem.store.workspace import Workspace
 
-
-def _clones(tmp_path, n: int) -> list[Mem]:
-    bare = tmp_path / "remote.git"
-    git.Repo.init(bare, bare=True)
-    first = tmp_path / "m0"
-    assert CliRunner().invoke(app, ["init", str(first)]).exit_code == 0
-    git.Repo(first).create_remote("origin", str(bare))
-    machines = [Mem(first)]
-    machines[0]("sync")
-    for i in range(1, n):
-        git.Repo.clone_from(str(bare), tmp_path / f"m{i}")
-        machines.append(Mem(tmp_path / f"m{i}"))
-        machines[-1]("sync")  # registers the driver in the clone's own config
-    return machines
+_clones = clones
 
 
 def _log(machine: Mem) -> str:

@@ -85,15 +85,26 @@ def trust_cmd(ctx: typer.Context) -> None:
 
 @app.command("doctor")
 def doctor_cmd(ctx: typer.Context) -> None:
-    """After a plain `git pull` that stopped on a daily log or HISTORY.md: merge each by
-    entry (every entry of both sides once, in time order) and stage it."""
+    """Put right what a plain `git pull` or a hand edit left: memory files a merge left
+    conflicted (merged by entry and by line, and staged), citations that no longer point at
+    the entry that says them, a clone without the merge driver."""
     done = state(ctx).memory().doctor()
-    if not done:
-        typer.echo("no daily log or HISTORY.md is in conflict; the merge driver is registered")
-        return
-    for path in done:
-        typer.echo(f"merged {path} by entry")
-    typer.echo("finish the merge: git commit (or git rebase --continue)")
+    for path in done.merged:
+        how = "by entry" if path.startswith("memory/") or path == "HISTORY.md" else "by line"
+        typer.echo(f"merged {path} {how}")
+    if done.held:
+        typer.echo(f"lines both sides rewrote wait in `mem review {done.held}`")
+    moved, unsourced = done.citations.moved, done.citations.unsourced
+    if moved or unsourced:
+        typer.echo(
+            f"citations: {plural(moved, 'line')} re-pointed at its entry, "
+            f"{unsourced} unsourced (its entry is gone or redacted)"
+            + (f"; committed {done.commit}" if done.commit else "")
+        )
+    if done.merged:
+        typer.echo("finish the merge: git commit (or git rebase --continue)")
+    elif not (moved or unsourced):
+        typer.echo("nothing to put right: no memory file in conflict, every citation holds")
 
 
 @app.command("merge-file", hidden=True)

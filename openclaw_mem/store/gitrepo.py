@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import git
 
@@ -240,7 +241,7 @@ def commit_memory(
                 f" and {len(changed) - 3} more" if len(changed) > 3 else ""
             )
             message = f"mem: update {shown}"
-        _with_retry(lambda: commit_snapshot(repo, root, changed, message), "git commit")
+        commit_snapshot(repo, root, changed, message)
         return last_commit(repo, root)
 
 
@@ -256,8 +257,13 @@ def commit_snapshot(repo: git.Repo, root: Path, rels: Sequence[str], message: st
     tree = gittree.tree_with(repo, head, entries)
     with _identity(repo):
         sha = gittree.commit_tree(repo, tree, [head] if head else [], message)
-    gittree.move_head(repo, sha, head, message.split("\n", 1)[0])
-    gittree.sync_index(repo, sha, list(entries))
+    # The index first: it is the one step another git process (an editor's, a person's)
+    # can hold up, and until the branch moves nothing is committed.
+    _with_retry(lambda: gittree.sync_index(repo, sha, list(entries)), "git commit")
+    try:
+        gittree.move_head(repo, sha, head, message.split("\n", 1)[0])
+    except git.GitCommandError:
+        raise GitError("git commit failed: the branch moved while committing") from None
     return sha
 
 
@@ -418,12 +424,23 @@ def short_stat(root: Path, sha: str) -> CommitInfo:
     return _parse_log(repo.git.log("-n", "1", _LOG_FORMAT, "--shortstat", sha))[0]
 
 
-def merge_by_entry(root: Path, merge_file: Callable[[str, str, str, str], str]) -> list[str]:
-    """Resolve the daily logs and HISTORY.md a merge or rebase left conflicted (a plain
-    `git pull` on a clone without the driver) by entry, from git's three stages, with
-    merge_file(rel, base, ours, theirs) (format/logmerge.py), and stage them; the driver is
-    registered so the next merge needs no help. Returns the workspace-relative paths
-    resolved; other conflicts are left for a person."""
+# What `mem doctor` merges when a plain merge left it conflicted: mem's own kinds of file.
+_MERGED_BY_MEM = ("HISTORY.md", "MEMORY.md", "USER.md", "AGENTS.md", f"{MEMORY_DIR}/.consolidated")
+
+
+def merge_by_entry(
+    root: Path, merge_file: Callable[[str, str, str, str], tuple[str, Any]]
+) -> list[tuple[str, Any]]:
+    """Resolve the memory files a merge or rebase left conflicted (a plain `git pull` on a
+    clone without the driver): daily logs, HISTORY.md, the curated files and the
+    consolidation record, from git's three stages, with merge_file(rel, base, ours,
+    theirs) -> (text, what it noticed) (format/merge.py), written under each file's append
+    lock and staged; the driver is registered so the next merge needs no help. Returns
+    (workspace-relative path, what it noticed) for each; other conflicts are left for a
+    person."""
+    from .fsutil import replace_locked
+    from .workspace import Workspace
+
     repo = require_repo(root)
     register_merge_driver(repo, root)
     pre = _prefix(repo, root)
@@ -431,7 +448,8 @@ def merge_by_entry(root: Path, merge_file: Callable[[str, str, str, str], str]) 
     done = []
     for path in filter(None, conflicted):
         rel = path[len(pre) :] if path.startswith(pre) else path
-        if not (rel == "HISTORY.md" or (rel.startswith(f"{MEMORY_DIR}/") and rel.endswith(".md"))):
+        is_log = rel.startswith(f"{MEMORY_DIR}/") and rel.endswith(".md")
+        if not (is_log or rel in _MERGED_BY_MEM):
             continue
 
         def stage(n: int, path: str = path) -> str:
@@ -440,11 +458,9 @@ def merge_by_entry(root: Path, merge_file: Callable[[str, str, str, str], str]) 
             except git.GitCommandError:
                 return ""  # added on one side only: no base
 
-        merged = merge_file(rel, stage(1), stage(2), stage(3))
-        from .fsutil import atomic_write_text
-        from .workspace import Workspace
-
-        atomic_write_text(Workspace(root).inside(rel), merged)  # no link on the way
+        text, note = merge_file(rel, stage(1), stage(2), stage(3))
+        target = Workspace(root).inside(rel)  # no link on the way
+        replace_locked(target, lambda _current, text=text: text.encode("utf-8"))
         repo.git.add("--", path)
-        done.append(rel)
+        done.append((rel, note))
     return done

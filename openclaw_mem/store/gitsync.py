@@ -36,6 +36,7 @@ from .gitrepo import (
     _identity,
     _is_memory_path,
     _prefix,
+    _with_retry,
     changed_memory_files,
     commit_snapshot,
     last_commit,
@@ -47,6 +48,8 @@ from .transaction import transaction
 # merge(rel, base, ours, theirs, rewritten) -> (merged text, what the merge noticed)
 FileMerge = Callable[[str, str, str, str, bool], tuple[str, Any]]
 ATTEMPTS = 3  # fetch-merge-push rounds before a remote that keeps moving is reported
+# What git says when the remote moved between the fetch and the push (another clone pushed).
+_MOVED = ("rejected", "fetch first", "non-fast-forward", "cannot lock ref", "failed to update")
 
 
 @dataclass(frozen=True)
@@ -138,7 +141,7 @@ def sync(
             repo.git.push(remote, f"{head}:refs/heads/{branch}")
         except git.GitCommandError as exc:
             said = _git_message(exc)
-            if any(w in said for w in ("rejected", "fetch first", "non-fast-forward")):
+            if any(w in said for w in _MOVED):
                 continue  # another machine pushed since the fetch: merge that too
             raise GitError(
                 f"merged here, but the push to {remote} failed: {said}; `mem sync` again sends it"
@@ -311,7 +314,7 @@ def _write_tree_change(
                 os.unlink(top / path)
         else:
             repo.git.checkout(new, "--", path)
-    gittree.sync_index(repo, new, list(todo))
+    _with_retry(lambda: gittree.sync_index(repo, new, list(todo)), "git reset")
 
 
 def _write_one(repo: git.Repo, path: Path, rel: str, change: gittree.Change, merge) -> None:
