@@ -37,15 +37,22 @@ for p in json.loads(sys.argv[1]):
 """
 
 
+_PLAIN = "Booked the train back from Shanghai for Thursday evening, 我周三去上海出差."
+
+
 def _regexes(value: list[str]) -> str | None:
     """Each pattern compiles, and runs in linear-looking time on strings made of its own
     characters (the shape that makes `(a+)+$` take forever). Python's re cannot be
     interrupted, so the trial runs in a child process with a time limit."""
     for pattern in value:
         try:
-            re.compile(pattern)
+            compiled = re.compile(pattern)
         except re.error as exc:
             return f"holds {pattern!r}, which is not a regular expression ({exc})"
+        # A pattern that takes everything hides every entry from consolidation, which then
+        # records them as holding nothing: a secret's shape is never empty or plain prose.
+        if compiled.search("") or compiled.fullmatch(_PLAIN):
+            return f"holds {pattern!r}, which matches any text; a secret's shape is narrower"
     if not value:
         return None
     import json
@@ -456,9 +463,29 @@ def _flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return flat
 
 
+CONFIG_LIMIT = 2**20  # a settings file larger than this is not a settings file
+
+
+def _config_bytes(path: Path) -> bytes | None:
+    """mem.toml's bytes: only a regular file, not through a link, at most CONFIG_LIMIT (a
+    synced link to /dev/zero or a FIFO must not hang every command); None when absent."""
+    from .errors import MemError
+    from .store.fsutil import read_bytes
+
+    try:
+        return read_bytes(path, CONFIG_FILE, limit=CONFIG_LIMIT)
+    except FileNotFoundError:
+        return None
+    except MemError as exc:
+        raise ConfigError(exc.message) from None
+
+
 def read_config_file(path: Path) -> dict[str, Any]:
     try:
-        raw = path.read_bytes().decode("utf-8")
+        data = _config_bytes(path)
+        if data is None:
+            return {}
+        raw = data.decode("utf-8")
         if all(not line.strip() or line.lstrip().startswith("#") for line in raw.splitlines()):
             return {}  # all comments, as `mem init` writes it: no parser needed
         import tomllib
@@ -477,17 +504,40 @@ def read_config_file(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path} is not valid TOML: {exc}") from None
 
 
-# Settings that decide where memory text and API keys go. mem.toml is committed and synced:
-# another clone can change it, so from mem.toml these count only once the user has trusted
-# that version of the file on this machine (`mem trust`, as direnv and qmd ask); until then
-# the environment's and the defaults' values are used, and `mem` says so.
-TRUSTED_ONLY = (
-    "llm.base_url",
-    "llm.model",
-    "consolidate.provider",
-    "embed.provider",
-    "embed.base_url",
-    "embed.model",
+# mem.toml is committed and synced: another clone can change it. Until this machine's user
+# trusts a version of the file (`mem trust`, as direnv and qmd ask), only the settings below
+# count from it: they shape how memory is ranked, shown and batched, never where it goes,
+# what protects it, what runs, or what is kept. Every other key keeps this machine's value
+# (the last version it trusted, else the environment's and the defaults'), and `mem` says so.
+UNTRUSTED_OK = (
+    "log.default_role",
+    "index.chunk_tokens",
+    "index.chunk_overlap",
+    "index.log_context",
+    "recall.k",
+    "recall.vector_weight",
+    "recall.text_weight",
+    "recall.candidate_multiplier",
+    "recall.decay_lambda",
+    "recall.decay_window",
+    "recall.deprecated_weight",
+    "recall.mmr_lambda",
+    "recall.mmr_threshold",
+    "recall.min_score",
+    "recall.similarity",
+    "recall.access_boost",
+    "recall.context_cap",
+    "embed.timeout",
+    "embed.max_retries",
+    "embed.batch",
+    "llm.timeout",
+    "llm.max_retries",
+    "llm.context_tokens",
+    "llm.tool_mode",
+    "consolidate.user_budget",
+    "context.budget",
+    "context.memories",
+    "watch.debounce",
 )
 
 
@@ -503,40 +553,73 @@ def trust_file(env: Mapping[str, str]) -> Path:
 def _digest(path: Path) -> str:
     import hashlib
 
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return hashlib.sha256(_config_bytes(path) or b"").hexdigest()
 
 
-def _trusted(env: Mapping[str, str]) -> dict[str, str]:
+def _trusted(env: Mapping[str, str]) -> dict[str, dict]:
+    """Per workspace: the digest of the mem.toml version trusted, and its settings."""
     import json
 
     try:
         data = json.loads(trust_file(env).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    out = {}
+    for root, record in data.items():
+        if isinstance(record, str):  # an older mem recorded the digest alone
+            record = {"digest": record, "values": {}}
+        if isinstance(record, dict) and isinstance(record.get("values", {}), dict):
+            out[str(root)] = {"digest": str(record.get("digest")), "values": record["values"]}
+    return out
 
 
 def trust(root: Path, env: Mapping[str, str]) -> str:
-    """Trust the workspace's mem.toml as it is now; returns its digest."""
+    """Trust the workspace's mem.toml as it is now; returns its digest. Its settings are
+    kept with the digest: they stay this machine's until it trusts another version."""
     import json
 
     from .store.fsutil import atomic_write_text
 
     path = root / CONFIG_FILE
-    if not path.is_file():
+    if _config_bytes(path) is None:
         raise UsageError(f"{path} does not exist; there is nothing to trust")
     digest = _digest(path)
+    values = read_config_file(path)
+    for name, value in values.items():  # a bad value is never trusted
+        _coerce(key(name), value, CONFIG_FILE)
     known = _trusted(env)
-    known[str(root.resolve())] = digest
+    known[str(root.resolve())] = {"digest": digest, "values": values}
     target = trust_file(env)
     target.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(target, json.dumps(known, indent=1, sort_keys=True))
+    atomic_write_text(target, json.dumps(known, indent=1, sort_keys=True, ensure_ascii=False))
     return digest
 
 
+def trusted_version(root: Path, env: Mapping[str, str]) -> dict | None:
+    """What this machine trusts of the workspace's mem.toml: {"digest", "values"}."""
+    return _trusted(env).get(str(root.resolve()))
+
+
 def is_trusted(root: Path, env: Mapping[str, str]) -> bool:
-    path = root / CONFIG_FILE
-    return path.is_file() and _trusted(env).get(str(root.resolve())) == _digest(path)
+    record = trusted_version(root, env)
+    return record is not None and record["digest"] == _digest(root / CONFIG_FILE)
+
+
+def _valid(values: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings of a trusted version that are still settings, with valid values."""
+    out = {}
+    for name, value in values.items():
+        if name in _BY_NAME:
+            try:
+                out[name] = _coerce(_BY_NAME[name], value, CONFIG_FILE)
+            except MemError:
+                continue
+    return out
+
+
+KEYS_BY_ORDER = tuple(k.name for k in KEYS)
 
 
 @dataclass(frozen=True)
@@ -544,6 +627,7 @@ class Config:
     values: dict[str, Any]
     sources: dict[str, str] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
+    untrusted: tuple[str, ...] = ()  # keys mem.toml sets that this machine has not trusted
 
     def __getitem__(self, name: str) -> Any:
         key(name)  # a typo in code fails loudly, with a suggestion
@@ -565,7 +649,7 @@ class Config:
                 raise UsageError(exc.message) from None
             values[name] = _coerce(k, value, FLAG)
             sources[name] = "flag"
-        return Config(values, sources, self.warnings)
+        return Config(values, sources, self.warnings, self.untrusted)
 
 
 def load_config(
@@ -577,19 +661,37 @@ def load_config(
     values = {k.name: k.default for k in KEYS}
     sources = {k.name: "default" for k in KEYS}
     warnings: list[str] = []
+    ignored: tuple[str, ...] = ()
     if root is not None:
         path = root / CONFIG_FILE
         found = read_config_file(path)
-        held = [n for n in TRUSTED_ONLY if n in found and found[n] != key(n).default]
-        for name in held:  # a bad value is still a bad value, trusted or not
-            _coerce(key(name), found[name], CONFIG_FILE)
-        if held and not is_trusted(root, env):
-            warnings.append(
-                f"{CONFIG_FILE} sets {', '.join(held)}, which decide where memory and keys "
-                "are sent, and this machine has not trusted this version of it: they are "
-                "ignored; read it, then `mem trust`"
+        for name, value in found.items():  # a bad value is a bad value, trusted or not
+            _coerce(key(name), value, CONFIG_FILE)
+        if found and not is_trusted(root, env):
+            record = trusted_version(root, env)
+            kept = _valid(record["values"]) if record else {}
+
+            def mine(n: str) -> Any:
+                return kept.get(n, _BY_NAME[n].default)
+
+            ignored = tuple(
+                n
+                for n in KEYS_BY_ORDER
+                if n not in UNTRUSTED_OK
+                and (n in found or n in kept)
+                and found.get(n, _BY_NAME[n].default) != mine(n)
             )
-            found = {n: v for n, v in found.items() if n not in held}
+            # Every key the allow-list does not name keeps this machine's value.
+            found = {n: v for n, v in found.items() if n not in ignored}
+            for n, v in kept.items():
+                if n not in UNTRUSTED_OK and n not in found:
+                    values[n], sources[n] = v, f"{CONFIG_FILE} (as trusted)"
+            if ignored:
+                warnings.append(
+                    f"{CONFIG_FILE} changes {', '.join(ignored)}, which this machine has not "
+                    "trusted in this version of the file: they keep this machine's values; "
+                    "read it, then `mem trust`"
+                )
         for name, value in found.items():
             k = key(name)
             values[name] = _coerce(k, value, CONFIG_FILE)
@@ -598,7 +700,7 @@ def load_config(
         if k.env in env:
             values[k.name] = _coerce(k, env[k.env], k.env)
             sources[k.name] = f"env {k.env}"
-    return Config(values, sources, tuple(warnings)).override(overrides or {})
+    return Config(values, sources, tuple(warnings), ignored).override(overrides or {})
 
 
 def _toml_value(value: Any) -> str:

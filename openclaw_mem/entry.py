@@ -100,7 +100,7 @@ def _fast_log(opts: dict) -> int:
         print("mem: interrupted", file=sys.stderr)
         return int(ExitCode.INTERRUPTED)
     print(logged.citation)
-    for w in logged.warnings:
+    for w in (*mem.notices(), *logged.warnings):
         print(f"mem: warning: {w}", file=sys.stderr)
     return 0
 

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .config import Config, load_config
-from .errors import GitError, UsageError
+from .errors import GitError, MemError, UsageError
 from .format.logs import (
     ROLES,
     NewEntry,
@@ -584,6 +584,9 @@ class Memory:
         # A link that arrived from another machine is reported; no reader ever follows it.
         self.ws.scan((*self.index_params.include, "archive/**/*.md"))
         warnings = [f"{rel} is a symlink; mem never follows it" for rel in self.ws.links]
+        if result.pulled:  # a mem.toml this machine has not trusted says so now, once
+            pulled = Memory(self.ws, load_config(self.root, self.env), self.env, self.clock)
+            warnings += pulled.notices()
         restored = sum(getattr(m, "restored", 0) for m in result.merged.values())
         restored += sum(m == "restored" for m in result.merged.values())
         if restored:
@@ -850,7 +853,34 @@ class Memory:
     def status(self, days: int = 7) -> Status:
         from .status import workspace_status
 
-        return workspace_status(self.ws, self.now().date(), days, index_params=self.index_params)
+        found = workspace_status(self.ws, self.now().date(), days, index_params=self.index_params)
+        # `mem status` says what mem.toml changes that this machine has not trusted, every
+        # time; other commands say it once a version (notices()).
+        found.warnings[:0] = [w for w in self.config.warnings if w not in found.warnings]
+        return found
+
+    def notices(self) -> list[str]:
+        """What the settings have to say, once: a mem.toml version this machine has not
+        trusted is named by the first command that reads it, then by `mem status` alone
+        (the warning would drown an agent's every turn)."""
+        if not self.config.untrusted:
+            return list(self.config.warnings)
+        from .config import CONFIG_FILE, _digest
+
+        said = self.ws.state_dir / "untrusted-warned"
+        digest = _digest(self.root / CONFIG_FILE)
+        try:
+            if said.read_text(encoding="utf-8").strip() == digest:
+                return []
+        except OSError:
+            pass
+        import contextlib
+
+        from .store.fsutil import atomic_write_text
+
+        with contextlib.suppress(OSError, MemError):
+            atomic_write_text(said, digest + "\n")
+        return list(self.config.warnings)
 
     # ------------------------------------------------------------- long-running
 

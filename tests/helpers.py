@@ -32,6 +32,17 @@ class Mem:
         return json.loads(self(*args, "--json").stdout)
 
 
+def settings(root: Path, text: str) -> None:
+    """Write a workspace's mem.toml as its person would, and trust it (`mem trust`): until
+    then only the settings that cannot send, unprotect, run or drop anything count."""
+    import os
+
+    from openclaw_mem.config import trust
+
+    (root / "mem.toml").write_text(text, encoding="utf-8")
+    trust(root, os.environ)
+
+
 def clones(tmp_path: Path, n: int) -> list[Mem]:
     """n clones of one bare remote (tmp_path/remote.git), each made by `git clone` after the
     first one's `mem init` and `mem sync`, each synced once."""

@@ -46,10 +46,10 @@ import json, sys, time
 from pathlib import Path
 from openclaw_mem.memory import Memory
 root, record, stop = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
-pause, said = float(sys.argv[4]), json.loads(sys.argv[5])
+pause, said, most = float(sys.argv[4]), json.loads(sys.argv[5]), int(sys.argv[6])
 env = {"MEM_EMBED_PROVIDER": "none", "MEM_WATCH_IDLE": "0"}
 n = 0
-while not stop.exists():
+while not stop.exists() and n < most:
     text = said[n % len(said)].replace("{n}", str(n))
     Memory.open(root, env=env).log(text, role="user")
     with record.open("a", encoding="utf-8") as f:  # acknowledged: the call returned
@@ -70,6 +70,8 @@ class History:
 
 
 def run(tmp_path: Path, seed: int, steps: int, agents: int = 2, pause: float = 0.05) -> History:
+    """The history: `steps` actions drawn from `seed`, while `agents` processes a clone log
+    (each at most 3 entries a step, so a slow machine does not pile up the logs)."""
     rng = random.Random(seed)
     machines = clones(tmp_path, 3)
     history = History(seed, steps, machines)
@@ -88,7 +90,7 @@ def run(tmp_path: Path, seed: int, steps: int, agents: int = 2, pause: float = 0
                 subprocess.Popen(
                     [
                         sys.executable, "-c", _AGENT, str(m.root), str(record), str(stop),
-                        str(pause), json.dumps(said),
+                        str(pause), json.dumps(said), str(3 * steps),
                     ],
                     stderr=subprocess.PIPE,
                     text=True,

@@ -69,6 +69,7 @@ class ScriptedLLM:
         self.script: deque[Step] = deque()
         self.requests: list[dict] = []
         self.headers: list[dict[str, str]] = []  # one per request, names lower-cased
+        self.paths: list[str] = []  # one per chat request: the path it was sent to
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -82,6 +83,7 @@ class ScriptedLLM:
                     owner.embed_requests.append(body)
                     return owner._embeddings(self, body)
                 owner.requests.append(body)
+                owner.paths.append(self.path)
                 owner.headers.append({k.lower(): v for k, v in self.headers.items()})
                 step = (
                     owner.script.popleft()

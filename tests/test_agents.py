@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
-from helpers import without_ids
+from helpers import settings, without_ids
 
 from openclaw_mem.errors import UsageError
 from openclaw_mem.memory import Memory
@@ -64,7 +64,7 @@ def test_consolidated_facts_keep_their_agent_and_isolation_makes_them_private(me
     assert "agent=coder" in line
     query = "tabs or spaces in Go"
     assert any(p == "USER.md" for p, _ in paths_and_lines(memory, query, agent="writer"))
-    (memory.root / "mem.toml").write_text('[agents]\nisolation = "isolated"\n', encoding="utf-8")
+    settings(memory.root, '[agents]\nisolation = "isolated"\n')
     isolated = reopened(memory)
     assert not any(p == "USER.md" for p, _ in paths_and_lines(isolated, query, agent="writer"))
     assert any(p == "USER.md" for p, _ in paths_and_lines(isolated, query, agent="coder"))

@@ -1,15 +1,14 @@
 from __future__ import annotations
 
 import pytest
+from helpers import settings
 
 from openclaw_mem.config import KEYS, default_config_text, load_config, read_config_file, trust
 from openclaw_mem.errors import ConfigError
 
 
 def test_sources_in_order(tmp_path):
-    (tmp_path / "mem.toml").write_text(
-        '[git]\nautocommit = "log"\n[log]\ndefault_role = "user"\n', encoding="utf-8"
-    )
+    settings(tmp_path, '[git]\nautocommit = "log"\n[log]\ndefault_role = "user"\n')
     cfg = load_config(tmp_path, {"MEM_LOG_DEFAULT_ROLE": "assistant"})
     assert cfg["git.autocommit"] == "log" and cfg.sources["git.autocommit"] == "mem.toml"
     assert cfg["log.default_role"] == "assistant"
@@ -52,7 +51,7 @@ def test_default_file_round_trips_to_defaults(tmp_path):
 
 
 def test_mem_config_command(ws):
-    (ws.root / "mem.toml").write_text('[git]\nautocommit = "never"\n', encoding="utf-8")
+    settings(ws.root, '[git]\nautocommit = "never"\n')
     data = ws.json("config")
     assert data["git.autocommit"] == {"value": "never", "source": "mem.toml"}
     assert ws("config", "log.default_role").stdout == "note\n"

@@ -8,7 +8,7 @@ import time
 
 import git
 import pytest
-from helpers import snapshot
+from helpers import settings, snapshot
 from llm_server import skipping_all, tool_call
 
 from openclaw_mem.consolidate.progress import PROGRESS_FILE, pending_entries, taken_ids
@@ -279,9 +279,7 @@ def test_undo_reverts_with_a_new_commit(mem, llm):
 
 
 def test_auto_respects_the_window_and_keeps_the_newest(mem, llm):
-    (mem.root / "mem.toml").write_text(
-        "[consolidate]\nmemory_window = 5\nkeep_recent = 2\n", encoding="utf-8"
-    )
+    settings(mem.root, "[consolidate]\nmemory_window = 5\nkeep_recent = 2\n")
     assert "within the window of 5" in run(mem, llm, "--auto").stdout
     for i in range(4):
         mem("log", "--at", f"2026-11-25T10:0{i}", f"Shadow comparison note number {i} for Atlas")
@@ -332,10 +330,10 @@ def test_offline_provider_on_the_example_workspace(example):
 
 
 def test_auto_consolidate_runs_in_the_background_after_mem_log(mem):
-    (mem.root / "mem.toml").write_text(
+    settings(
+        mem.root,
         "[consolidate]\nauto_consolidate = true\nmemory_window = 3\nkeep_recent = 1\n"
         'provider = "offline"\n',
-        encoding="utf-8",
     )
     mem("commit", "-m", "settings")
     mem("log", "--at", "2026-11-25T09:00", "--role", "user", "I plan to run a marathon in spring.")

@@ -10,13 +10,14 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from helpers import settings
 
 from openclaw_mem.format.logs import read_entries
 
 
 @pytest.mark.slow
 def test_eight_writers_with_autocommit_never_fail_a_landed_write(ws):
-    (ws.root / "mem.toml").write_text('[git]\nautocommit = "log"\n', encoding="utf-8")
+    settings(ws.root, '[git]\nautocommit = "log"\n')
     ws("commit", "-m", "settings")
 
     def log(i: int) -> subprocess.CompletedProcess:
@@ -38,7 +39,7 @@ def test_eight_writers_with_autocommit_never_fail_a_landed_write(ws):
 
 @pytest.mark.slow
 def test_a_commit_waits_for_another_gits_index_lock(ws):
-    (ws.root / "mem.toml").write_text('[git]\nautocommit = "log"\n', encoding="utf-8")
+    settings(ws.root, '[git]\nautocommit = "log"\n')
     ws("commit", "-m", "settings")
     lock = ws.root / ".git" / "index.lock"
     lock.write_text("")
@@ -57,7 +58,7 @@ def test_a_commit_that_cannot_be_made_is_a_warning_not_a_failure(ws, monkeypatch
     from openclaw_mem.store import gitrepo
 
     monkeypatch.setattr(gitrepo, "RETRY_SECONDS", 0.2)
-    (ws.root / "mem.toml").write_text('[git]\nautocommit = "log"\n', encoding="utf-8")
+    settings(ws.root, '[git]\nautocommit = "log"\n')
     ws("commit", "-m", "settings")
     (ws.root / ".git" / "index.lock").write_text("")  # held for good
     result = ws("log", "--at", "2026-11-30T09:00", "landed anyway")
@@ -68,7 +69,7 @@ def test_a_commit_that_cannot_be_made_is_a_warning_not_a_failure(ws, monkeypatch
 
 
 def test_each_consolidation_commit_holds_its_own_edits(ws):
-    (ws.root / "mem.toml").write_text('[git]\nautocommit = "log"\n', encoding="utf-8")
+    settings(ws.root, '[git]\nautocommit = "log"\n')
     ws("commit", "-m", "settings")
     ws("log", "--at", "2026-11-30T09:00", "--role", "user", "I prefer tea over coffee")
     ws("consolidate", "--provider", "offline", "--now", "2026-11-30T10:00")

@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 
 import git
+from helpers import settings
 
 
 def test_commit_only_memory_files(ws):
@@ -62,7 +63,7 @@ def test_diff_shows_new_and_changed_files_plain_when_piped(ws):
 
 
 def test_autocommit_log_commits_each_append(ws):
-    (ws.root / "mem.toml").write_text('[git]\nautocommit = "log"\n', encoding="utf-8")
+    settings(ws.root, '[git]\nautocommit = "log"\n')
     ws("commit", "-m", "settings")
     ws("log", "--at", "2026-11-30T09:00", "committed at once")
     repo = git.Repo(ws.root)

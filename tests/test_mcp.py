@@ -8,7 +8,7 @@ import os
 import sys
 
 import pytest
-from helpers import without_ids
+from helpers import settings, without_ids
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 
@@ -175,7 +175,7 @@ def test_the_same_scenario_through_the_cli_and_mcp_gives_the_same_memory(tmp_pat
     for name in ("cli", "mcp"):
         roots[name] = tmp_path / name
         assert CliRunner().invoke(app, ["init", str(roots[name])]).exit_code == 0
-        (roots[name] / "mem.toml").write_text('[git]\nautocommit = "log"\n', encoding="utf-8")
+        settings(roots[name], '[git]\nautocommit = "log"\n')
 
     cli = Mem(roots["cli"])
     monkeypatch.setenv("MEM_NOW", "2026-11-30T09:00")

@@ -7,7 +7,7 @@ import shlex
 import sys
 
 import git
-from helpers import snapshot
+from helpers import settings, snapshot
 from llm_server import tool_call
 from test_consolidate import GOOD, mem, run  # noqa: F401
 
@@ -63,9 +63,7 @@ def test_a_dropped_proposal_is_proposed_again(mem, llm):  # noqa: F811
 
 
 def test_auto_with_review_on_proposes(mem, llm):  # noqa: F811
-    (mem.root / "mem.toml").write_text(
-        "[consolidate]\nreview = true\nmemory_window = 1\nkeep_recent = 0\n", encoding="utf-8"
-    )
+    settings(mem.root, "[consolidate]\nreview = true\nmemory_window = 1\nkeep_recent = 0\n")
     llm.push(tool_call(GOOD))
     assert "kept for review" in run(mem, llm, "--auto").stdout
 
@@ -120,9 +118,9 @@ def test_the_ledger_counts_tokens_and_the_budget_stops_auto(mem, llm, monkeypatc
     tokens = mem.json("status")["consolidation"]["tokens"]
     assert tokens["byDay"]["2026-11-24"] == {"prompt": 100, "completion": 20, "runs": 1}
     assert next(iter(tokens["byModel"].values()))["prompt"] == 100
-    (mem.root / "mem.toml").write_text(
+    settings(
+        mem.root,
         "[consolidate]\nmemory_window = 1\nkeep_recent = 0\n[llm]\ndaily_token_budget = 500\n",
-        encoding="utf-8",
     )
     for i in range(3):
         mem("log", "--at", f"2026-11-24T12:0{i}", "--role", "user", f"I plan to ship Atlas v{i}")

@@ -8,6 +8,7 @@ import json
 
 import git
 import pytest
+from helpers import settings
 from llm_server import tool_call
 
 SECRETS = {
@@ -137,7 +138,7 @@ def test_status_says_where_a_secret_sits_and_forget_hard_takes_it_out(leaky):
 
 
 def test_log_redact_redacts_at_append_time(ws):
-    (ws.root / "mem.toml").write_text("[log]\nredact = true\n", encoding="utf-8")
+    settings(ws.root, "[log]\nredact = true\n")
     ws("log", "--at", "2026-11-30T09:00", f"key {SECRETS['stripe']}")
     log = (ws.root / "memory" / "2026-11-30.md").read_text(encoding="utf-8")
     assert SECRETS["stripe"] not in log and "[REDACTED]" in log

@@ -4,6 +4,8 @@ a committed `.mem` link sends nothing outside the workspace."""
 
 from __future__ import annotations
 
+import os
+
 import git
 import pytest
 from helpers import Mem
@@ -35,13 +37,15 @@ def test_a_pulled_mem_toml_cannot_redirect_where_memory_and_keys_go(tmp_path, mo
         encoding="utf-8",
     )
     a("sync")
-    b("sync")
+    pulled = b("sync")
+    said = "mem.toml changes consolidate.provider, llm.model, llm.base_url"
+    assert said in pulled.stderr and "`mem trust`" in pulled.stderr  # the sync that brought it
     b("log", "--at", "2026-12-01T09:00", "I'm vegetarian.")
     result = b("consolidate", "--dry-run", "--now", "2026-12-01T10:00")
     assert llm.requests == []  # nothing went to the planted endpoint
     assert "provider offline" in result.stdout  # this machine's own settings decide
-    assert "mem.toml sets llm.base_url, llm.model, consolidate.provider" in result.stderr
-    assert "`mem trust`" in result.stderr
+    assert said not in result.stderr  # said once, not on every command
+    assert said in b("status").stderr  # but status keeps saying it
     assert "trusted mem.toml" in b("trust").stdout
     llm.push(tool_call({"history_entry": "[2026-12-01 09:00] x y.", "edits": [], "skip": [1]}))
     b("consolidate", "--dry-run", "--now", "2026-12-01T10:00")
@@ -52,13 +56,11 @@ def test_a_pulled_mem_toml_cannot_redirect_where_memory_and_keys_go(tmp_path, mo
     )
     a("sync")
     b("sync")
-    result = b("consolidate", "--dry-run", "--now", "2026-12-01T10:00")
-    assert len(llm.requests) == 1 and "has not trusted this version" in result.stderr
-    # With a key in this machine's environment, the key goes where this machine's settings
-    # say (here OpenAI's default, unreachable offline), never to the planted endpoint.
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-victim-key-0123456789abcdef")
-    b("consolidate", "--dry-run", "--now", "2026-12-01T10:00", ok=False)
-    assert len(llm.requests) == 1
+    # The new version is not trusted: the endpoint this machine trusted last still counts.
+    llm.push(tool_call({"history_entry": "[2026-12-01 09:00] x y.", "edits": [], "skip": [1]}))
+    b("consolidate", "--dry-run", "--now", "2026-12-01T10:00")
+    assert llm.paths == ["/v1/chat/completions"] * 2  # never the planted /v2
+    assert "has not trusted in this version" in b("status").stderr
 
 
 def test_a_committed_mem_link_sends_nothing_outside_the_workspace(tmp_path, monkeypatch):
@@ -82,3 +84,57 @@ def test_a_committed_mem_link_sends_nothing_outside_the_workspace(tmp_path, monk
     b("recall", "Atlas")
     assert list(outside.iterdir()) == []  # the index and the locks stayed home
     assert not (b.root / ".mem").is_symlink() and (b.root / ".mem").is_dir()
+
+
+def _pull(a: Mem, b: Mem, text: str) -> str:
+    (a.root / "mem.toml").write_text(text, encoding="utf-8")
+    a("sync")
+    return b("sync").stderr
+
+
+def test_a_pulled_mem_toml_cannot_move_sync_elsewhere(tmp_path, monkeypatch):
+    a, b = _two(tmp_path, monkeypatch)
+    backup = tmp_path / "backup.git"
+    git.Repo.init(backup, bare=True)
+    git.Repo(b.root).create_remote("backup", str(backup))  # a remote this user has
+    said = _pull(a, b, '[sync]\nremote = "backup"\nbranch = "leak"\n')
+    assert "mem.toml changes sync.remote, sync.branch" in said
+    b("log", "--at", "2026-12-01T09:00", "a private note")
+    out = b("sync").stdout
+    assert "origin/master" in out  # this machine's own sync settings
+    assert not git.Repo(backup).refs  # nothing was pushed to the planted remote
+
+
+def test_a_pulled_mem_toml_cannot_switch_off_what_this_machine_trusted(tmp_path, monkeypatch):
+    from openclaw_mem.config import load_config
+
+    a, b = _two(tmp_path, monkeypatch)
+    mine = '[log]\nredact = true\n[agents]\nisolation = "isolated"\n'
+    (b.root / "mem.toml").write_text(mine, encoding="utf-8")
+    b("trust")
+    b("sync")
+    a("sync")
+    said = _pull(a, b, '[log]\nredact = false\n[agents]\nisolation = "shared"\n[recall]\nk = 9\n')
+    assert "mem.toml changes log.redact, agents.isolation" in said
+    cfg = load_config(b.root, dict(os.environ))
+    assert cfg["log.redact"] is True and cfg["agents.isolation"] == "isolated"
+    assert cfg["recall.k"] == 9  # ranking only: it counts untrusted
+    b("log", "--at", "2026-12-01T09:00", "my key is sk-proj-AbCdEf0123456789AbCdEf0123")
+    day = (b.root / "memory" / "2026-12-01.md").read_text(encoding="utf-8")
+    assert "sk-proj-AbCdEf0123456789AbCdEf0123" not in day
+    # Dropping the line is a change too: the trusted value stays.
+    said = _pull(a, b, "[recall]\nk = 9\n")
+    cfg = load_config(b.root, dict(os.environ))
+    assert cfg["log.redact"] is True and "log.redact" in said
+
+
+def test_a_redact_pattern_that_takes_everything_is_refused(tmp_path):
+    from openclaw_mem.config import load_config
+    from openclaw_mem.errors import ConfigError
+
+    (tmp_path / "mem.toml").write_text(
+        '[consolidate]\nredact_patterns = ["", "(?s).*"]\n', encoding="utf-8"
+    )
+    with pytest.raises(ConfigError) as refused:
+        load_config(tmp_path, {})
+    assert "matches any text" in refused.value.message

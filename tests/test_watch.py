@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import settings
 
 from openclaw_mem.index.cache import IndexParams
 from openclaw_mem.index.watch import Watcher, relevant
@@ -129,10 +130,7 @@ def test_mem_watch_command_and_ctrl_c(ws):
 
 @pytest.mark.slow
 def test_watch_consolidate_runs_the_window(ws):
-    (ws.root / "mem.toml").write_text(
-        '[consolidate]\nmemory_window = 3\nkeep_recent = 1\nprovider = "offline"\n',
-        encoding="utf-8",
-    )
+    settings(ws.root, '[consolidate]\nmemory_window = 3\nkeep_recent = 1\nprovider = "offline"\n')
     ws("commit", "-m", "settings")
     proc = subprocess.Popen(
         [

@@ -182,10 +182,12 @@ class State:
     terminal: Environment | None = None
     _memory: Memory | None = None
 
-    def memory(self) -> Memory:
+    def memory(self, notices: bool = True) -> Memory:
+        """The workspace's memory; its settings' notices are said once (`mem status`, which
+        says them every time itself, passes notices=False)."""
         if self._memory is None:
             self._memory = Memory.open(self.workspace_flag, env=self.env, cwd=self.cwd)
-            for message in self._memory.config.warnings:
+            for message in self._memory.notices() if notices else ():
                 warn(message)
         return self._memory
 

@@ -61,7 +61,7 @@ def status_cmd(
 ) -> None:
     """Workspace path, files and sizes, entries per day for the last 7 days, git state."""
     st = state(ctx)
-    mem = st.memory()
+    mem = st.memory(notices=False)
     status = mem.status()
     status.resident = serve.serving(mem.root)
     status.autostart = 0 if status.resident else serve.on_demand_idle(mem)

@@ -245,7 +245,7 @@ def append_entries(
         heads.append(head)
         return head + body
 
-    existing, data = append_locked(path, render)
+    existing, data = append_locked(path, render, rel)
     if not written:
         line = existing.count(b"\n") + 1
         return Appended(path, line, line, 0)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -35,22 +36,77 @@ def _refuse_link(path: Path, rel: str | None = None) -> None:
         raise SymlinkRefused(path, rel)
 
 
+class NotAFile(UsageError):
+    """A memory path that is a directory, a FIFO, a device or a socket: mem reads and
+    writes only regular files, and says so before any read can block."""
+
+    def __init__(self, path: Path, what: str, rel: str | None = None) -> None:
+        self.path = path
+        super().__init__(
+            f"{rel or path} is {what}, not a regular file; mem reads and writes only regular "
+            "files (remove or replace it)"
+        )
+
+
+class TooLarge(UsageError):
+    def __init__(self, path: Path, size: int, limit: int, rel: str | None = None) -> None:
+        self.path = path
+        super().__init__(
+            f"{rel or path} is {size / 2**20:.0f} MiB, over the {limit // 2**20} MiB mem reads "
+            "of one memory file; split it or move it out of the workspace"
+        )
+
+
+MAX_READ = 64 * 2**20  # the most mem reads of one memory file
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # opening a FIFO must not wait for a writer
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a regular file"
+
+
 def _open(path: Path, flags: int, mode: int = 0o666, rel: str | None = None) -> int:
+    """A descriptor on the regular file at `path`, never through a link, never blocking on
+    a FIFO; anything else is refused in one line."""
     try:
-        return os.open(path, flags | _NOFOLLOW, mode)
+        fd = os.open(path, flags | _NOFOLLOW | _NONBLOCK, mode)
     except OSError as exc:
         if exc.errno == errno.ELOOP or path.is_symlink():
             raise SymlinkRefused(path, rel) from None
         if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
             raise WriteError(path, exc) from None
+        if exc.errno in (errno.EISDIR, errno.ENXIO):  # a directory; a FIFO nobody reads
+            with contextlib.suppress(OSError):
+                raise NotAFile(path, _kind(os.lstat(path).st_mode), rel) from None
         raise
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise NotAFile(path, _kind(st.st_mode), rel)
+    if _NONBLOCK:
+        os.set_blocking(fd, True)
+    return fd
 
 
-def read_bytes(path: Path, rel: str | None = None) -> bytes:
-    """A file's bytes, refusing a symlink."""
+def read_bytes(path: Path, rel: str | None = None, limit: int = MAX_READ) -> bytes:
+    """A regular file's bytes (at most `limit` of them), refusing a link and anything else."""
     fd = _open(path, os.O_RDONLY, rel=rel)
     with os.fdopen(fd, "rb") as f:
-        return f.read()
+        size = os.fstat(f.fileno()).st_size
+        if size > limit:
+            raise TooLarge(path, size, limit, rel)
+        data = f.read(limit + 1)
+        if len(data) > limit:
+            raise TooLarge(path, len(data), limit, rel)
+        return data
 
 
 def open_bytes(path: Path, rel: str | None = None):
@@ -196,7 +252,7 @@ def _still_there(fd: int, path: Path) -> bool:
 
 
 @contextlib.contextmanager
-def locked_append_fd(path: Path) -> Iterator[int]:
+def locked_append_fd(path: Path, rel: str | None = None) -> Iterator[int]:
     """An O_APPEND descriptor on `path` (created if missing) holding an exclusive lock, on
     the file that is at `path` when the lock is taken (never on one replaced meanwhile)."""
     try:
@@ -204,7 +260,7 @@ def locked_append_fd(path: Path) -> Iterator[int]:
     except OSError as exc:
         raise WriteError(path, exc) from None
     while True:
-        fd = _open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666)
+        fd = _open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666, rel)
         try:
             _lock(fd)
         except BaseException:
@@ -291,14 +347,16 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[written:]
 
 
-def append_locked(path: Path, render: Callable[[bytes], bytes]) -> tuple[bytes, bytes]:
+def append_locked(
+    path: Path, render: Callable[[bytes], bytes], rel: str | None = None
+) -> tuple[bytes, bytes]:
     """Append what `render(existing_bytes)` returns, under the file's lock.
 
     `render` sees the whole current file so it can decide on a header, a missing final
     newline or duplicates; nobody else can append between that look and the write.
     Returns (existing, appended).
     """
-    with locked_append_fd(path) as fd:
+    with locked_append_fd(path, rel) as fd:
         existing = _read_all(fd)
         data = render(existing)
         if data:
