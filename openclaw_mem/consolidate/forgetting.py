@@ -32,6 +32,7 @@ from ..format.markdown import (
     split_doc,
     strike,
 )
+from ..safety.secrets import redact_excerpt
 from ..search.tokenize import shingles, tokenize
 from ..store import access
 from ..store.fsutil import atomic_write_text, read_text
@@ -45,7 +46,7 @@ _LINE_SPEC_RE = re.compile(r"^(?P<path>[^#:]+\.md):(?P<line>\d+)$")
 class Forgotten:
     path: str
     lines: tuple[int, int]  # 1-based, inclusive
-    before: list[str]
+    before: list[str]  # as shown: secrets hidden, read with the lines around them
     after: list[str]  # empty when deleted
     mode: str  # deprecated | deleted | redacted
 
@@ -89,14 +90,18 @@ def parse_target(ws: Workspace, spec: str) -> tuple[str, int, int]:
     return rel, line, line
 
 
-def forget(ws: Workspace, spec: str, hard: bool, today: date) -> Forgotten:
+def forget(
+    ws: Workspace, spec: str, hard: bool, today: date, redact_extra: Sequence[str] = ()
+) -> Forgotten:
     rel, first, last = parse_target(ws, spec)
     path = safe_path(ws, rel)
     doc = split_doc(read_text(path, rel))
     lines = list(doc.lines)
     if last > len(lines):
         raise NotFound(f"{rel} has {len(lines)} lines; line {last} does not exist")
-    before = lines[first - 1 : last]
+    # What was there is printed: a key split over two lines, or the body of a private key,
+    # is hidden in each line, as `mem get` hides it.
+    before = redact_excerpt(lines, first, last, redact_extra)
     is_log = rel.startswith("memory/") and day_of(path) is not None
     if rel in DOCUMENTS:
         if first != last:
