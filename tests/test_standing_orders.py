@@ -71,6 +71,15 @@ def test_the_same_words_as_a_plan_a_prohibition_or_a_one_off_pass(order, not_one
     assert _kinds(not_one) == [], not_one
 
 
+def test_a_question_is_not_an_order():
+    # From a ChatGPT export: the assistant offers, nobody orders.
+    text = (
+        "Noted: nightly pg_dump -Fc at 02:00, wal-g for WAL archiving, and a restore test on "
+        "the first Monday of each month. Do you want a cron snippet for the dump?"
+    )
+    assert _kinds(text) == []
+
+
 def test_parts_far_apart_in_a_pasted_paragraph_do_not_add_up():
     # A hard-wrapped paragraph reads as one sentence; each action is weighed with the words
     # near it, so a scope at its start and an address at its end are not one order.

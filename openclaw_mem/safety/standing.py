@@ -153,9 +153,9 @@ _OBJECTS = (
 )
 
 # The parts, as phrases of words. `(a|b)` is one of, `_` joins words inside it, `?` makes
-# an item optional, `*N` skips up to N words, `<CLASS>` is a word of a class (BASE, ANY,
-# FINITE, PAST, ADV, MODAL, OBJ, CAP, WORD), `!(a|b)` a word that is none of them, `^`
-# the start of the sentence and LEADS any words that may open an order.
+# an item optional, `*N` skips up to N words, `<CLASS>` is a word of a class (BASE,
+# IMPERATIVE, ANY, FINITE, PAST, ADV, MODAL, OBJ, CAP, WORD), `!(a|b)` a word that is none
+# of them, `^` the start of the sentence and LEADS any words that may open an order.
 _EN_PARTS = {
     "scope": [
         "from now on",
@@ -365,7 +365,7 @@ _EN_PARTS = {
     # or the like), a verb with its object after a comma or "and"/"then" (not "… and
     # output"), "you should", "make sure to", or a rule in the passive ("should be paid to").
     "to the agent": [
-        "^ LEADS <BASE>",
+        "^ LEADS <IMPERATIVE>",
         "(,|:|;|—|–|and|then) LEADS <BASE> <OBJ>",
         "(remember|make_sure|be_sure|don't_forget|do_not_forget|you're|you_are|you're_supposed|"
         "you_are_supposed|you_need|you_have|you_ought|i_want_you|i_need_you|we_want_you|"
@@ -462,6 +462,8 @@ def _english():
     ing = {f[2] for f in forms.values()}
     classes = {
         "BASE": bases,
+        # A sentence that starts with "do" asks ("Do you want a cron snippet?"): not an order.
+        "IMPERATIVE": bases - {"do"},
         "ANY": bases | third | past | ing,
         "FINITE": frozenset(third | past),
         "PAST": frozenset(past - bases),  # "put" reads as an order
