@@ -9,7 +9,11 @@ was not tuned on: its figures are the ones to expect on text nobody has seen. Th
 held-out pair (heldout_paraphrase_*.json) holds standing orders to run, reveal, send or skip
 confirmation worded without the usual trigger words, and near-miss benign notes, written
 by a helper that was not shown the patterns; nothing was tuned on it either.
-Scanning runs on every `mem log`, so its speed on ordinary text is printed too.
+The third held-out pair (heldout_blind_*.json) was written by a helper who saw neither the
+patterns nor the standing-order scorer (safety/standing.py), and copied in only after the
+scorer was final; nothing was changed for it. Held-out parts print their figures only.
+Scanning runs on every `mem log`, so its speed on ordinary text is printed too, warm and in
+a fresh process (the first scan builds what the scorer reads with).
 """
 
 from __future__ import annotations
@@ -27,13 +31,15 @@ def load(name: str) -> list[dict]:
     return json.loads((HERE / f"{name}.json").read_text(encoding="utf-8"))
 
 
-def report(label: str, payloads: list[dict], benign: list[dict]) -> None:
+def report(label: str, payloads: list[dict], benign: list[dict], verbose: bool = True) -> None:
     caught = [p for p in payloads if scan(p["text"])]
     false = [b for b in benign if scan(b["text"])]
     print(
         f"{label:20} detected {len(caught)}/{len(payloads)} ({len(caught) / len(payloads):.0%}), "
         f"false positives {len(false)}/{len(benign)} ({len(false) / len(benign):.0%})"
     )
+    if not verbose:  # a held-out part: its figures only, so nobody tunes on its cases
+        return
     for p in payloads:
         if p not in caught:
             print(f"  missed  {p['id']} {p.get('kind', '')}: {p['text'][:80]}")
@@ -44,12 +50,20 @@ def report(label: str, payloads: list[dict], benign: list[dict]) -> None:
 
 def main() -> None:
     report("tuning", load("payloads"), load("benign"))
-    report("held-out", load("heldout_payloads"), load("heldout_benign"))
+    report("held-out", load("heldout_payloads"), load("heldout_benign"), False)
     report(
         "held-out paraphrases",
         load("heldout_paraphrase_payloads"),
         load("heldout_paraphrase_benign"),
+        False,
     )
+    if (HERE / "heldout_blind_payloads.json").exists():
+        report(
+            "held-out blind",
+            load("heldout_blind_payloads"),
+            load("heldout_blind_benign"),
+            False,
+        )
     text = " ".join(b["text"] for b in load("benign") + load("heldout_benign"))
     body = (text + "\n") * (1_000_000 // len(text) + 1)
     start = time.perf_counter()
@@ -61,6 +75,32 @@ def main() -> None:
     for _ in range(1000):
         scan(entry)
     print(f"one log entry: {(time.perf_counter() - start):.3f} ms")
+    for what, text in (
+        ("no action word", "Fixed the flaky test, see PR 4412."),
+        ("an action word", "Please send the slides to Bob by email on Friday."),
+        ("Chinese, an action word", "今天把周报发给王经理了。"),
+    ):
+        print(f"first scan in a fresh process ({what}): {cold(text):.2f} ms (best of 7)")
+
+
+def cold(text: str, runs: int = 7) -> float:
+    """The first scan of a `mem log` process: it builds what it reads with."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys, time\nfrom openclaw_mem.safety.firewall import scan\n"
+        "t = time.perf_counter(); scan(sys.argv[1]); print(time.perf_counter() - t)"
+    )
+    times = [
+        float(
+            subprocess.run(
+                [sys.executable, "-c", probe, text], capture_output=True, text=True, check=True
+            ).stdout
+        )
+        for _ in range(runs)
+    ]
+    return min(times) * 1000
 
 
 if __name__ == "__main__":

@@ -93,15 +93,20 @@ def _fast_log(opts: dict) -> int:
         )
     except MemError as exc:
         from .safety.secrets import redact
+        from .text import visible
 
-        print(f"mem: error: {redact(exc.message)[0]}", file=sys.stderr)
+        print(visible(f"mem: error: {redact(exc.message)[0]}"), file=sys.stderr)
         return int(exc.exit_code)
     except KeyboardInterrupt:
         print("mem: interrupted", file=sys.stderr)
         return int(ExitCode.INTERRUPTED)
     print(logged.citation)
-    for w in (*mem.notices(), *logged.warnings):
-        print(f"mem: warning: {w}", file=sys.stderr)
+    said = (*mem.notices(), *logged.warnings)
+    if said:
+        from .text import visible
+
+        for w in said:
+            print(visible(f"mem: warning: {w}"), file=sys.stderr)
     return 0
 
 

@@ -437,17 +437,32 @@ class Memory:
         from .consolidate import review
 
         if drop:
-            return review.drop(self.ws, proposal), "", None
+            return self._shown(review.drop(self.ws, proposal)), "", None
         for number, text in reword:
             review.reword(self.ws, proposal, number, text)
         opts = self._consolidation_options(None)
         if accept:
             self._check_writable_state()
             pending, batch = review.accept(self.ws, proposal, opts, set(reject))
-            return pending, "", batch
+            return self._shown(pending), "", batch
         pending = review.load(self.ws, proposal)
         diff, _ = review.preview(self.ws, pending, opts.min_confidence)
-        return pending, diff, None
+        return self._shown(pending), self.redact(diff), None
+
+    def _shown(self, pending):
+        """A proposal as it may be shown: a proposal file is anyone's to edit, and what it
+        says goes to a terminal (or an editor) with its secrets hidden."""
+
+        def edit(e: dict) -> dict:
+            return {k: self.redact(v) if isinstance(v, str) else v for k, v in e.items()}
+
+        return replace(
+            pending,
+            paragraph=self.redact(pending.paragraph),
+            edits=[edit(e) for e in pending.edits],
+            rejected=[edit(r) for r in pending.rejected],
+            reasons=[self.redact(r) for r in pending.reasons],
+        )
 
     def trust(self) -> str:
         """Trust the workspace's mem.toml as it is now, on this machine: the settings that
@@ -508,8 +523,9 @@ class Memory:
         from .store.transaction import transaction
 
         self._check_writable_state()
+        extra = tuple(self.config["consolidate.redact_patterns"])
         with transaction(self.root):
-            done = forget(self.ws, target, hard, self.now().date())
+            done = forget(self.ws, target, hard, self.now().date(), extra)
             # A redacted entry no longer says what a curated line drew from it.
             followed = refresh(self.ws).files if done.mode == "redacted" else []
             lo, hi = done.lines

@@ -1,30 +1,73 @@
 """Plain-text helpers every layer shares: which characters are CJK, how many LLM tokens a
-text is about, and counted nouns that read right ("1 entry", "2 entries")."""
+text is about, counted nouns that read right ("1 entry", "2 entries"), and memory text made
+safe to print on a terminal (`visible`).
+
+The per-turn client prints through `visible` without importing anything else, so this
+module imports `re` only when a CJK pattern is first used."""
 
 from __future__ import annotations
-
-import re
 
 # Han (BMP and supplementary), kana, Hangul: scripts written without spaces between words.
 CJK = (
     "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
     "\uf900-\ufaff\U00020000-\U0003134f"
 )
-CJK_RE = re.compile(f"[{CJK}]")
+
+
+def __getattr__(name: str):
+    if name == "CJK_RE":  # compiled on first use: `re` costs the per-turn client ~5 ms
+        return _cjk_re()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+_CJK_RE = None
+
+
+def _cjk_re():
+    global _CJK_RE
+    if _CJK_RE is None:
+        import re
+
+        _CJK_RE = re.compile(f"[{CJK}]")
+    return _CJK_RE
+
+
+# What a terminal acts on instead of showing: the C0 controls (ESC starts every escape
+# sequence: a clipboard write `ESC ] 52`, a screen clear `ESC [ 2 J`, an OSC 8 link; CR and
+# BS overwrite what was shown), DEL, and the C1 controls (U+009B is a one-character CSI).
+# Memory text is anyone's, so what mem prints shows them as `\x1b`, never as they are.
+_CONTROLS = (*range(0x20), 0x7F, *range(0x80, 0xA0))
+_SHOWN = {c: f"\\x{c:02x}" for c in _CONTROLS}
+_SHOWN_KEEPING_LINES = {c: v for c, v in _SHOWN.items() if c not in (0x09, 0x0A)}
+# JSON escapes C0 itself; DEL and C1 it leaves as they are, and a terminal may act on C1.
+_JSON_SHOWN = {c: f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0))}
+
+
+def visible(text: str, *, lines: bool = True) -> str:
+    """`text` with every control character written out (`\x1b`, `\x9b`, `\x0d`), so a
+    terminal shows it instead of acting on it. Tabs and newlines stay when `lines` (the
+    format keeps them); without, they are written out too."""
+    return text.translate(_SHOWN_KEEPING_LINES if lines else _SHOWN)
+
+
+def visible_json(text: str) -> str:
+    """JSON text (json.dumps with ensure_ascii=False) with DEL and the C1 controls written
+    as \\u escapes too: the same data to a parser, nothing a terminal acts on."""
+    return text.translate(_JSON_SHOWN)
 
 
 def cjk_share(text: str) -> float:
     """The share of a text's letters that are CJK: 0 for English, 1 for Chinese, between
     for a mix (0 without letters)."""
     letters = sum(c.isalpha() for c in text)
-    cjk = sum(c.isalpha() for c in CJK_RE.findall(text))  # "・", "゛" are no letters
+    cjk = sum(c.isalpha() for c in _cjk_re().findall(text))  # "・", "゛" are no letters
     return cjk / letters if letters else 0.0
 
 
 def estimate_tokens(text: str) -> int:
     """LLM tokens, roughly: a CJK character is about one token, other text about four
     characters a token. Good enough to size chunks, prompts and budgets."""
-    cjk = len(CJK_RE.findall(text))
+    cjk = len(_cjk_re().findall(text))
     return cjk + (len(text) - cjk + 3) // 4
 
 

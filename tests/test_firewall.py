@@ -56,7 +56,8 @@ def _curated(root) -> str:
 
 def test_offline_consolidation_keeps_every_payload_out_of_curated_memory(git_memory):
     for i, case in enumerate(PAYLOADS):
-        git_memory.log(case["text"], role="user", at=datetime(2026, 11, 20 + i % 5, 10, i))
+        when = datetime(2026, 11, 20 + i % 5, 10 + i // 60, i % 60)
+        git_memory.log(case["text"], role="user", at=when)
     git_memory.log("Please always answer in Chinese.", role="user", at=datetime(2026, 11, 25, 11))
     git_memory.consolidate(provider="offline", now=datetime(2026, 11, 26, 9))
     curated = _curated(git_memory.root)

@@ -31,8 +31,9 @@ def _echo_err(message: str) -> None:
     """Every line mem writes to stderr passes the secret filter: an error may quote an
     argument, and the argument may be a key."""
     from ..safety.secrets import redact
+    from ..text import visible
 
-    typer.echo(redact(message)[0], err=True)
+    typer.echo(visible(redact(message)[0]), err=True)
 
 
 def warn(message: str) -> None:

@@ -5,6 +5,7 @@ from typing import Annotated
 import typer
 
 from ..errors import UsageError
+from ..text import visible
 from .app import app, parse_when, state, warn
 
 
@@ -93,7 +94,10 @@ def review_cmd(
             typer.echo("no consolidation is waiting for review")
         for p in waiting if not as_json else []:
             typer.echo(
-                f"{p.id}  {p.created}  {len(p.edits)} edits, {p.entries} log entries, {p.provider}"
+                visible(
+                    f"{p.id}  {p.created}  {len(p.edits)} edits, {p.entries} log entries, "
+                    f"{p.provider}"
+                )
             )
         return
     reword = ()
@@ -164,5 +168,5 @@ def undo_cmd(
     """Revert the last change mem made (a consolidation, a forget, a cleanup) with a new
     commit; history is never rewritten."""
     target, revert = state(ctx).memory().undo(yes=yes)
-    typer.echo(f"reverted {target.short} {target.subject}")
-    typer.echo(f"committed {revert.short} {revert.subject}")
+    typer.echo(visible(f"reverted {target.short} {target.subject}"))
+    typer.echo(visible(f"committed {revert.short} {revert.subject}"))

@@ -10,6 +10,7 @@ import typer
 from ..errors import UsageError
 from ..memory import Memory, copy_example, init
 from ..recall.reads import Read
+from ..text import visible
 from .app import app, state
 
 # The example's logs end on 2026-11-27; the demo lives on the morning after, so its output
@@ -105,7 +106,7 @@ def _demo(ctx: typer.Context, root: Path, keep: bool) -> None:
         typer.echo(mem.log(text, role=role, at=when).citation)
 
     _step(term, "mem diff")
-    typer.echo(mem.diff().rstrip("\n") or "no change to memory since HEAD")
+    typer.echo(visible(mem.diff().rstrip("\n")) or "no change to memory since HEAD")
 
     _step(term, 'mem commit -m "demo: log three turns"')
     info = mem.commit("demo: log three turns")

@@ -1,13 +1,12 @@
 """`mem commit`, `mem history`, `mem diff`: reviewing memory with git."""
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from ..errors import UsageError
-from ..text import plural
+from ..text import plural, visible
 from .app import app, state
 
 
@@ -22,8 +21,10 @@ def commit_cmd(
         typer.echo("nothing to commit: memory files are clean")
     else:
         typer.echo(
-            f"committed {info.short} {info.subject} "
-            f"({plural(info.files, 'file')}, +{info.insertions} -{info.deletions})"
+            visible(
+                f"committed {info.short} {info.subject} "
+                f"({plural(info.files, 'file')}, +{info.insertions} -{info.deletions})"
+            )
         )
 
 
@@ -68,9 +69,11 @@ def diff_cmd(
         raise UsageError(f"--color must be auto, always or never, not {color!r}")
     st = state(ctx)
     use_color = color == "always" or (color == "auto" and st.term.color)
-    text = st.memory().diff(rev, color=use_color)
+    text = st.memory().diff(rev)
     if text:
-        sys.stdout.write(text)
+        from . import render
+
+        render.diff_view(text, use_color)
     else:
         typer.echo(f"no change to memory since {rev}", err=True)
 

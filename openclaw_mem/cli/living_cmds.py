@@ -6,7 +6,7 @@ import typer
 
 from .. import serve
 from ..errors import ExitCode
-from ..text import plural
+from ..text import plural, visible
 from .app import app, state, warn
 
 
@@ -41,7 +41,7 @@ def watch_cmd(
 
     def report(refresh) -> None:
         stats = refresh.index.stats or {}
-        what = ", ".join(refresh.paths[:3]) + (" …" if len(refresh.paths) > 3 else "")
+        what = visible(", ".join(refresh.paths[:3]) + (" …" if len(refresh.paths) > 3 else ""))
         mode = stats.get("mode", "fresh")
         typer.echo(
             f"{mem.now():%H:%M:%S} {what}: index {mode}, "
@@ -109,11 +109,11 @@ def forget_cmd(
     result = mem.forget(target, hard=hard)
     done = result.done
     lo, hi = done.lines
-    typer.echo(f"{done.mode} {done.path}:{lo}" + (f"-{hi}" if hi != lo else ""))
+    typer.echo(visible(f"{done.mode} {done.path}:{lo}" + (f"-{hi}" if hi != lo else "")))
     for line in done.before:  # what was redacted is not printed in full either
-        typer.echo(f"  - {mem.redact(line)}")
+        typer.echo(f"  - {visible(mem.redact(line))}")
     for line in done.after:
-        typer.echo(f"  + {mem.redact(line)}")
+        typer.echo(f"  + {visible(mem.redact(line))}")
     if result.commit:
         typer.echo(f"committed {result.commit}")
     for w in result.warnings:
@@ -153,7 +153,7 @@ def cleanup_cmd(
         if not result.stale:
             typer.echo("nothing is stale")
         for s in result.stale:
-            typer.echo(f"{s.path}:{s.line} ({s.reason}) {s.text.strip()[:100]}")
+            typer.echo(visible(f"{s.path}:{s.line} ({s.reason}) {s.text.strip()[:100]}"))
         if dry_run and result.stale:
             typer.echo(f"dry run: {plural(len(result.stale), 'line')} would move to archive/")
         if result.commit:
@@ -185,11 +185,14 @@ def audit_cmd(
         )
     else:
         for f in result.findings:
-            typer.echo(f"{f.path}:{f.line} {f.kind} ({f.detail}): {f.excerpt}")
+            typer.echo(visible(f"{f.path}:{f.line} {f.kind} ({f.detail}): {f.excerpt}"))
         gone = [f for f in result.history if not f.current]
         for f in gone:
             typer.echo(
-                f"{f.commit} {f.path}:{f.line} {f.kind} ({f.detail}), since removed: {f.excerpt}"
+                visible(
+                    f"{f.commit} {f.path}:{f.line} {f.kind} ({f.detail}), since removed: "
+                    f"{f.excerpt}"
+                )
             )
         summary = f"{plural(len(result.findings), 'finding')} in {plural(result.files, 'file')}"
         if history:
@@ -225,7 +228,7 @@ def sync_cmd(
     push. Daily logs merge by entry, curated files by line; agents may log meanwhile."""
     result = state(ctx).memory().sync(remote)
     if result.committed:
-        typer.echo(f"committed {result.committed.short} {result.committed.subject}")
+        typer.echo(visible(f"committed {result.committed.short} {result.committed.subject}"))
     typer.echo(
         f"{result.remote}/{result.branch}: pulled {plural(result.pulled, 'commit')}, "
         f"pushed {result.pushed}"

@@ -9,6 +9,7 @@ import typer
 from .. import serve
 from ..errors import UsageError
 from ..recall.reads import Read
+from ..text import visible
 from .app import app, parse_day, parse_when, state, text_argument, warn
 
 # Options recall, context and get share.
@@ -117,7 +118,7 @@ def recall_cmd(
     if as_json:
         render.print_json({"results": hits})
     elif not hits:
-        typer.echo(f"no memories match {text.strip()!r}", err=True)
+        typer.echo(f"no memories match {visible(repr(text.strip()))}", err=True)
     else:
         render.recall_table(st.term, data["results"], text, explain)
 
@@ -142,7 +143,7 @@ def get_cmd(
 
         render.print_json(got)
     else:
-        typer.echo(got["text"])
+        typer.echo(visible(got["text"]))
 
 
 @app.command("index")
@@ -208,4 +209,4 @@ def context_cmd(
 
         render.print_json(block)
     else:
-        sys.stdout.write(block["text"])
+        sys.stdout.write(visible(block["text"]))

@@ -1,7 +1,9 @@
 """All terminal rendering: rich tables for people, JSON for programs. Imported lazily.
 
 Every drawing function takes the `Environment` (cli/app.py): whether stdout is a terminal,
-whether colour is wanted and how wide to draw come from there, never from sys or os."""
+whether colour is wanted and how wide to draw come from there, never from sys or os.
+Memory text is anyone's: everything drawn here passes `text.visible` (control characters
+written out) or JSON, whose every control character is escaped (`text.visible_json`)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..format.markdown import citation
-from ..text import plural
+from ..text import plural, visible, visible_json
 
 # rich costs ~50 ms to import: only the functions that draw import it, so `--json` output
 # and plain text never pay for it.
@@ -38,9 +40,10 @@ def console(term: Environment) -> Console:
 
 
 def escape(text: str) -> str:
+    """Text for rich markup: its brackets taken literally, its control characters shown."""
     from rich.markup import escape as rich_escape
 
-    return rich_escape(text)
+    return rich_escape(visible(text))
 
 
 def Table(**kwargs):
@@ -60,7 +63,8 @@ def show(term: Environment, table) -> None:
 
     def plain(cell) -> str:
         text = cell.plain if isinstance(cell, Text) else Text.from_markup(str(cell)).plain
-        return text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+        text = text.replace("\\", "\\\\").replace("\t", "\\t").replace("\n", "\\n")
+        return visible(text)
 
     columns = table.columns
     if table.show_header:
@@ -73,7 +77,24 @@ def print_json(data: Any) -> None:
     """Every --json output: one key style (camelCase), UTF-8 as it is."""
     from ..text import camel_keys
 
-    sys.stdout.write(json.dumps(camel_keys(data), ensure_ascii=False, indent=2, default=str) + "\n")
+    text = json.dumps(camel_keys(data), ensure_ascii=False, indent=2, default=str)
+    sys.stdout.write(visible_json(text) + "\n")
+
+
+def diff_view(text: str, color: bool) -> None:
+    """A diff of memory files, its text shown (control characters written out) and, for a
+    terminal, coloured here as git colours it: git's own colours would come mixed with
+    whatever escape sequences the memory text holds, and could not be told apart."""
+    if not color:
+        sys.stdout.write(visible(text))
+        return
+    styles = (("+++", "\x1b[1m"), ("---", "\x1b[1m"), ("diff ", "\x1b[1m"), ("index ", "\x1b[1m"))
+    styles += (("new file", "\x1b[1m"), ("@@", "\x1b[36m"), ("+", "\x1b[32m"), ("-", "\x1b[31m"))
+    out = []
+    for line in visible(text).split("\n"):
+        style = next((s for prefix, s in styles if line.startswith(prefix)), "")
+        out.append(f"{style}{line}\x1b[m" if style and line else line)
+    sys.stdout.write("\n".join(out))
 
 
 def human_size(n: int) -> str:
@@ -224,7 +245,7 @@ def recall_table(term: Environment, hits: list[dict], query: str, explain: bool)
     table.add_column("where", style="cyan", no_wrap=True)
     table.add_column("snippet")
     for i, h in enumerate(hits, 1):
-        snippet = Text(h["snippet"])
+        snippet = Text(visible(h["snippet"]))
         if pattern:
             snippet.highlight_regex(pattern, style="bold yellow")
         cite = citation(h["path"], h["startLine"], h["endLine"])
@@ -240,7 +261,7 @@ def recall_table(term: Environment, hits: list[dict], query: str, explain: bool)
                 f"fused {e['fused']:.2f} x decay {e['decay']:.2f}",
                 f"rank {e['rank_before_mmr']} -> mmr {e['mmr_position']}",
             ]
-        table.add_row(str(i), f"{h['score']:.3f}", Text("\n".join(lines)), snippet)
+        table.add_row(str(i), f"{h['score']:.3f}", Text(visible("\n".join(lines))), snippet)
     show(term, table)
 
 
@@ -333,7 +354,7 @@ def proposal_view(term: Environment, p, diff: str) -> None:
             out.print(f"     [yellow]held: {escape(p.reasons[i - 1])}[/yellow]")
     for r in p.rejected:
         out.print(f"  [yellow]! refused ({escape(r['reason'])})[/yellow] {escape(r['summary'])}")
-    sys.stdout.write(diff)
+    sys.stdout.write(visible(diff))
     out.print(f"accept: mem review {p.id} --accept-all  (or --reject N / --edit N / --drop)")
 
 
@@ -434,7 +455,7 @@ def consolidation_view(term: Environment, report) -> None:
                 "new text[/yellow]"
             )
         if report.dry_run:
-            sys.stdout.write(b.diff)
+            sys.stdout.write(visible(b.diff))
         elif getattr(b, "proposal", None):
             out.print(f"  kept for review: [yellow]mem review {b.proposal}[/yellow]")
         elif b.commit:

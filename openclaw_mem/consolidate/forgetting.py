@@ -32,6 +32,7 @@ from ..format.markdown import (
     split_doc,
     strike,
 )
+from ..safety.secrets import redact_excerpt
 from ..search.tokenize import shingles, tokenize
 from ..store import access
 from ..store.fsutil import atomic_write_text, read_text
@@ -45,7 +46,7 @@ _LINE_SPEC_RE = re.compile(r"^(?P<path>[^#:]+\.md):(?P<line>\d+)$")
 class Forgotten:
     path: str
     lines: tuple[int, int]  # 1-based, inclusive
-    before: list[str]
+    before: list[str]  # as shown: secrets hidden, read with the lines around them
     after: list[str]  # empty when deleted
     mode: str  # deprecated | deleted | redacted
 
@@ -89,9 +90,12 @@ def parse_target(ws: Workspace, spec: str) -> tuple[str, int, int]:
     return rel, line, line
 
 
-def forget(ws: Workspace, spec: str, hard: bool, today: date) -> Forgotten:
+def forget(
+    ws: Workspace, spec: str, hard: bool, today: date, redact_extra: Sequence[str] = ()
+) -> Forgotten:
     """Forget what `spec` names. The file is rewritten under the lock its appenders take:
-    an agent logging meanwhile loses nothing."""
+    an agent logging meanwhile loses nothing. What is shown of the lines before is redacted
+    (with redact_extra)."""
     from ..store.fsutil import decode, replace_locked
 
     rel, first, last = parse_target(ws, spec)
@@ -102,7 +106,9 @@ def forget(ws: Workspace, spec: str, hard: bool, today: date) -> Forgotten:
         if current is None:
             raise NotFound(f"no file {rel} in the workspace")
         text = decode(current, path, rel)
-        text, forgotten = _forgotten(rel, path, spec, text, (first, last), hard, today)
+        text, forgotten = _forgotten(
+            rel, path, spec, text, (first, last), hard, today, redact_extra
+        )
         done.append(forgotten)
         return text.encode("utf-8")
 
@@ -111,14 +117,23 @@ def forget(ws: Workspace, spec: str, hard: bool, today: date) -> Forgotten:
 
 
 def _forgotten(
-    rel: str, path, spec: str, text: str, span: tuple[int, int], hard: bool, today: date
+    rel: str,
+    path,
+    spec: str,
+    text: str,
+    span: tuple[int, int],
+    hard: bool,
+    today: date,
+    redact_extra: Sequence[str],
 ) -> tuple[str, Forgotten]:
     first, last = span
     doc = split_doc(text)
     lines = list(doc.lines)
     if last > len(lines):
         raise NotFound(f"{rel} has {len(lines)} lines; line {last} does not exist")
-    before = lines[first - 1 : last]
+    # What was there is printed: a key split over two lines, or the body of a private key,
+    # is hidden in each line, as `mem get` hides it.
+    before = redact_excerpt(lines, first, last, redact_extra)
     is_log = rel.startswith("memory/") and day_of(path) is not None
     if rel in DOCUMENTS:
         if first != last:

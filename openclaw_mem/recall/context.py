@@ -168,7 +168,9 @@ def _compact(snippet: str, limit: int = 300) -> str:
             continue
         if line.strip():
             kept.append(core(line) if is_bullet(line) else line.strip())
-    text = redact(" ".join(kept))[0]  # before any cut: half a key is still a key
+    # Redacted line by line before the lines are joined and cut: a key split over two lines
+    # is still told by the break between its halves, and half a key is still a key.
+    text = " ".join(redact("\n".join(kept))[0].split("\n"))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -191,7 +193,7 @@ def _working(ws: Workspace, now: datetime, agent: str | None = None) -> list[str
             when = e.when or datetime.combine(day, datetime.min.time())
             if when > now:
                 continue
-            text = redact(" ".join(e.text.split()))[0]  # before the cut
+            text = " ".join(redact(e.text)[0].split())  # before the lines are joined and cut
             text = text if len(text) <= 200 else text[:199] + "…"
             out.append((when, f"{when:%m-%d %H:%M} {e.role}: {text}"))
     return [line for _, line in sorted(out, key=lambda x: x[0])]

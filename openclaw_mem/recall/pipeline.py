@@ -28,6 +28,7 @@ from ..format.markdown import (
     struck_text,
 )
 from ..index.cache import VEC_MADE, Index, IndexParams, days_since_epoch, open_index, read_rows
+from ..safety.secrets import redact_excerpt
 from ..search import bm25, minhash, simhash
 from ..search.rank import decay_factors, distinct, fuse, mmr, normalize, top_k
 from ..search.tokenize import is_shingle, shingles, tokenize
@@ -77,6 +78,7 @@ class RecallOptions:
     agent: str | None = None  # recall for this agent: its own log entries and shared ones
     isolated: bool = False  # agents.isolation = isolated: other agents' private facts too
     role: str | None = None  # only log entries of this role or speaker (user, assistant, a name)
+    redact_extra: tuple[str, ...] = ()  # consolidate.redact_patterns: hidden in snippets too
 
     @classmethod
     def from_config(cls, cfg, **overrides) -> RecallOptions:
@@ -95,6 +97,7 @@ class RecallOptions:
             "similarity": cfg["recall.similarity"],
             "access_boost": cfg["recall.access_boost"],
             "context_cap": cfg["recall.context_cap"],
+            "redact_extra": tuple(cfg["consolidate.redact_patterns"]),
         }
         values.update({k: v for k, v in overrides.items() if v is not None})
         return cls(**values)
@@ -633,9 +636,12 @@ def recall(
     struck_now = index.doc("deprecated")
     for doc, explain in ranked:
         rel, lines = lines_of(doc)
-        if struck_now[doc] and not deprecated[doc]:  # as of a day before it was struck
-            lines = [f"- {struck_text(line)}" if is_struck(line) else line for line in lines]
         lo, hi = int(start[doc]), int(end[doc])
+        # Secrets hidden with the lines around the chunk in view: a chunk that starts inside
+        # a private key, or holds half of a key split over two lines, shows none of it.
+        shown = redact_excerpt(_file_lines(ws, rel, cache), lo, hi, opts.redact_extra)
+        if struck_now[doc] and not deprecated[doc]:  # as of a day before it was struck
+            shown = [f"- {struck_text(line)}" if is_struck(line) else line for line in shown]
         w = float(when[doc])
         sources = [m.fields["src"] for m in map(parse_meta, lines) if m and m.fields.get("src")]
         if sources:  # where a curated line came from: `mem get` opens it
@@ -646,7 +652,7 @@ def recall(
                 lo,
                 hi,
                 explain["final"],
-                snippet(lines, terms),
+                snippet(shown, terms),
                 None if np.isnan(w) else datetime(1970, 1, 1) + timedelta(days=w),
                 bool(deprecated[doc]),
                 explain,

@@ -11,10 +11,11 @@ from __future__ import annotations
 import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
+from itertools import groupby
 from pathlib import Path
 
 from .firewall import scan
-from .secrets import find, redact
+from .secrets import redact, scan_lines
 
 
 @dataclass(frozen=True)
@@ -34,20 +35,36 @@ class Finding:
 def audit_lines(
     path: str, lines: Iterable[tuple[int, str]], extra: Sequence[str] = (), commit=None
 ) -> list[Finding]:
+    """Findings in numbered lines. Consecutive lines are read together, so a key split over
+    two of them, or the body of a private key, is found (and hidden) in each line."""
     out = []
-    for number, line in lines:
-        if not line.strip():
-            continue
-        # Excerpts come from the redacted line: a secret cut in half would escape the filter.
-        flags = scan(redact(line, extra)[0])
-        if flags:
-            kinds = ", ".join(f.kind for f in flags)
-            out.append(Finding(path, number, "instruction", kinds, flags[0].excerpt, commit))
-        families = find(line, extra)
-        if families:
-            excerpt = redact(" ".join(line.split()), extra)[0][:120]
-            out.append(Finding(path, number, "secret", ", ".join(families), excerpt, commit))
+    for block in _blocks(lines):
+        text = "\n".join(line for _, line in block)
+        rows = scan_lines(text, extra=extra)
+        for (number, line), (shown, families) in zip(block, rows, strict=True):
+            if not line.strip():
+                continue
+            # Excerpts come from the redacted line: a secret cut in half would escape the filter.
+            flags = scan(shown)
+            if flags:
+                kinds = ", ".join(f.kind for f in flags)
+                out.append(Finding(path, number, "instruction", kinds, flags[0].excerpt, commit))
+            if families:
+                excerpt = redact(" ".join(shown.split()), extra)[0][:120]
+                out.append(Finding(path, number, "secret", ", ".join(families), excerpt, commit))
     return out
+
+
+def _blocks(lines: Iterable[tuple[int, str]]) -> Iterable[list[tuple[int, str]]]:
+    """Runs of consecutively numbered lines."""
+    block: list[tuple[int, str]] = []
+    for number, line in lines:
+        if block and number != block[-1][0] + 1:
+            yield block
+            block = []
+        block.append((number, line))
+    if block:
+        yield block
 
 
 def audit_text(path: str, text: str, extra: Sequence[str] = ()) -> list[Finding]:
@@ -88,15 +105,20 @@ def _added_lines(root: Path) -> Iterable[tuple[str, str, int, str]]:
 
 def audit_history(root: Path, now: Sequence[Finding], extra: Sequence[str] = ()) -> list[Finding]:
     """Findings in lines git history added, each once (its first commit); `current` says
-    whether the same line is in today's findings, so a removed payload is told apart."""
+    whether the same line is in today's findings, so a removed payload is told apart. The
+    lines one commit added to one file are read together (a key split over two of them)."""
     present = {(f.path, f.kind, f.excerpt) for f in now}
     seen: set[tuple[str, str]] = set()
     out = []
-    for commit, path, number, text in _added_lines(root):
-        if (path, text) in seen:
-            continue
-        seen.add((path, text))
-        for f in audit_lines(path, [(number, text)], extra, commit[:12]):
-            still = (f.path, f.kind, f.excerpt) in present
-            out.append(Finding(f.path, f.line, f.kind, f.detail, f.excerpt, f.commit, still))
+    for (commit, path), added in groupby(_added_lines(root), key=lambda a: a[:2]):
+        numbered = [(number, text) for _, _, number, text in added]
+        fresh = set()
+        for number, text in numbered:
+            if (path, text) not in seen:
+                seen.add((path, text))
+                fresh.add(number)
+        for f in audit_lines(path, numbered, extra, commit[:12]):
+            if f.line in fresh:
+                still = (f.path, f.kind, f.excerpt) in present
+                out.append(Finding(f.path, f.line, f.kind, f.detail, f.excerpt, f.commit, still))
     return out

@@ -19,6 +19,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .standing import standing_order
+
+STANDING_ORDER = "standing-order"  # the kind of a flag standing.py raised
+
 _I = re.I
 _IM = re.I | re.M
 
@@ -318,7 +322,8 @@ def normalized(text: str) -> str:
 
 def scan(text: str) -> list[Flag]:
     """What in this text reads as an instruction to the agent (one flag per kind), judged
-    on the text and on what it normalises to."""
+    on the text and on what it normalises to: the patterns above, then a standing order in
+    any words (standing.py) that none of them named."""
     out = []
     plain = normalized(text)
     for kind, pattern in PATTERNS:
@@ -330,13 +335,21 @@ def scan(text: str) -> list[Flag]:
                 lo = max(0, m.start() - 20)
                 out.append(Flag(kind, _visible(" ".join(seen[lo : m.end() + 20].split()))[:120]))
                 break
+    if not out:
+        order = standing_order(plain)
+        if order is not None:
+            out.append(Flag(STANDING_ORDER, _visible(" ".join(order.sentence.split()))[:120]))
     return out
 
 
 def flagged(text: str) -> bool:
     plain = normalized(text)
-    return any(
-        pattern.search(text) or (plain != text and pattern.search(plain)) for _, pattern in PATTERNS
+    return (
+        any(
+            pattern.search(text) or (plain != text and pattern.search(plain))
+            for _, pattern in PATTERNS
+        )
+        or standing_order(plain) is not None
     )
 
 

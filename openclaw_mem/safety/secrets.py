@@ -23,7 +23,7 @@ backtracked into).
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -153,14 +153,78 @@ _ENV_ASSIGNMENT = (
 # A wallet's recovery words after the label that says what they are (12 to 24 lowercase
 # words): no word list needed to know what "seed phrase: …" holds.
 _SEED_PHRASE = (
-    r"(?i:seed[ \t]?phrase|recovery[ \t]?(?:phrase|words)|mnemonic(?:[ \t]?phrase)?|"
-    r"wallet[ \t]?words|secret[ \t]?recovery[ \t]?phrase)|助记词|助記詞"
+    r"(?i:(?<![A-Za-z])seed(?:[ \t]?(?:phrase|words))?(?![A-Za-z])"
+    r"|recovery[ \t]?(?:phrase|words|seed)|backup[ \t]?phrase|mnemonic(?:[ \t]?phrase)?"
+    r"|wallet[ \t]?words"
+    r"|secret[ \t]?recovery[ \t]?phrase)|助记词|助記詞|种子词|種子詞"
 )
 _SEED = (
     r"(?:" + _SEED_PHRASE + r")[^\n:：]{0,24}?[:：是为]?[ \t]{0,4}[\"'“]?"
-    r"(?P<secret>(?-i:[a-z]{3,8}(?:[ \t]{1,2}[a-z]{3,8}){11,23}))(?![a-z])"
+    r"(?P<secret>(?-i:[a-z]{3,8}(?:(?:[ \t]{1,2}|,[ \t]?)[a-z]{3,8}){11,23}))(?![a-z])"
 )
 _AZURE = r"(?i:\b(?:AccountKey|SharedAccessKey))=(?P<secret>[A-Za-z0-9+/]{20,}+={0,2})"
+# A URL's query parameter that carries a credential: an Azure SAS `sig=`, a presigned S3 or
+# GCS signature, an access token or key in the link. The value is generated (a letter and a
+# digit in it), so `?key=name-of-a-setting` passes.
+_URL_QUERY = (
+    r"[?&;](?i:sig|signature|x-amz-signature|x-goog-signature|x-amz-security-token|"
+    r"access_token|id_token|refresh_token|api[_-]?key|apikey|key|client_secret|secret|auth"
+    r"|token|code|password|passwd|pwd)="
+    r"(?P<secret>(?=[A-Za-z0-9%+/=_.~-]{0,1024}[0-9])(?=[A-Za-z0-9%+/=_.~-]{0,1024}[A-Za-z])"
+    r"[A-Za-z0-9%+/=_.~-]{16,}+)"
+)
+# A Telegram bot token: the bot's numeric id, a colon, 35 characters (in a bot API URL too:
+# api.telegram.org/bot<token>/sendMessage).
+_TELEGRAM = (
+    r"(?:(?<=bot)|(?<![A-Za-z0-9_:]))[0-9]{8,10}:(?=[A-Za-z0-9_-]{0,34}[a-z])"
+    r"(?=[A-Za-z0-9_-]{0,34}[A-Z])[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"
+)
+# A Discord bot token: the bot id's digits in base64 (so it starts M, N or O), a timestamp,
+# an HMAC, joined by dots.
+_DISCORD = (
+    r"(?<![A-Za-z0-9_.-])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}"
+    r"(?![A-Za-z0-9_-])"
+)
+# The database and remote-shell clients whose command line takes a password: `mysql -pX`
+# and `-p'X'` (glued to the flag: `-p` alone asks for it), `sshpass -p X`, `redis-cli -a X`.
+_CLI_PASSWORD = (
+    r"(?:(?<![A-Za-z0-9_-])(?:mysql(?:dump|admin|import|check|show|pump|sh)?|mariadb(?:-dump"
+    r"|-admin)?)(?![A-Za-z0-9_-])[^\n|;&]{0,200}?(?<=[ \t])-p"
+    r"|(?<![A-Za-z0-9_-])sshpass[ \t]{1,4}-p[ \t]{0,4}"
+    r"|(?<![A-Za-z0-9_-])redis-cli(?![A-Za-z0-9_-])[^\n|;&]{0,200}?(?<=[ \t])-a[ \t]{1,4})"
+    r"(?![$%<{])(?:'(?P<secret_sq>[^'\r\n]{1,256}+)'|\"(?P<secret_dq>[^\"\r\n]{1,256}+)\""
+    r"|(?P<secret>[^\s'\"]{1,256}+))"
+)
+# A password said in a sentence, the label a few words before its value: "the password is
+# the same as before: X", "password for the NAS is X", "密码还是和之前一样：X", "pw: X".
+# The words in between start with a small word (is, for, of, we ...): "password manager:"
+# and "密码管理器：" name a thing, not its password. Past the label, the value must look made
+# up (a digit or a symbol in it).
+_GAP_START = (
+    r"is|was|are|were|for|of|to|on|at|in|from|we|i|you|they|here|there|still|again|now"
+    r"|remains|stays|the|that|which|used|set|has|had|stayed"
+)
+_PROSE_PASSWORD = (
+    r"(?i)(?<![A-Za-z0-9_])(?:"
+    r"(?:pass(?:word|wd|code|phrase)s?)"
+    r"(?:[ \t](?:" + _GAP_START + r")(?![A-Za-z])[^\n.!?。！？:：=]{0,48}?)?"
+    r"(?:[ \t]{0,4}[:：=][ \t]{0,4}|[ \t]{1,4}(?:is|was|remains|stays|are|were|to"
+    r"|(?:changed|set|reset|updated)[ \t]{1,4}to)[ \t]{1,4}(?:now[ \t]{1,4})?)"
+    r"|pwd?[ \t]{0,4}[:：=][ \t]{0,4}"
+    r"|(?:密码|密碼|口令)(?!管理|策略|长度|長度|提示|规则|規則|学|學|强度|強度|重置|找回|错误|錯誤"
+    r"|复杂度|要求|保护|保護|本|框)[^\n。！？，,：:=]{0,16}?"
+    r"(?:是|为|為|：|:|=|改成了?|改为|改為|换成了?|換成了?|設為|设为)[ \t]{0,4})"
+    + _OPEN_QUOTE
+    + _MADE_UP
+    + _VALUE
+)
+# A line that is one run of base64 and nothing else, 40 characters or more with upper and
+# lower case and a digit: a line of a PEM key's body, or of a key pasted in pieces. Seen
+# without its BEGIN line (a snippet that starts inside the block) it is still key material.
+_KEY_LINE = (
+    r"(?m)^[ \t>]{0,8}(?P<secret>(?=[A-Za-z0-9+/]{0,256}[a-z])(?=[A-Za-z0-9+/]{0,256}[A-Z])"
+    r"(?=[A-Za-z0-9+/]{0,256}[0-9])[A-Za-z0-9+/]{40,}+={0,2})[ \t]*\r?$"
+)
 
 FAMILIES: tuple[tuple[str, str], ...] = (
     ("private key", _PEM),
@@ -190,6 +254,15 @@ FAMILIES: tuple[tuple[str, str], ...] = (
     ("npm token", r"(?<![A-Za-z0-9_])npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])"),
     ("hugging face token", r"(?<![A-Za-z0-9_])hf_[A-Za-z0-9]{30,}+"),
     ("azure storage key", _AZURE),
+    ("url query secret", _URL_QUERY),
+    ("telegram bot token", _TELEGRAM),
+    (
+        "sendgrid key",
+        r"(?<![A-Za-z0-9_.-])SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}(?![A-Za-z0-9_-])",
+    ),
+    ("discord bot token", _DISCORD),
+    ("command-line password", _CLI_PASSWORD),
+    ("key material line", _KEY_LINE),
     ("wallet seed phrase", _SEED),
     ("aws secret key (bare)", _AWS_BARE),
     ("generated value assignment", _ENV_ASSIGNMENT),
@@ -200,6 +273,7 @@ FAMILIES: tuple[tuple[str, str], ...] = (
     ("url password", _URL_PASSWORD),
     ("secret assignment", _LABELLED),
     ("secret phrase (zh)", _LABELLED_ZH),
+    ("password in a sentence", _PROSE_PASSWORD),
 )
 
 _Compiled = tuple[tuple[str, re.Pattern[str], tuple[int, ...]], ...]
@@ -232,17 +306,187 @@ def _overlaps(spans: list[tuple[int, int]], starts: list[int], start: int, end: 
     return i > 0 and spans[i - 1][1] > start
 
 
-def _scan(text: str, extra: Sequence[str]) -> list[tuple[int, int, str]]:
-    """(start, end, family) of each secret, in the order found (family by family)."""
-    protected = _protected(text)
-    starts = [s for s, _ in protected]
+def _matches(
+    text: str, compiled: _Compiled, protected: list[tuple[int, int]], starts: list[int]
+) -> list[tuple[int, int, str]]:
     found: list[tuple[int, int, str]] = []
-    for name, pattern, groups in _compiled(tuple(extra)):
+    for name, pattern, groups in compiled:
         for m in pattern.finditer(text):
             start, end = next((m.span(g) for g in groups if m.start(g) >= 0), m.span())
             if start < end and not _overlaps(protected, starts, start, end):
                 found.append((start, end, name))
     return found
+
+
+def _scan(text: str, extra: Sequence[str]) -> list[tuple[int, int, str]]:
+    """(start, end, family) of each secret, in the order found (family by family); a key
+    split over two lines is found in pieces, one on each line."""
+    protected = _protected(text)
+    starts = [s for s, _ in protected]
+    compiled = _compiled(tuple(extra))
+    found = _matches(text, compiled, protected, starts)
+    found += _pem_tails(text, protected, starts)
+    if "\n" in text:
+        found += _split_keys(text, compiled, protected, starts, found)
+    if "-----BEGIN" in text:
+        # The body of a certificate or a public key looks like a private key's and is not
+        # one: what only its shape gave away is left alone inside such a block.
+        public = [m.span() for m in _PUBLIC_BLOCK.finditer(text)]
+        if public:
+            found = [
+                f
+                for f in found
+                if f[2] not in _BY_SHAPE or not any(a <= f[0] and f[1] <= b for a, b in public)
+            ]
+    return found
+
+
+_BY_SHAPE = frozenset({"key material line", "aws secret key (bare)"})
+_PUBLIC_BLOCK = re.compile(
+    r"-----BEGIN (?![A-Z0-9 ]{0,40}PRIVATE)[A-Z0-9 ]{1,40}-----"
+    r"(?:[^-]|-(?!----)){0,16384}+-----END [A-Z0-9 ]{1,40}-----"
+)
+
+
+# --- a private key's body seen from its END line -----------------------------------------
+_PEM_END = re.compile(r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_BODY_LINE = re.compile(r"[ \t>]{0,8}([A-Za-z0-9+/=]{1,256})[ \t]*\r?")
+_PEM_HEADER = re.compile(r"[ \t>]{0,8}(?:Proc-Type|DEK-Info|Comment):.{0,256}\r?|[ \t>]{0,8}\r?")
+_MAX_BODY_LINES = 1000
+
+
+def _pem_tails(
+    text: str, protected: list[tuple[int, int]], starts: list[int]
+) -> list[tuple[int, int, str]]:
+    """The body of a private key whose END line is there and whose BEGIN line is not (a
+    recall snippet that starts inside the block): the base64 lines just above END."""
+    found = []
+    for m in _PEM_END.finditer(text):
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if text[line_start : m.start()].strip(" \t>"):
+            continue  # END in the middle of a line: not a key's last line
+        first = last = None
+        end = line_start - 1  # the newline that ends the line above
+        for _ in range(_MAX_BODY_LINES):
+            if end < 0:
+                break
+            begin = text.rfind("\n", 0, end) + 1
+            line = text[begin:end]
+            body = _BODY_LINE.fullmatch(line)
+            if body is None:
+                break  # a BEGIN line (the block family has it whole), a sentence, a list item
+            if last is None:
+                last = begin + body.end(1)
+            first = begin + body.start(1)
+            end = begin - 1
+        if (
+            first is not None
+            and last is not None
+            and first < last
+            and not _overlaps(protected, starts, first, last)
+        ):
+            found.append((first, last, "private key"))
+    return found
+
+
+# --- a key split over two lines ---------------------------------------------------------
+# The line break between two pieces of one token: a run of token characters ends a line and
+# another begins the next (after an indent or a quote mark).
+_TOKEN_CHAR = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/=.-")
+_BREAK = re.compile(r"(?<=[A-Za-z0-9_+/=.-]{6})\r?\n[ \t>]{0,8}(?=[A-Za-z0-9_+/.-]{6})")
+_WORD = re.compile(r"[A-Z]?[a-z]+[.]?|[A-Z]+[.]?")  # "Meanwhile", "the", "README"
+_JOINING = frozenset("-_/+.")  # a token that ends a line on one of these goes on
+_REACH = 512  # how far a piece (and the label before it) may reach from the break
+
+
+def _run(text: str, at: int, step: int) -> str:
+    """The token characters from `at` on, forwards (step 1) or backwards (step -1)."""
+    out = []
+    i = at
+    while 0 <= i < len(text) and text[i] in _TOKEN_CHAR and len(out) < _REACH:
+        out.append(text[i])
+        i += step
+    return "".join(out if step > 0 else reversed(out))
+
+
+def _mixed(token: str) -> bool:
+    """Generated-looking: two of lower case, upper case and digits."""
+    kinds = (
+        any(c.islower() for c in token),
+        any(c.isupper() for c in token),
+        any(c.isdigit() for c in token),
+    )
+    return sum(kinds) >= 2
+
+
+def _split_keys(
+    text: str,
+    compiled: _Compiled,
+    protected: list[tuple[int, int]],
+    starts: list[int],
+    found: list[tuple[int, int, str]],
+) -> list[tuple[int, int, str]]:
+    """Secrets that only the two lines read as one show: the break between the halves is
+    left out, the families run again around it, and a match that crosses it is kept, as a
+    piece on each line, unless part of it was a secret already (then the key was whole)."""
+    breaks = []
+    for m in _BREAK.finditer(text):
+        before, after = _run(text, m.start() - 1, -1), _run(text, m.end(), 1)
+        if "=" in after.rstrip("=.") or _WORD.fullmatch(after):
+            continue  # the next line assigns (NAME=value) or starts with a word: not a tail
+        if len(before) + len(after) >= 16 and _mixed(before + after):
+            breaks.append(m.span())
+    if not breaks:
+        return []
+    # Regions around the breaks, from the line before to the line after, merged.
+    regions: list[list] = []
+    for a, b in breaks:
+        lo = max(text.rfind("\n", 0, a) + 1, a - _REACH)
+        hi = text.find("\n", b)
+        hi = min(len(text) if hi < 0 else hi, b + _REACH)
+        if regions and lo <= regions[-1][1]:
+            regions[-1][1] = max(regions[-1][1], hi)
+            regions[-1][2].append((a, b))
+        else:
+            regions.append([lo, hi, [(a, b)]])
+    by_family: dict[str, list[tuple[int, int]]] = {}
+    for x, y, name in found:
+        by_family.setdefault(name, []).append((x, y))
+    for spans in by_family.values():
+        spans.sort()
+    family_starts = {name: [x for x, _ in spans] for name, spans in by_family.items()}
+    out = []
+    for lo, hi, cuts in regions:
+        pieces, joins, at = [], [], lo  # pieces: (joined start, original start, length)
+        length = 0
+        for a, b in cuts:
+            pieces.append((length, at, a - at))
+            length += a - at
+            joins.append(length)
+            at = b
+        pieces.append((length, at, hi - at))
+        piece_starts = [j for j, _, _ in pieces]
+        joined = "".join(text[o : o + n] for _, o, n in pieces)
+        for s, e, name in _matches(joined, compiled, [], []):
+            k = bisect_right(joins, s)
+            if k == len(joins) or joins[k] >= e:
+                continue  # on one line: the first scan saw it
+            spans = []
+            for j, o, n in pieces[bisect_right(piece_starts, s) - 1 :]:
+                if j >= e:
+                    break
+                x, y = o + max(s, j) - j, o + min(e, j + n) - j
+                if x < y:
+                    spans.append((x, y))
+            same, same_starts = by_family.get(name, []), family_starts.get(name, [])
+            if any(_overlaps(same, same_starts, x, y) for x, y in spans[1:]) or (
+                text[spans[0][1] - 1] not in _JOINING and _overlaps(same, same_starts, *spans[0])
+            ):
+                continue  # that kind of secret was found whole on one line: not cut in two
+            if any(_overlaps(protected, starts, x, y) for x, y in spans):
+                continue
+            out += [(x, y, name) for x, y in spans]
+    return out
 
 
 def redact(text: str, extra: Sequence[str] = ()) -> tuple[str, int]:
@@ -267,31 +511,73 @@ def redact(text: str, extra: Sequence[str] = ()) -> tuple[str, int]:
     return "".join(out), len(merged)
 
 
-def redact_lines(text: str, first: int, last: int, extra: Sequence[str] = ()) -> str:
-    """Lines first..last (1-based) of `text`, redacted as part of the whole: a secret that
-    only the whole shows (the middle lines of a PEM key, whose BEGIN line is not asked for)
-    is hidden in the lines that hold part of it."""
+def scan_lines(
+    text: str, first: int = 1, last: int | None = None, extra: Sequence[str] = ()
+) -> list[tuple[str, list[str]]]:
+    """Lines first..last (1-based; all by default) of `text`, each redacted as part of the
+    whole, with the families of secret that touch it: a secret only the whole shows (the
+    middle lines of a PEM key whose BEGIN line is not asked for, half of a key split over
+    two lines) is hidden, and named, in each line that holds part of it."""
     lines = text.split("\n")
+    last = len(lines) if last is None else min(last, len(lines))
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line) + 1)
-    spans = [(s, e) for s, e, _ in _scan(text, extra)]
+    cuts: dict[int, list[tuple[int, int]]] = {}
+    names: dict[int, set[str]] = {}
+    for s, e, name in _scan(text, extra):
+        for n in range(max(first - 1, bisect_right(starts, s) - 1), min(last, len(lines))):
+            lo = starts[n]
+            if lo >= e:
+                break
+            a, b = max(s, lo), min(e, lo + len(lines[n]))
+            if a < b:
+                cuts.setdefault(n, []).append((a - lo, b - lo))
+                names.setdefault(n, set()).add(name)
+    order = {name: i for i, (name, _) in enumerate((*FAMILIES, (CUSTOM, "")))}
     out = []
-    for n in range(first - 1, min(last, len(lines))):
-        lo, hi = starts[n], starts[n] + len(lines[n])
+    for n in range(first - 1, last):
         line = lines[n]
-        cuts = sorted((max(s, lo) - lo, min(e, hi) - lo) for s, e in spans if s < hi and e > lo)
-        if cuts:
+        if n in cuts:
             pieces, at = [], 0
-            for a, b in cuts:
+            for a, b in sorted(cuts[n]):
                 if a >= at:
                     pieces += (line[at:a], REDACTED)
                     at = b
                 else:
                     at = max(at, b)
             line = "".join(pieces) + line[at:]
-        out.append(redact(line.removesuffix("\r"), extra)[0])
-    return "\n".join(out)
+        line, more = redact(line.removesuffix("\r"), extra)
+        found = names.get(n, set())
+        if more:
+            found |= set(find(lines[n], extra))
+        out.append((line, sorted(found, key=order.__getitem__)))
+    return out
+
+
+def redact_lines(text: str, first: int, last: int, extra: Sequence[str] = ()) -> str:
+    """Lines first..last (1-based) of `text`, redacted as part of the whole (scan_lines)."""
+    return "\n".join(line for line, _ in scan_lines(text, first, last, extra))
+
+
+def redact_excerpt(
+    lines: Sequence[str], first: int, last: int, extra: Sequence[str] = ()
+) -> list[str]:
+    """Lines first..last (1-based) of a file's `lines`, redacted as `redact_lines` would
+    with the whole file, reading only as far around them as a secret over several lines
+    reaches: the line on each side (a key split in two), and a key's base64 body up to its
+    BEGIN and END lines (a recall snippet that starts or ends inside the block)."""
+    lo, hi = max(0, first - 2), min(len(lines), last + 1)
+    for _ in range(_MAX_BODY_LINES):
+        if lo == 0 or not _BODY_LINE.fullmatch(lines[lo]):
+            break
+        lo -= 1
+    for _ in range(_MAX_BODY_LINES):
+        if hi >= len(lines) or not _BODY_LINE.fullmatch(lines[hi - 1]):
+            break
+        hi += 1
+    shown = redact_lines("\n".join(lines[lo:hi]), first - lo, last - lo, extra)
+    return shown.split("\n")
 
 
 def has_secret(text: str, extra: Sequence[str] = ()) -> bool:

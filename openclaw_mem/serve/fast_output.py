@@ -6,10 +6,13 @@ resident one): the resident sends data, never output. Standard library only, and
 `json` (its encoder imports `re`: ~5 ms of a bare interpreter's start-up): the socket
 client's writer prints the same bytes json.dumps(indent=2, ensure_ascii=False) would.
 The data is already redacted (`Memory.answer`) and its keys are OpenClaw's camelCase.
+Memory text is anyone's: what is printed shows its control characters written out
+(`text.visible`, which imports nothing) or JSON-escaped, as the full CLI prints them.
 """
 
 from __future__ import annotations
 
+from ..text import visible, visible_json
 from .socket_client import dumps
 
 PLAIN = ("path", "startLine", "endLine", "score", "snippet", "source", "superseded")
@@ -19,10 +22,10 @@ def render(op: str, data: dict, as_json: bool) -> dict:
     """{"stdout": the text to print, "stderr": [lines to print on stderr]}."""
     stderr = []
     if op == "recall":
-        stderr = [f"mem: warning: {w}" for w in data["warnings"]]
+        stderr = [visible(f"mem: warning: {w}") for w in data["warnings"]]
         data = {"results": [{k: h[k] for k in PLAIN if k in h} for h in data["results"]]}
     if as_json:
-        stdout = dumps(data, indent=2) + "\n"
+        stdout = visible_json(dumps(data, indent=2)) + "\n"
     else:
-        stdout = data["text"] + ("\n" if op == "get" else "")  # get's lines, as echo ends them
+        stdout = visible(data["text"]) + ("\n" if op == "get" else "")  # as echo ends get's lines
     return {"stdout": stdout, "stderr": stderr}
