@@ -603,6 +603,12 @@ class Memory:
         if result.pulled:  # a mem.toml this machine has not trusted says so now, once
             pulled = Memory(self.ws, load_config(self.root, self.env), self.env, self.clock)
             warnings += pulled.notices()
+        planted = result.merged.pop(".mem", None)
+        if planted:
+            warnings.append(
+                f"the remote's commits hold {plural(len(planted), 'file')} under .mem/ "
+                f"({planted[0]}…): not taken, this machine's state stays its own"
+            )
         restored = sum(getattr(m, "restored", 0) for m in result.merged.values())
         restored += sum(m == "restored" for m in result.merged.values())
         if restored:

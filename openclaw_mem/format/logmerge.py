@@ -63,16 +63,16 @@ def _blocks(text: str) -> tuple[str, list[_Block]]:
     for e, cid in zip(entries, entry_ids(entries), strict=True):
         head = entry_heading(lines[e.start_line - 1].removesuffix("\r"))
         count = _META_LINES_RE.search(head["meta"] or "") if head else None
-        end = e.start_line + int(count[1]) if count else e.end_line
+        end = e.start_line + e.counted if e.counted is not None else e.end_line
         lo = prev_end  # what precedes the first entry is the preamble
         while lo < e.start_line - 1 and not lines[lo].strip():
             lo += 1  # blank lines between blocks belong to neither
         block = lines[lo : min(end, len(lines))]
-        if count and end > len(lines):  # a count past the end: forged, or cut short
-            while len(block) > e.start_line - lo and not block[-1].strip():
-                block.pop()
+        if count and (e.counted is None or int(count[1]) != e.counted):
+            # A count that was not honoured (forged, or cut short by the end of its file)
+            # says what the entry really holds, so what is merged after it stays out.
             at = e.start_line - 1 - lo
-            block[at] = block[at].replace(count[0], f"lines: {len(block) - at - 1}", 1)
+            block[at] = block[at].replace(count[0], f"lines: {end - e.start_line}", 1)
         key = e.time or last_key  # an untimed note keeps the place of the one before it
         last_key = key
         out.append(_Block(key, "\n".join(block), e.id, cid))

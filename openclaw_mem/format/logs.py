@@ -63,6 +63,7 @@ class Entry:
     session: str | None = None
     agent: str | None = None  # which agent logged it (mem log --agent, MEM_AGENT)
     id: str | None = None  # the heading's `id:`, when it carries one
+    counted: int | None = None  # body lines a `lines:` count held (blank ones included)
 
     @property
     def when(self) -> datetime | None:
@@ -150,7 +151,7 @@ def format_entry(entry: NewEntry) -> str:
     if any(entry_heading(line) for line in body):
         # The text holds a line that reads like an entry heading: say how long the
         # entry is so the parser does not split it there.
-        meta.append(f"lines: {len(body)}")
+        meta.append(f"lines: {len(body)}; sum: {_line_sum(body)}")
     heading = entry_heading_text(entry.when, entry.label, "; ".join(meta))
     return f"{heading}\n{text}\n\n"
 
@@ -175,6 +176,24 @@ def content_id(key: str) -> str:
     import hashlib
 
     return hashlib.sha1(key.encode("utf-8")).hexdigest()[:12]
+
+
+def _line_sum(body: Sequence[str]) -> str:
+    return content_id("\n".join(x.removesuffix("\r") for x in body))[:8]
+
+
+def _honest(body: Sequence[str], declared: str | None) -> bool:
+    """Whether a `lines:` count holds: its `sum:` names exactly the lines it covers; or,
+    counts written before sums were, it covers no heading that carries an `id:` (which
+    only a real entry has). A count planted in a synced log, or one that would take in
+    the entries appended after it, is not honoured: the entry ends at the next heading."""
+    if declared is not None:
+        return declared == _line_sum(body)
+    for line in body:
+        head = entry_heading(line)
+        if head and ID_RE.match(_parse_meta(head["meta"]).get("id", "")):
+            return False
+    return True
 
 
 def _separator_for(existing: bytes, nl: bytes) -> bytes:
@@ -321,11 +340,14 @@ def parse_log(text: str, day: date | None = None) -> list[Entry]:
             crlf = raw_line.endswith("\r")
             meta = _parse_meta(m["meta"])
             count = meta.get("lines", "")
+            counted = None
             if count.isdigit():
                 j = min(n, i + 1 + int(count))
                 body = lines[i + 1 : j]
-                nxt = j + 1 if j < n and lines[j].removesuffix("\r") == "" else j
-            else:
+                if _honest(body, meta.get("sum")):
+                    counted = len(body)
+                    nxt = j + 1 if j < n and lines[j].removesuffix("\r") == "" else j
+            if counted is None:
                 j = i + 1
                 while j < n and not entry_heading(lines[j]):
                     j += 1
@@ -351,6 +373,7 @@ def parse_log(text: str, day: date | None = None) -> list[Entry]:
                     meta.get("session") or None,
                     meta.get("agent") or None,
                     meta["id"] if ID_RE.match(meta.get("id", "")) else None,
+                    counted,
                 )
             )
             i = nxt

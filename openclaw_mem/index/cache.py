@@ -578,6 +578,8 @@ def open_index(
             index.warnings.append(
                 f"{rel} is a symlink; not indexed (memory is read from real files)"
             )
+        for rel in ws.odd_names:
+            index.warnings.append(f"{rel}: the file name is not valid UTF-8; not indexed")
         if changed and not writable and must_save:
             from ..errors import WriteError
 

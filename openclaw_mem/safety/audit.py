@@ -71,6 +71,31 @@ def audit_text(path: str, text: str, extra: Sequence[str] = ()) -> list[Finding]
     return audit_lines(path, enumerate(text.splitlines(), 1), extra)
 
 
+def _unquoted(name: str) -> str:
+    """A path as git prints it in a diff header: C-quoted ("b/a \\"b\\".md", octal bytes)
+    when it holds a quote, a backslash or a control character, and followed by a tab when
+    it holds a space."""
+    name = name.rstrip("\t")
+    if not (name.startswith('"') and name.endswith('"')):
+        return name
+    raw, out, i = name[1:-1], bytearray(), 0
+    simple = {"n": b"\n", "t": b"\t", '"': b'"', "\\": b"\\", "a": b"\a", "b": b"\b"}
+    while i < len(raw):
+        c = raw[i]
+        if c == "\\" and i + 1 < len(raw):
+            nxt = raw[i + 1]
+            if nxt in "01234567" and len(raw) - i > 3:
+                out.append(int(raw[i + 1 : i + 4], 8) & 0xFF)
+                i += 4
+                continue
+            out += simple.get(nxt, nxt.encode("utf-8"))
+            i += 2
+            continue
+        out += c.encode("utf-8")
+        i += 1
+    return out.decode("utf-8", "replace")
+
+
 def _added_lines(root: Path) -> Iterable[tuple[str, str, int, str]]:
     """(commit, path, line, text) for every Markdown line any commit added, oldest first."""
     top = subprocess.run(
@@ -92,7 +117,7 @@ def _added_lines(root: Path) -> Iterable[tuple[str, str, int, str]]:
         elif raw.startswith("diff --git "):
             path, header = "", True  # file headers until the first hunk
         elif header and raw.startswith("+++ "):
-            target = raw[4:]
+            target = _unquoted(raw[4:])
             path = target[2:] if target.startswith("b/") else ""
         elif raw.startswith("@@"):
             header = False

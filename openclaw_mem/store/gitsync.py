@@ -44,6 +44,7 @@ from .gitrepo import (
     require_repo,
 )
 from .transaction import transaction
+from .workspace import STATE_DIR
 
 # merge(rel, base, ours, theirs, rewritten) -> (merged text, what the merge noticed)
 FileMerge = Callable[[str, str, str, str, bool], tuple[str, Any]]
@@ -115,10 +116,13 @@ def sync(
             if tip and head and not gittree.is_ancestor(repo, tip, head):
                 pulled = int(repo.git.rev_list("--count", f"{head}..{tip}"))
                 rewritten = seen is not None and not gittree.is_ancestor(repo, seen, tip)
-                if gittree.is_ancestor(repo, head, tip) and not rewritten:
+                planted = _state_paths(repo, root, tip)
+                if gittree.is_ancestor(repo, head, tip) and not rewritten and not planted:
                     target = tip  # nothing here the remote lacks: take it as it is
                 else:
                     target, merged = _merge(repo, root, head, tip, seen, rewritten, merge)
+                if planted:  # this machine's state is its own: never taken from a commit
+                    merged[STATE_DIR] = planted
                 _write_tree_change(repo, root, head, target, merge)
                 gittree.move_head(repo, target, head, f"mem sync: merge {remote}/{branch}")
                 if after_merge is not None:
@@ -220,12 +224,22 @@ def _merge(
         spec, note = _merge_one(repo, rel, mine.old_sha, mine, other, rewritten, merge)
         entries[path] = spec
         notes[rel] = note
+    for path in _state_paths(repo, root, tip):
+        entries[pre + path] = None
     tree = gittree.tree_with(repo, tip, entries)
     parents = [tip] if rewritten else [head, tip]
     what = "after its history was rewritten" if rewritten else ""
     message = f"{COMMIT_SYNC} merge {tip[:7]} {what}".rstrip()
     with _identity(repo):
         return gittree.commit_tree(repo, tree, parents, message), notes
+
+
+def _state_paths(repo: git.Repo, root: Path, rev: str) -> list[str]:
+    """What a commit holds under the workspace's `.mem/` (workspace-relative): a remote
+    that force-added state (a proposal, an index, a socket) plants it; it is never taken."""
+    pre = _prefix(repo, root)
+    out = repo.git.ls_tree("-r", "-z", "--name-only", rev, "--", f"{pre}{STATE_DIR}")
+    return [p[len(pre) :] for p in out.split("\0") if p]
 
 
 def _is_log(rel: str) -> bool:
@@ -286,8 +300,11 @@ def _write_tree_change(
     pre = _prefix(repo, root)
     todo = gittree.changes(repo, old, new)
     by_git = []
-    for path, change in todo.items():
+    for path, change in list(todo.items()):
         rel = path[len(pre) :] if path.startswith(pre) else None
+        if rel is not None and (rel == STATE_DIR or rel.startswith(STATE_DIR + "/")):
+            del todo[path]  # .mem/ is this machine's: never written from a commit
+            continue
         plain = change.new_mode in (gittree.FILE_MODE, None) and change.old_mode in (
             gittree.FILE_MODE,
             None,

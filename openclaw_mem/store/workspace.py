@@ -42,12 +42,13 @@ class Workspace:
     default), and the symlinks the last scan met. A plain class, not a dataclass: the
     per-turn fast path resolves a workspace, and `dataclasses` costs it ~5 ms to import."""
 
-    __slots__ = ("found_by", "links", "root")
+    __slots__ = ("found_by", "links", "odd_names", "root")
 
     def __init__(self, root: Path, found_by: str = "flag", links: list[str] | None = None):
         object.__setattr__(self, "root", root)
         object.__setattr__(self, "found_by", found_by)
         object.__setattr__(self, "links", [] if links is None else links)
+        object.__setattr__(self, "odd_names", [])  # names not UTF-8 the last scan skipped
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"Workspace is read-only: cannot set {name}")
@@ -125,6 +126,7 @@ class Workspace:
         to files or to directories, are never followed: they are listed in `self.links`."""
         found: dict[str, os.stat_result] = {}
         self.links.clear()
+        self.odd_names.clear()
         stack = [("", str(self.root))]
         while stack:
             prefix, folder = stack.pop()
@@ -135,6 +137,9 @@ class Workspace:
             for entry in entries:
                 rel = prefix + entry.name
                 if entry.name.startswith(".") or entry.name == STATE_DIR:
+                    continue
+                if not entry.name.isprintable() and _undecodable(entry.name):
+                    self.odd_names.append(rel.encode("utf-8", "replace").decode("utf-8"))
                     continue
                 try:
                     if entry.is_symlink():
@@ -169,6 +174,16 @@ class Workspace:
             (self.root / rel for rel in found if day_of(Path(rel)) is not None),
             key=lambda p: (p.name, p.as_posix()),
         )
+
+
+def _undecodable(name: str) -> bool:
+    """A file name os.scandir handed back with surrogates: its bytes are not UTF-8, so no
+    path of it can be written into the index, a JSON answer or a terminal line."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def day_of(path: Path) -> date | None:
