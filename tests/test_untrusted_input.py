@@ -169,18 +169,18 @@ def test_a_count_with_a_sum_holds_only_the_lines_it_was_written_for():
 # ------------------------------------------------------------ crashes become one line
 
 
-def test_an_import_nested_a_hundred_thousand_deep_is_one_line(ws, tmp_path):
-    deep = tmp_path / "deep.json"
-    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
-    result = ws("import", "chatgpt", str(deep), ok=False)
-    assert result.exit_code == 2 and result.stderr.count("\n") == 1
-    assert "unexpected" not in result.stderr
-
-
-def test_an_import_with_a_five_thousand_digit_number_is_one_line(ws, tmp_path):
-    big = tmp_path / "big.json"
-    big.write_text('[{"create_time": ' + "9" * 5000 + ', "mapping": {}}]', encoding="utf-8")
-    result = ws("import", "chatgpt", str(big), ok=False)
+@pytest.mark.parametrize("kind", ["chatgpt", "claude", "claude-code"])
+@pytest.mark.parametrize(
+    "payload",
+    ["[" * 100_000 + "]" * 100_000, '[{"create_time": ' + "9" * 5000 + ', "mapping": {}}]'],
+    ids=["nested-100k-deep", "5000-digit-number"],
+)
+def test_an_import_nested_without_end_or_with_a_huge_number_is_one_line(
+    ws, tmp_path, kind, payload
+):
+    export = tmp_path / "export.json"
+    export.write_text(payload, encoding="utf-8")
+    result = ws("import", kind, str(export), ok=False)
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
     assert "unexpected" not in result.stderr
 
@@ -211,3 +211,74 @@ def test_audit_history_finds_a_path_git_quotes(ws):
     assert result.exit_code == 10  # a finding in history: like a linter's exit 1
     out = json.loads(result.stdout)
     assert any(f["path"] == odd.relative_to(ws.root).as_posix() for f in out["history"]), out
+
+
+def test_a_full_disk_while_recall_counts_its_hits_still_answers(ws, monkeypatch):
+    import errno
+
+    from openclaw_mem.store import access, fsutil
+
+    ws("log", "--at", f"{DAY}T09:00", "the staging server is in Frankfurt")
+
+    def full(path, data):
+        raise fsutil.WriteError(path, OSError(errno.ENOSPC, "No space left on device"))
+
+    monkeypatch.setattr(access, "atomic_write_text", full)
+    hits = ws.json("recall", "Frankfurt")["results"]
+    assert hits and "Frankfurt" in hits[0]["snippet"]
+
+
+def test_a_full_disk_while_committing_a_consolidation_is_one_line(ws, monkeypatch):
+    import errno
+
+    from openclaw_mem.store import gittree
+
+    ws("log", "--at", f"{DAY}T09:00", "--role", "user", "I prefer tea over coffee")
+
+    def full(repo, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(gittree, "store_blob", full)
+    result = ws("consolidate", "--now", f"{DAY}T10:00", ok=False)
+    assert result.exit_code == 9 and "no space left on the device" in result.stderr
+    assert "unexpected" not in result.stderr and result.stderr.count("mem: error") == 1
+
+
+def test_git_refusing_a_commit_is_one_short_line(ws, monkeypatch):
+    from openclaw_mem.store import gittree
+
+    def refuse(repo, tree, parents, message):
+        raise git.GitCommandError(
+            ["git", "commit-tree"], 128, stderr="fatal: a\nhint: b\nhint: c\nfatal: d"
+        )
+
+    monkeypatch.setattr(gittree, "commit_tree", refuse)
+    ws("log", "--at", f"{DAY}T09:00", "a note")
+    result = ws("commit", "-m", "x", ok=False)
+    assert result.exit_code == 5 and result.stderr.count("\n") == 1
+    assert "hint" not in result.stderr and "Cmd(" not in result.stderr
+
+
+def test_a_request_nested_without_end_gets_no_traceback_from_the_resident(ws, monkeypatch):
+    import socket
+    import threading
+
+    from openclaw_mem import serve
+    from openclaw_mem.memory import Memory
+    from openclaw_mem.serve import resident
+
+    crashed: list[BaseException] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: crashed.append(args.exc_value))
+    server = serve.start_resident(Memory.open(ws.root, env=dict(os.environ)))
+    assert server is not None
+    try:
+        with socket.socket(socket.AF_UNIX) as conn:
+            conn.connect(str(resident.socket_path(ws.root)))
+            conn.sendall(b"[" * 200_000 + b"\n")
+            conn.settimeout(10)
+            assert conn.recv(100) == resident.GREETING  # said on every connection
+            assert conn.recv(100) == b""  # no answer: it was not a request of mem's
+        assert resident.ask(ws.root, "ping", {}) is not None  # and it still serves
+    finally:
+        server.stop()
+    assert crashed == []

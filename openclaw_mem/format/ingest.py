@@ -105,11 +105,20 @@ def json_lines(
         if not line:
             continue
         try:
-            yield number, json.loads(line)
+            value = json.loads(line)
         except json.JSONDecodeError as exc:
             raise UsageError(
                 f"{source}:{number} is not valid JSON ({exc.msg}); nothing was {done}"
             ) from None
+        except RecursionError:
+            raise UsageError(
+                f"{source}:{number} nests deeper than any transcript does; nothing was {done}"
+            ) from None
+        except ValueError as exc:  # a number of thousands of digits
+            raise UsageError(
+                f"{source}:{number} cannot be read ({exc}); nothing was {done}"
+            ) from None
+        yield number, value
 
 
 def parse_transcript(lines: Iterable[str], source: str) -> tuple[list[Message], int]:

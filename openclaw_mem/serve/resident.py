@@ -121,7 +121,7 @@ class Resident:
                         return
                     data += chunk
                 request = json.loads(data)
-            except (OSError, ValueError):
+            except (OSError, ValueError, RecursionError):  # not a request of mem's: no answer
                 return
             reply: dict = {"v": VERSION}
             later: list[Callable[[], None]] = []
@@ -147,7 +147,7 @@ class Resident:
             with contextlib.suppress(OSError):
                 conn.sendall(json.dumps(reply, ensure_ascii=False, default=str).encode() + b"\n")
         for job in later:  # bookkeeping (access counts): the client has its answer already
-            with contextlib.suppress(OSError):  # best effort, as it is in-process
+            with contextlib.suppress(OSError, MemError):  # best effort, as it is in-process
                 job()
 
     def stop(self) -> None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+from ..errors import MemError
 from .fsutil import atomic_write_text
 from .workspace import Workspace
 
@@ -78,7 +79,7 @@ def record(ws: Workspace, hits: Iterable[tuple[str, str, int, int]], now: dateti
             if len(records) > MAX_RECORDS:
                 keep = sorted(records.items(), key=lambda kv: kv[1].get("last", ""))
                 records = dict(keep[-MAX_RECORDS:])
-            with contextlib.suppress(OSError):
+            with contextlib.suppress(OSError, MemError):  # a full disk: recall still answers
                 atomic_write_text(_path(ws), json.dumps(records, ensure_ascii=False))
-    except OSError:
+    except (OSError, MemError):
         return

@@ -241,8 +241,26 @@ def commit_memory(
                 f" and {len(changed) - 3} more" if len(changed) > 3 else ""
             )
             message = f"mem: update {shown}"
-        commit_snapshot(repo, root, changed, message)
+        with git_errors("git commit", root):
+            commit_snapshot(repo, root, changed, message)
         return last_commit(repo, root)
+
+
+@contextmanager
+def git_errors(what: str, root: Path) -> Iterator[None]:
+    """One line for whatever git or the disk says while mem commits or merges: git's own
+    output is cut to its message, a full disk is the workspace that cannot be written."""
+    from ..errors import WriteError
+
+    try:
+        yield
+    except git.GitCommandError as exc:
+        said = _git_message(exc)
+        if "No space left" in said:
+            raise WriteError(root / ".git", OSError(28, "No space left on device")) from None
+        raise GitError(f"{what} failed: {said}") from None
+    except OSError as exc:
+        raise WriteError(root / ".git", exc) from None
 
 
 def commit_snapshot(repo: git.Repo, root: Path, rels: Sequence[str], message: str) -> str:

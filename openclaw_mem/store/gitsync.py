@@ -39,6 +39,7 @@ from .gitrepo import (
     _with_retry,
     changed_memory_files,
     commit_snapshot,
+    git_errors,
     last_commit,
     register_merge_driver,
     require_repo,
@@ -78,6 +79,11 @@ def sync(
     """Commit local memory changes (message(paths) says what they are), merge the remote's,
     push. after_merge(notes) runs inside the transaction after a merge and returns (paths
     it changed, the commit message for them)."""
+    with git_errors("mem sync", root):
+        return _sync(root, remote, branch, merge, message, after_merge)
+
+
+def _sync(root, remote, branch, merge, message, after_merge) -> SyncResult:
     repo = require_repo(root)
     if remote not in [r.name for r in repo.remotes]:
         raise GitError(
