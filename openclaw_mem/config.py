@@ -329,6 +329,28 @@ KEYS: tuple[Key, ...] = (
         min=50,
     ),
     Key(
+        "consolidate.max_edits",
+        50,
+        "Edits one model answer may make; the rest wait in `mem review` with the reason.",
+        min=1,
+        max=10_000,
+    ),
+    Key(
+        "consolidate.max_line_chars",
+        400,
+        "Longest line a model may write into a curated file; a longer one waits in `mem review`.",
+        min=40,
+        max=100_000,
+    ),
+    Key(
+        "consolidate.max_new_lines",
+        20,
+        "New lines one run may add to USER.md and to AGENTS.md each (both are read on every "
+        "turn); the rest wait in `mem review`.",
+        min=1,
+        max=10_000,
+    ),
+    Key(
         "consolidate.review",
         False,
         "Let automatic consolidation (--auto) propose for `mem review` instead of applying.",

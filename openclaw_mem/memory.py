@@ -1158,6 +1158,9 @@ class Memory:
             commit=cfg["git.autocommit"] != "never",
             daily_token_budget=cfg["llm.daily_token_budget"],
             user_budget=cfg["consolidate.user_budget"],
+            max_edits=cfg["consolidate.max_edits"],
+            max_line_chars=cfg["consolidate.max_line_chars"],
+            max_new_lines=cfg["consolidate.max_new_lines"],
         )
 
 

@@ -385,3 +385,44 @@ def test_user_md_over_its_budget_names_what_could_go(mem, llm, monkeypatch):
     result = run(mem, llm)
     assert "over consolidate.user_budget = 50" in result.stderr
     assert "USER.md:" in result.stderr and "importance" in result.stderr
+
+
+def _edit(text: str, file: str = "USER") -> dict:
+    return {
+        "file": file,
+        "op": "add",
+        "section": "Preferences",
+        "text": text,
+        "type": "preference",
+        "importance": 0.6,
+        "confidence": 0.9,
+        "sources": [1],
+    }
+
+
+def test_an_answer_of_two_thousand_edits_writes_within_the_limits_and_holds_the_rest(mem, llm):
+    # Near-identical lines that all cite one entry that says them (Go, Python, backend).
+    edits = [
+        _edit(f"Uses Go for backend work, and Python for scripts (note {i})") for i in range(2000)
+    ]
+    llm.push(tool_call({"history_entry": "[2026-11-24 09:05] Go.", "edits": edits, "skip": []}))
+    start = time.perf_counter()
+    result = run(mem, llm)
+    took = time.perf_counter() - start
+    user = (mem.root / "USER.md").read_text(encoding="utf-8")
+    assert user.count("(note ") == 20  # consolidate.max_new_lines
+    waiting = mem.json("review")["proposals"]
+    reasons = [e["heldBecause"] for p in waiting for e in p["edits"]]
+    assert len(reasons) == 1980  # none silently dropped
+    assert sum("consolidate.max_edits = 50" in r for r in reasons) == 1950
+    assert sum("consolidate.max_new_lines" in r for r in reasons) == 30
+    assert took < 30, result.stdout  # linear in what it writes, not in what was asked
+
+
+def test_a_line_of_a_megabyte_waits_in_review_instead_of_entering_user_md(mem, llm):
+    huge = "Uses Go for backend work " + "and Python for scripts " * 45_000
+    llm.push(tool_call({"history_entry": "[2026-11-24 09:05] Go.", "edits": [_edit(huge)]}))
+    run(mem, llm)
+    assert max(map(len, (mem.root / "USER.md").read_text(encoding="utf-8").splitlines())) < 500
+    (waiting,) = mem.json("review")["proposals"]
+    assert "over consolidate.max_line_chars = 400" in waiting["edits"][0]["heldBecause"]

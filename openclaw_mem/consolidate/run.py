@@ -27,6 +27,7 @@ from ..store.workspace import HISTORY_FILE, Workspace
 from ..text import estimate_tokens, plural
 from .checks import check
 from .edits import Outcome, apply_edits
+from .limits import first_edits, within
 from .progress import LogEntry, Taken, pending_entries, read_history
 from .prompt import ANSWER_RESERVE, batches, user_message
 from .proposal import Edit, PromptEntry, Proposal, Provider, Request, Usage
@@ -158,6 +159,7 @@ def _consolidate(
     safe_docs = {name: redact(text, opts.redact_extra)[0] for name, text in docs.items()}
     cut = batches(prompt, safe_docs, provider.context_tokens) if prompt else []
     spans = _plan(pending, kept, cut)
+    grown: dict[str, int] = {}  # lines this run added to USER.md and AGENTS.md (limits.py)
     for number, span in enumerate(spans, 1):
         batch_prompt = cut[number - 1] if number <= len(cut) else []
         if auto and opts.daily_token_budget and batch_prompt:
@@ -175,6 +177,7 @@ def _consolidate(
                 docs,
                 history,
                 "dry-run" if dry_run else "propose" if propose else "apply",
+                grown,
             )
         except ProviderError as exc:
             if number > 1 and not dry_run:
@@ -379,6 +382,7 @@ def _run_batch(
     docs: dict[str, str],
     history_before: str,
     mode: str,
+    grown: dict[str, int],
 ) -> tuple[BatchReport, dict[str, str], str]:
     """One batch. Its entries are taken only when an accepted edit cites them, the answer
     says they hold nothing durable, or they were noise left out before sending; every other
@@ -404,7 +408,9 @@ def _run_batch(
         history = redact(proposal.history_entry, opts.redact_extra)[0]
         # HISTORY.md's markers are mem's grammar: a summary quoting one would forge one.
         history = without_comments(history)
-        checked, unsure = check(proposal.edits, prompt)
+        answered, too_many = first_edits(proposal.edits, opts)
+        checked, unsure = check(answered, prompt)
+        unsure += too_many
         edits = resolve(checked, prompt)
         unsure = [
             (_redacted(e, opts.redact_extra), why)
@@ -415,6 +421,8 @@ def _run_batch(
         rejected = _rejected_outcomes(proposal, opts.redact_extra)
         edits, held = _hold_flagged(edits, prompt)
         held = [(_redacted(e, opts.redact_extra), why) for e, why in held]
+        edits, over = within(edits, opts, grown)
+        unsure += [(_redacted(e, opts.redact_extra), why) for e, why in over]
         usage = proposal.usage or usage
         skip = proposal.skip
     new_docs, outcomes = apply_edits(docs, edits, day, opts.min_confidence, opts.redact_extra)

@@ -32,6 +32,9 @@ class Options:
     commit: bool = True
     daily_token_budget: int = 0  # 0: no limit (automatic runs only)
     user_budget: int = 0  # tokens USER.md may hold before a run says what could go
+    max_edits: int = 50  # edits one answer may make (limits.py)
+    max_line_chars: int = 400  # the longest line a model may write
+    max_new_lines: int = 20  # new lines one run may add to USER.md and AGENTS.md each
 
 
 @dataclass
