@@ -82,7 +82,7 @@ def diff_cmd(
 def trust_cmd(ctx: typer.Context) -> None:
     """Trust this workspace's mem.toml as it is now, on this machine: its endpoints, models
     and providers count until the file changes (a synced change must be trusted again)."""
-    digest = state(ctx).memory().trust()
+    digest = state(ctx).memory(notices=False).trust()  # what it would say, it settles
     typer.echo(f"trusted mem.toml (sha256 {digest[:12]}) on this machine")
 
 
