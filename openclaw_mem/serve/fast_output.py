@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .socket_client import dumps
 
-PLAIN = ("path", "startLine", "endLine", "score", "snippet", "source", "superseded")
+PLAIN = ("path", "startLine", "endLine", "score", "snippet", "source", "superseded", "subject")
 
 
 def render(op: str, data: dict, as_json: bool) -> dict:
