@@ -246,11 +246,13 @@ def borrows(prev: Entry | None, entry: Entry, rule: str) -> bool:
 
 # A reply's first words that point back at what came before: a pronoun or demonstrative
 # ("I bought it a year ago", "That's my second snake"), in English or Chinese.
-_POINTS_BACK_RE = re.compile(
-    r"\b(?:it|its|it's|that|that's|this|these|those|they|they're|them|their|he|he's|him|his"
-    r"|she|she's|her|there|same)\b|[它他她那这]",
-    re.I,
+_POINTS_BACK = frozenset(
+    "it its it's that that's this these those they they're them their there he he's him his"
+    " she she's her same".split()
 )
+_POINTS_BACK_ZH = "它他她那这"
+_LOWER_WORD_RE = re.compile(r"[a-z']+")
+_SENTENCE_END_RE = re.compile(r"[.!?。！？](?:\s|$)")
 # A line that shows an image: Markdown's ![caption](…) or a bracketed caption, as chat
 # exports write a shared photo ("[shares an image: …]", "[图片]").
 _IMAGE_LINE_RE = re.compile(
@@ -264,10 +266,14 @@ def refers_back(prev: Entry, entry: Entry) -> bool:
     ("it", "that", "she", 它, 那个). Recall then lets it be found through the entry before
     it, at a lower weight, and says which entry carries the subject."""
     said = prev.text.rstrip()
-    if said.endswith(("?", "？")) or _IMAGE_LINE_RE.search(said):
+    if said.endswith(("?", "？")) or ("[" in said and _IMAGE_LINE_RE.search(said)):
         return True
-    first = re.split(r"(?<=[.!?。！？])\s", entry.text.strip(), maxsplit=1)[0]
-    return bool(_POINTS_BACK_RE.search(first[:200]))
+    text = entry.text.lstrip()[:200].lower()
+    end = _SENTENCE_END_RE.search(text)
+    first = text[: end.end()] if end else text
+    if not _POINTS_BACK.isdisjoint(_LOWER_WORD_RE.findall(first)):
+        return True
+    return not first.isascii() and any(c in first for c in _POINTS_BACK_ZH)
 
 
 def _log_chunks(

@@ -369,7 +369,7 @@ _EN = (
         r"\b(?=[12])(?P<y>(?:19|20)\d\d)-(?P<mo>0?[1-9]|1[0-2])"
         r"(?:-(?P<d>[12]\d|3[01]|0?[1-9]))?\b",
         _en_iso,
-        {"#digit"},
+        {"#year"},
     ),
     _rule(
         rf"\b(?=\d){_DOM}(?:\s+of)?\s+{_MONTH}(?:,?\s+{_YEAR})?\b",
@@ -399,7 +399,7 @@ _EN = (
     _rule(
         rf"\b(?=[12]){_YEAR}",
         _en_year,
-        {"#digit"},
+        {"#year"},
         rf"\b(?P<cue>{_TIMING}|early|late|mid|the\s+year|year)[\s-]+",
         must=True,
     ),
@@ -527,63 +527,77 @@ def _zh_season(g: dict, day: date | None) -> Found | None:
 
 
 _ZN = r"\d{1,3}|[一二两三四五六七八九十]{1,3}|几|好几|半"
-_ZH_RULES: tuple[tuple[str, Rule], ...] = (
-    (
+_ZH_DIGIT = "\\d〇零一二两三四五六七八九十"
+# Each rule starts at a character it must begin with and is tried only on a text that
+# holds one of the characters it needs (Chinese has no spaces to split words at).
+_ZH = (
+    _rule(
         # not 上周一直 / 下周一起 / 这周一定 (all week long, together, surely), 这周天天
-        r"(?P<zwd>[下这本上]个?(?:周|星期|礼拜)"
+        r"(?=[下这本上])(?P<zwd>[下这本上]个?(?:周|星期|礼拜)"
         r"(?:一(?![直起定样般切共些点下次趟遍会])|[二三四五六日]|天(?!天)))",
         _zh_weekday,
+        "周期拜",
     ),
-    (
-        r"(?P<zrel>大前天|前天|昨天|昨晚|今天|今晚|今早|明天|明晚|后天|前年|去年|今年|明年|后年"
-        r"|[下上]个?月|(?:这个|本)月"
-        r"|[下上这]个?(?:周末|星期六|周六)|周末"
-        r"|[下上这本]个?(?:周|星期|礼拜))",
+    _rule(
+        r"(?=[大前昨今明后去上下这本周])(?P<zrel>大前天|前天|昨天|昨晚|今天|今晚|今早|明天"
+        r"|明晚|后天|前年|去年|今年|明年|后年|[下上]个?月|(?:这个|本)月"
+        r"|[下上这]个?(?:周末|星期六|周六)|周末|[下上这本]个?(?:周|星期|礼拜))",
         _zh_relative,
+        "天晚早年月周期拜末",
     ),
-    (
-        rf"(?P<zn>{_ZN})个?(?P<zu>天|周|星期|礼拜|月|年)(?P<zdir>以前|之前|前|以后|之后|后)",
+    _rule(
+        rf"(?=[{_ZH_DIGIT}几好半])(?P<zn>{_ZN})个?(?P<zu>天|周|星期|礼拜|月|年)"
+        r"(?P<zdir>以前|之前|前|以后|之后|后)",
         _zh_ago,
+        "前后",
     ),
-    (
-        rf"(?:过去|最近|近|这)的?(?P<zn2>{_ZN})个?(?P<zu2>天|周|星期|礼拜|月|年)",
+    _rule(
+        rf"(?=[过最近这])(?:过去|最近|近|这)的?(?P<zn2>{_ZN})个?(?P<zu2>天|周|星期|礼拜|月|年)",
         _zh_duration,
+        "去近这",
     ),
-    (
-        r"(?:(?P<zy>\d{4}|[〇零一二三四五六七八九]{4})年)"
+    _rule(
+        rf"(?=[{_ZH_DIGIT}])(?:(?:(?P<zy>\d{{4}}|[〇零一二三四五六七八九]{{4}})年)"
         r"(?:(?P<zm>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])月份?"
-        r"(?:(?P<zd>[12]\d|3[01]|0?[1-9]|[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九])[日号])?)?"
+        r"(?:(?P<zd>[12]\d|3[01]|0?[1-9]|[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九])"
+        r"[日号])?)?"
         r"|(?<![\d一二三四五六七八九十个几两])"
         r"(?P<zm2>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])月份?"
-        r"(?:(?P<zd2>[12]\d|3[01]|0?[1-9]|[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九])[日号])?",
+        r"(?:(?P<zd2>[12]\d|3[01]|0?[1-9]|[一二三]?十[一二三四五六七八九]?|[一二三四五六七八九])"
+        r"[日号])?)",
         _zh_date,
+        "年月",
     ),
-    (
-        r"(?:(?P<zsr>前年|去年|今年|明年)|(?P<zsy>\d{4})年)?的?(?P<zs>[春夏秋冬])(?:天|季)",
+    _rule(
+        r"(?=[春夏秋冬])(?P<zs>[春夏秋冬])(?:天|季)",
         _zh_season,
+        "春夏秋冬",
+        r"(?:(?P<zsr>前年|去年|今年|明年)|(?P<zsy>\d{4})年)的?",
     ),
 )
+_ZH_CHARS = frozenset().union(*(r.needs for r in _ZH))
+_ZH_NEEDS = re.compile(f"[{''.join(sorted(_ZH_CHARS))}]")
+_WORDS_RE = re.compile(r"[a-z]+|\d+")
 
 
-_ZH = tuple(_Rule(re.compile(p), rule, frozenset()) for p, rule in _ZH_RULES)
-_ZH_NEEDS = re.compile("[年月周天日号星拜晚早春夏秋冬前后]")
-_WORDS_RE = re.compile(r"[a-z]+|\d")
+_YEARS = frozenset(str(y) for y in range(1900, 2100))  # what the ISO and year rules need
+_ANY_NEED = frozenset().union(*(rule.needs for rule in _EN))
 
 
-_DIGITS = frozenset("0123456789")
-_ANY_NEED = frozenset().union(*(rule.needs for rule in _EN)) | _DIGITS
-
-
-def _rules_for(low: str, text: str) -> list[_Rule]:
-    """The rules worth trying on a text: those whose words it holds."""
-    words = _ANY_NEED.intersection(_WORDS_RE.findall(low))
-    out = []
-    if words:
-        if not words.isdisjoint(_DIGITS):
-            words |= {"#digit"}
-        out = [rule for rule in _EN if not rule.needs.isdisjoint(words)]
-    if not text.isascii() and _ZH_NEEDS.search(text):
-        out += _ZH
+def _rules_for(low: str, text: str, words: set[str] | None = None) -> list[_Rule]:
+    """The rules worth trying on a text: those whose words it holds. `words`: its tokens,
+    lower-cased, CJK characters single (what the index made of it), spare a second scan."""
+    if words is None:
+        words = set(_WORDS_RE.findall(low))
+        if not text.isascii():
+            words.update(_ZH_NEEDS.findall(text))
+    found = _ANY_NEED.intersection(words)
+    if not _YEARS.isdisjoint(words):
+        found |= {"#year"}
+    out = [rule for rule in _EN if not rule.needs.isdisjoint(found)] if found else []
+    chars = _ZH_CHARS.intersection(words)
+    if chars:
+        out += [rule for rule in _ZH if not rule.needs.isdisjoint(chars)]
     return out
 
 
@@ -670,14 +684,15 @@ def _shift(first: date, last: date, g: dict) -> tuple[date, date]:
     return first - timedelta(days=_UNIT_DAYS[unit] * hi), first - timedelta(days=1)
 
 
-def spans(text: str, day: date | None) -> list[Said]:
+def spans(text: str, day: date | None, words: set[str] | None = None) -> list[Said]:
     """Every time expression in `text`, read against `day` (the day it was said; None for
-    undated text, where only absolute dates mean something), in text order."""
+    undated text, where only absolute dates mean something), in text order. `words`: the
+    text's tokens if they are at hand (search/tokenize.py's, unstemmed), to skip a scan."""
     if not text:
         return []
     low = _lower(text)
     found: list[tuple[int, int, dict, _Rule]] = []
-    for rule in _rules_for(low, text):
+    for rule in _rules_for(low, text, words):
         for m in rule.core.finditer(low):
             start, g = m.start(), _groups(m, text)
             if rule.left is not None:

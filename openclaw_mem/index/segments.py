@@ -244,8 +244,9 @@ def _part_of(
         return tokenize(text, cjk_unigrams=params.cjk_unigrams, stem=False) if text else []
 
     own = [searchable(c.text) for c in chunks]
+    own_tokens = [toks(text) for text in own]
     context = [toks(searchable(c.context)) for c in chunks]
-    tokens = [ctx + toks(text) for ctx, text in zip(context, own, strict=True)]
+    tokens = [ctx + t for ctx, t in zip(context, own_tokens, strict=True)]
     n = len(chunks)
     meta = {
         "start": np.fromiter((c.start_line for c in chunks), np.int32, n),
@@ -257,7 +258,7 @@ def _part_of(
         "gone": np.fromiter((_day_number(c.gone) for c in chunks), np.float64, n),
         "agent": np.fromiter((agent_key(c.agent) for c in chunks), np.uint64, n),
         "speaker": np.fromiter((agent_key(c.speaker) for c in chunks), np.uint64, n),
-        **_about(chunks, own),
+        **_about(chunks, own, own_tokens),
         "refers": np.fromiter((c.refers for c in chunks), bool, n),
     }
     an = bm25.analyze(
@@ -269,16 +270,17 @@ def _part_of(
     return Part(files, [c.path for c in chunks], meta, an, warnings, texts)
 
 
-def _about(chunks: list, texts: list[str]) -> dict[str, np.ndarray]:
-    """The days each chunk's own words (`texts`, as searched) speak of ("last week" said on
-    2023-01-23 is 2023-01-16..22; "in March 2024"), as the first and last day of all its
-    time expressions together; NaN where it names none. Relative times are read against
-    the chunk's own date; an undated chunk (MEMORY.md) has only its absolute dates."""
+def _about(chunks: list, texts: list[str], tokens: list[list[str]]) -> dict[str, np.ndarray]:
+    """The days each chunk's own words speak of (`texts` as searched, with their `tokens`):
+    "last week" said on 2023-01-23 is 2023-01-16..22, "in March 2024" that month; as the
+    first and last day of all its time expressions together, NaN where it names none.
+    Relative times are read against the chunk's own date; an undated chunk (MEMORY.md) has
+    only its absolute dates."""
     from ..format.dates import spans
 
     first, last = np.full(len(chunks), math.nan), np.full(len(chunks), math.nan)
-    for i, (c, text) in enumerate(zip(chunks, texts, strict=True)):
-        found = spans(text, c.when.date() if c.when else None)
+    for i, (c, text, words) in enumerate(zip(chunks, texts, tokens, strict=True)):
+        found = spans(text, c.when.date() if c.when else None, set(words))
         if found:
             first[i] = _day_number(min(s.first for s in found))
             last[i] = _day_number(max(s.last for s in found))
