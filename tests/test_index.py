@@ -193,3 +193,16 @@ def test_each_chunk_keeps_the_days_its_words_speak_of(tmp_path):
     assert about(log, line["nothing"]) is None
     assert about("MEMORY.md", 3) == ("2024-03-01", "2024-03-31")  # undated: absolute dates only
     assert about("MEMORY.md", 4) is None
+
+
+def test_a_curated_line_reads_its_times_against_the_day_it_was_written(tmp_path):
+    root = tmp_path / "ws"
+    (root / "memory").mkdir(parents=True)
+    (root / "MEMORY.md").write_text(
+        "# MEMORY\n\n- Mom's birthday is December 12. <!-- fact i=0.8 c=0.9 2026-11-17 -->\n",
+        encoding="utf-8",
+    )
+    index = open_index(Workspace(root), IndexParams())
+    live = [d for d in range(len(index.live)) if index.doc("start")[d] <= 3 <= index.doc("end")[d]]
+    day = date(1970, 1, 1) + timedelta(days=int(index.doc("about_first")[live[0]]))
+    assert day == date(2026, 12, 12)

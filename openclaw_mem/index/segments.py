@@ -274,13 +274,13 @@ def _about(chunks: list, texts: list[str], tokens: list[list[str]]) -> dict[str,
     """The days each chunk's own words speak of (`texts` as searched, with their `tokens`):
     "last week" said on 2023-01-23 is 2023-01-16..22, "in March 2024" that month; as the
     first and last day of all its time expressions together, NaN where it names none.
-    Relative times are read against the chunk's own date; an undated chunk (MEMORY.md) has
-    only its absolute dates."""
+    Relative times are read against the chunk's own date, or for a curated line the day its
+    metadata says it was written; a chunk with neither has only its absolute dates."""
     from ..format.dates import spans
 
     first, last = np.full(len(chunks), math.nan), np.full(len(chunks), math.nan)
     for i, (c, text, words) in enumerate(zip(chunks, texts, tokens, strict=True)):
-        found = spans(text, c.when.date() if c.when else None, set(words))
+        found = spans(text, c.when.date() if c.when else c.born, set(words))
         if found:
             first[i] = _day_number(min(s.first for s in found))
             last[i] = _day_number(max(s.last for s in found))
