@@ -21,6 +21,7 @@ Pure functions of their arguments: no clock, no I/O.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -313,23 +314,36 @@ _UNITS |= {"years"}
 _MONTH_WORDS = frozenset(_MONTHS) | {"sept"}
 
 
+@functools.cache
+def _re(source: str, flags: int = 0) -> re.Pattern:
+    """A pattern compiled the first time it is used: compiling the grammar costs ~12 ms,
+    which a recall (it reads every question) must not pay for rules its words never need."""
+    return re.compile(source, flags)
+
+
 @dataclass(frozen=True)
 class _Rule:
     """A pattern that starts at a word it needs (a scan for a literal is fast), the words
     before it that it may take in (`left`; `must`: it means nothing without them), the
     words one of which a text must hold for it to be tried at all, and its reading."""
 
-    core: re.Pattern
+    source: str
     read: Rule
     needs: frozenset[str]
-    left: re.Pattern | None = None
+    left_source: str | None = None
     must: bool = False
+
+    @property
+    def core(self) -> re.Pattern:
+        return _re(self.source)
+
+    @property
+    def left(self) -> re.Pattern | None:
+        return _re(self.left_source + "$") if self.left_source else None
 
 
 def _rule(core: str, read: Rule, needs, left: str | None = None, must: bool = False) -> _Rule:
-    return _Rule(
-        re.compile(core), read, frozenset(needs), re.compile(left + "$") if left else None, must
-    )
+    return _Rule(core, read, frozenset(needs), left, must)
 
 
 # Matched on the lower-cased text; where two matches overlap, the longer wins.
@@ -626,18 +640,16 @@ def _lower(text: str) -> str:
 
 # Words before an expression that narrow it or move it: "the beginning of", "early",
 # "the week before", "since"; Chinese ones come after it: 初, 底, 上旬.
-_EN_PART_RE = re.compile(
+_EN_PART = (
     r"(?:\b(?:at|in|by|around)\s+)?(?:\bthe\s+)?(?:very\s+)?\b(?P<part>beginning|start|end"
     r"|middle|early|late|mid)(?:\s+(?:of|in)\s+(?:the\s+)?|\s*-\s*|\s+)$"
 )
-_EN_SHIFT_RE = re.compile(
+_EN_SHIFT = (
     rf"\b(?:the\s+)?(?:{_NUM}\s+)?(?P<u>day|week|weekend|month|year|{_DAYS_RE})s?"
     r"\s+(?P<dir>before|after|prior\s+to)\s+$"
 )
-_EN_SINCE_RE = re.compile(r"\bsince\s+$")
-_ZH_PART_RE = re.compile(
-    r"份?(?P<zpart>年初|年底|年末|年中|月初|月底|月末|上旬|中旬|下旬|初|底|末)"
-)
+_EN_SINCE = r"\bsince\s+$"
+_ZH_PART = r"份?(?P<zpart>年初|年底|年末|年中|月初|月底|月末|上旬|中旬|下旬|初|底|末)"
 
 
 def _narrow(first: date, last: date, part: str) -> tuple[date, date]:
@@ -743,22 +755,24 @@ def _context(text, low, start, stop, first, last, day, rewrite):
     """An expression with the words around it that narrow or move it. What they say is
     kept as written around the rewritten part ("early next month": "early in 2025-07")."""
     try:
-        m = _ZH_PART_RE.match(low, stop)
+        m = _re(_ZH_PART).match(low, stop)
         if m:
             first, last = _narrow(first, last, m["zpart"])
             stop, rewrite = m.end(), rewrite and rewrite + text[m.start() : m.end()]
-        m = _EN_PART_RE.search(low, max(0, start - 40), start)
+        m = _re(_EN_PART).search(low, max(0, start - 40), start)
         if m:
             first, last = _narrow(first, last, m["part"])
             rewrite = rewrite and text[m.start() : start] + rewrite
             start = m.start()
-        m = _EN_SHIFT_RE.search(low, max(0, start - 40), start)
+        m = _re(_EN_SHIFT).search(low, max(0, start - 40), start)
         if m:
             first, last = _shift(first, last, m.groupdict())
             rewrite = rewrite and text[m.start() : start] + rewrite
             start = m.start()
         elif (
-            day is not None and first <= day and _EN_SINCE_RE.search(low, max(0, start - 10), start)
+            day is not None
+            and first <= day
+            and _re(_EN_SINCE).search(low, max(0, start - 10), start)
         ):
             last = max(last, day)
     except (ValueError, OverflowError, KeyError):
@@ -768,15 +782,12 @@ def _context(text, low, start, stop, first, last, day, rewrite):
 
 # ----------------------------------------------------------------- questions
 
-_ASKS_EN = re.compile(
+_ASKS_EN = (
     r"^\W*when\b|\bwhen\s+(?:did|do|does|was|were|is|are|will|would|has|have|had)\b"
     r"|\bhow\s+long\b|\bsince\s+when\b|\bhow\s+many\s+(?:days|weeks|months|years)\b"
-    r"|\b(?:what|which)\s+(?:year|month|day|date|time|week|weekend)\b",
-    re.I,
+    r"|\b(?:what|which)\s+(?:year|month|day|date|time|week|weekend)\b"
 )
-_ASKS_ZH = re.compile(
-    r"什么时候|何时|哪天|哪一天|几号|几月|哪年|哪一年|多久|多长时间|哪个月|星期几|周几|几点"
-)
+_ASKS_ZH = r"什么时候|何时|哪天|哪一天|几号|几月|哪年|哪一年|多久|多长时间|哪个月|星期几|周几|几点"
 
 
 @dataclass(frozen=True)
@@ -796,7 +807,7 @@ def question_time(question: str, today: date) -> QuestionTime:
     rest = question
     for s in reversed(found):
         rest = rest[: s.start] + " " + rest[s.end :]
-    asks = bool(_ASKS_EN.search(question) or _ASKS_ZH.search(question))
+    asks = bool(_re(_ASKS_EN, re.I).search(question) or _re(_ASKS_ZH).search(question))
     return QuestionTime(tuple((s.first, s.last) for s in found), asks, rest)
 
 
