@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import date, timedelta
 
@@ -598,7 +598,7 @@ _YEARS = frozenset(str(y) for y in range(1900, 2100))  # what the ISO and year r
 _ANY_NEED = frozenset().union(*(rule.needs for rule in _EN))
 
 
-def _rules_for(low: str, text: str, words: set[str] | None = None) -> list[_Rule]:
+def _rules_for(low: str, text: str, words: Collection[str] | None = None) -> list[_Rule]:
     """The rules worth trying on a text: those whose words it holds. `words`: its tokens,
     lower-cased, CJK characters single (what the index made of it), spare a second scan."""
     if words is None:
@@ -696,7 +696,7 @@ def _shift(first: date, last: date, g: dict) -> tuple[date, date]:
     return first - timedelta(days=_UNIT_DAYS[unit] * hi), first - timedelta(days=1)
 
 
-def spans(text: str, day: date | None, words: set[str] | None = None) -> list[Said]:
+def spans(text: str, day: date | None, words: Collection[str] | None = None) -> list[Said]:
     """Every time expression in `text`, read against `day` (the day it was said; None for
     undated text, where only absolute dates mean something), in text order. `words`: the
     text's tokens if they are at hand (search/tokenize.py's, unstemmed), to skip a scan."""
@@ -742,7 +742,7 @@ def spans(text: str, day: date | None, words: set[str] | None = None) -> list[Sa
         if g.get("prep") and rewrite is not None:
             rewrite = _en_usual(unit, first, g["prep"])
         start, stop, first, last, rewrite = _context(
-            text, low, start, stop, first, last, day, rewrite
+            text, low, start, stop, first, last, day, rewrite, rule in _ZH
         )
         while out and start < out[-1].end:  # "the Friday before 15 July": one expression
             out.pop()
@@ -751,14 +751,17 @@ def spans(text: str, day: date | None, words: set[str] | None = None) -> list[Sa
     return out
 
 
-def _context(text, low, start, stop, first, last, day, rewrite):
-    """An expression with the words around it that narrow or move it. What they say is
-    kept as written around the rewritten part ("early next month": "early in 2025-07")."""
+def _context(text, low, start, stop, first, last, day, rewrite, chinese):
+    """An expression with the words around it that narrow or move it: after a Chinese one
+    (初, 上旬), before an English one ("the beginning of", "the week before", "since").
+    What they say is kept as written around the rewritten part ("early in 2025-07")."""
     try:
-        m = _re(_ZH_PART).match(low, stop)
-        if m:
-            first, last = _narrow(first, last, m["zpart"])
-            stop, rewrite = m.end(), rewrite and rewrite + text[m.start() : m.end()]
+        if chinese:
+            m = _re(_ZH_PART).match(low, stop)
+            if m:
+                first, last = _narrow(first, last, m["zpart"])
+                stop, rewrite = m.end(), rewrite and rewrite + text[m.start() : m.end()]
+            return start, stop, first, last, rewrite
         m = _re(_EN_PART).search(low, max(0, start - 40), start)
         if m:
             first, last = _narrow(first, last, m["part"])

@@ -280,7 +280,7 @@ def _about(chunks: list, texts: list[str], tokens: list[list[str]]) -> dict[str,
 
     first, last = np.full(len(chunks), math.nan), np.full(len(chunks), math.nan)
     for i, (c, text, words) in enumerate(zip(chunks, texts, tokens, strict=True)):
-        found = spans(text, c.when.date() if c.when else c.born, set(words))
+        found = spans(text, c.when.date() if c.when else c.born, words)
         if found:
             first[i] = _day_number(min(s.first for s in found))
             last[i] = _day_number(max(s.last for s in found))
