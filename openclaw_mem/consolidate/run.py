@@ -361,7 +361,7 @@ def _history_paragraph(
             "(`mem audit` lists such lines)."
         )
     if history and _about_the_batch(history, covered):
-        from .dates import resolve_relative
+        from ..format.dates import resolve_relative
 
         return resolve_relative(history, when.date())  # "yesterday" read months later
     said = [f"{' '.join(e.text.split()).rstrip('.。')}." for e in applied if e.text][:5]

@@ -57,6 +57,7 @@ class Chunk:
     gone: date | None = None  # the day it was deprecated or forgotten
     agent: str | None = None  # the agent whose entry (or whose private fact) this is
     speaker: str | None = None  # a log entry's role or speaker, lower-cased (`--role`)
+    refers: bool = False  # its subject may be in the chunk before it (refers_back)
 
 
 @lru_cache(maxsize=1)
@@ -140,12 +141,15 @@ def _chunks_from_ranges(
     ranges: list[tuple[int, int, datetime | None, str, int]],
     max_tokens: int,
     line_offset: int = 0,
+    refers: list[bool] | None = None,
 ) -> list[Chunk]:
     """Ranges (0-based [lo, hi), date, context, overlap tokens) -> chunks, splitting long
     ones on lines; a piece of a split range borrows the tail of the piece before it.
-    `line_offset`: lines of the file before `lines` (a window of a large log)."""
+    `line_offset`: lines of the file before `lines` (a window of a large log). `refers`:
+    which ranges refer back to the one before (a later piece of a split range always
+    does: it is the same entry)."""
     out: list[Chunk] = []
-    for lo, hi, when, context, overlap in ranges:
+    for r, (lo, hi, when, context, overlap) in enumerate(ranges):
         lo, hi = _trim(lines, lo, hi)
         if lo >= hi:
             continue
@@ -153,6 +157,7 @@ def _chunks_from_ranges(
         head = entry_heading(lines[lo])
         speaker = (head["label"].strip().lower() or None) if head else None
         prev = ""
+        back = bool(refers and refers[r])
         for a, b in _split_lines(lines, lo, hi, max_tokens):
             a, b = _trim(lines, a, b)
             if a >= b:
@@ -179,9 +184,11 @@ def _chunks_from_ranges(
                     gone,
                     agent,
                     speaker,
+                    back,
                 )
             )
             prev = body
+            back = True
     return out
 
 
@@ -237,6 +244,38 @@ def borrows(prev: Entry | None, entry: Entry, rule: str) -> bool:
     }[rule]
 
 
+# A reply's first words that point back at what came before: a pronoun or demonstrative
+# ("I bought it a year ago", "That's my second snake"), in English or Chinese.
+_POINTS_BACK = frozenset(
+    "it its it's that that's this these those they they're them their there he he's him his"
+    " she she's her same".split()
+)
+_POINTS_BACK_ZH = "它他她那这"
+_LOWER_WORD_RE = re.compile(r"[a-z']+")
+_SENTENCE_END_RE = re.compile(r"[.!?。！？](?:\s|$)")
+# A line that shows an image: Markdown's ![caption](…) or a bracketed caption, as chat
+# exports write a shared photo ("[shares an image: …]", "[图片]").
+_IMAGE_LINE_RE = re.compile(
+    r"!\[[^\]]*\]\(|^\s*\[[^\]]*(?:image|photo|picture|图片|照片)[^\]]*\]\s*$", re.I | re.M
+)
+
+
+def refers_back(prev: Entry, entry: Entry) -> bool:
+    """Whether an entry that continues the one before it (borrows) may leave its subject
+    there: it answers a question, replies to an image, or its first sentence points back
+    ("it", "that", "she", 它, 那个). Recall then lets it be found through the entry before
+    it, at a lower weight, and says which entry carries the subject."""
+    said = prev.text.rstrip()
+    if said.endswith(("?", "？")) or ("[" in said and _IMAGE_LINE_RE.search(said)):
+        return True
+    text = entry.text.lstrip()[:200].lower()
+    end = _SENTENCE_END_RE.search(text)
+    first = text[: end.end()] if end else text
+    if not _POINTS_BACK.isdisjoint(_LOWER_WORD_RE.findall(first)):
+        return True
+    return not first.isascii() and any(c in first for c in _POINTS_BACK_ZH)
+
+
 def _log_chunks(
     rel: str,
     text: str,
@@ -258,16 +297,19 @@ def _log_chunks(
     # that entry is still cited by its own lines, as `mem log` reported them.
     title = "\n".join(line for line in lines[: starts[0]] if line.strip() and line.strip() != "---")
     prev: Entry | None = None
+    refers = []
     for e, lo, hi in zip(entries, starts, bounds, strict=True):
         # A turn answers the one before it: the tail of the previous entry is indexed with
         # it, while its citation stays its own lines. What it borrows can only add to what
         # its own words score (bm25.capped), never match on its own.
-        context = _tail(prev.text, ctx) if prev is not None and borrows(prev, e, borrow) else ""
+        continues = prev is not None and borrows(prev, e, borrow)
+        context = _tail(prev.text, ctx) if continues else ""
         if prev is None:
             context = title
         ranges.append((lo, hi, e.when, context, ov))
+        refers.append(continues and refers_back(prev, e))
         prev = e
-    return _chunks_from_ranges(rel, lines, ranges, mt, line_offset)
+    return _chunks_from_ranges(rel, lines, ranges, mt, line_offset, refers)
 
 
 def _blocks(lines: list[str]) -> list[tuple[int, int, str]]:

@@ -32,7 +32,7 @@ from ..store.fsutil import SymlinkRefused, read_bytes
 if TYPE_CHECKING:
     from ..embed.base import Embedder
 
-SCHEMA = 6  # 6: heading lines indexed as heading_words; a speaker column
+SCHEMA = 7  # 7: the days a chunk's text speaks of (about_first, about_last); refers
 PARALLEL_BYTES = 1_000_000  # below this a rebuild is quicker in one process
 EMBED_BATCH = 128
 _EPOCH = datetime(1970, 1, 1)
@@ -51,6 +51,9 @@ DOC_FIELDS = (
     "gone",
     "agent",
     "speaker",
+    "about_first",
+    "about_last",
+    "refers",
 )
 # A document's embedding: not made yet (the provider failed or was absent), made, or not
 # wanted (a chunk of headings alone).
@@ -151,6 +154,9 @@ def empty_docs() -> dict[str, np.ndarray]:
         "gone": np.zeros(0, np.float64),
         "agent": np.zeros(0, np.uint64),
         "speaker": np.zeros(0, np.uint64),
+        "about_first": np.zeros(0, np.float64),
+        "about_last": np.zeros(0, np.float64),
+        "refers": np.zeros(0, bool),
     }
 
 
@@ -235,11 +241,12 @@ def _part_of(
     from ..format.chunking import searchable
 
     def toks(text: str) -> list[str]:
-        text = searchable(text)
         return tokenize(text, cjk_unigrams=params.cjk_unigrams, stem=False) if text else []
 
-    context = [toks(c.context) for c in chunks]
-    tokens = [ctx + toks(c.text) for ctx, c in zip(context, chunks, strict=True)]
+    own = [searchable(c.text) for c in chunks]
+    own_tokens = [toks(text) for text in own]
+    context = [toks(searchable(c.context)) for c in chunks]
+    tokens = [ctx + t for ctx, t in zip(context, own_tokens, strict=True)]
     n = len(chunks)
     meta = {
         "start": np.fromiter((c.start_line for c in chunks), np.int32, n),
@@ -251,6 +258,8 @@ def _part_of(
         "gone": np.fromiter((_day_number(c.gone) for c in chunks), np.float64, n),
         "agent": np.fromiter((agent_key(c.agent) for c in chunks), np.uint64, n),
         "speaker": np.fromiter((agent_key(c.speaker) for c in chunks), np.uint64, n),
+        **_about(chunks, own, own_tokens),
+        "refers": np.fromiter((c.refers for c in chunks), bool, n),
     }
     an = bm25.analyze(
         tokens, stem_word if params.stem else None, [len(c) for c in context], params.context_weight
@@ -259,6 +268,23 @@ def _part_of(
     if params.embed:
         texts = [_embed_text(c, params) for c in chunks]
     return Part(files, [c.path for c in chunks], meta, an, warnings, texts)
+
+
+def _about(chunks: list, texts: list[str], tokens: list[list[str]]) -> dict[str, np.ndarray]:
+    """The days each chunk's own words speak of (`texts` as searched, with their `tokens`):
+    "last week" said on 2023-01-23 is 2023-01-16..22, "in March 2024" that month; as the
+    first and last day of all its time expressions together, NaN where it names none.
+    Relative times are read against the chunk's own date, or for a curated line the day its
+    metadata says it was written; a chunk with neither has only its absolute dates."""
+    from ..format.dates import spans
+
+    first, last = np.full(len(chunks), math.nan), np.full(len(chunks), math.nan)
+    for i, (c, text, words) in enumerate(zip(chunks, texts, tokens, strict=True)):
+        found = spans(text, c.when.date() if c.when else c.born, words)
+        if found:
+            first[i] = _day_number(min(s.first for s in found))
+            last[i] = _day_number(max(s.last for s in found))
+    return {"about_first": first, "about_last": last}
 
 
 def _embed_text(chunk, params: IndexParams) -> str:
@@ -464,6 +490,9 @@ def _join_parts(parts: Sequence[Part]) -> Part:
             "gone",
             "agent",
             "speaker",
+            "about_first",
+            "about_last",
+            "refers",
         )
     }
     return Part(files, chunk_paths, meta, bm25.concat([p.an for p in parts]), warnings, texts)

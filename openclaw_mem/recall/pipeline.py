@@ -2,9 +2,18 @@
 
 The pipeline: BM25 over tokens and MinHash containment over shingles score every live chunk;
 the best k x 4 of each list form the candidates; each score is divided by the candidates'
-best and the two are fused `0.7 * vector + 0.3 * text`; dated chunks decay by
-`exp(-λ · age_days)` (evergreen ones never), deprecated ones count half; MMR (λ 0.6) over
-the chunks' signature similarity picks k without near-duplicates.
+best and the two are fused `0.7 * vector + 0.3 * text`; a log entry that refers back to the
+one before it (answers it, replies to its image, opens with "it") scores 0.7 of that one
+when that is more than its own, over up to two such links, and names it as its `subject`;
+dated chunks decay by `exp(-λ · age_days)` (evergreen ones never), deprecated ones count
+half; MMR (λ 0.6) over the chunks' signature similarity picks k without near-duplicates.
+
+A question's time expressions (format/dates.py) are read against now: one that names days
+("in June", "last summer", 去年夏天) matches them, not its words, against each chunk's own
+date and the days its words speak of; chunks of those days are nominated among themselves
+too, dated chunks of other days count half, and recency no longer decays. One that asks
+when ("When did …", "how long", 什么时候) weighs 1.5 x the chunks that say when. Every
+weight was chosen on LoCoMo's tuning part (bench/recall_quality.py, docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -67,6 +76,13 @@ class RecallOptions:
     vector_mix: float = 0.3  # with embeddings, the vector half is words + this x meaning
     meaning_pool: int = 200  # chunks nominated by their signatures, re-ranked by exact cosine
     cross_script: int = 3  # the best this many by meaning count in full across scripts
+    dates: bool = True  # read the question's time expressions (format/dates.py)
+    date_miss: float = 0.5  # a dated chunk outside the days a question names scores this share
+    date_slack: float = 7.0  # days either side of a question's days that still count
+    date_words: bool = False  # a question's time words are also matched as words
+    when_boost: float = 0.5  # a question that asks when: a chunk naming a time gains this share
+    refer_share: float = 0.7  # a turn that refers back scores this share of the one it refers to
+    refer_hops: int = 2  # along how many such links in a row (the second counts 0.7 x 0.7)
     decay: bool = True
     use_mmr: bool = True
     now: datetime | None = None
@@ -114,6 +130,7 @@ class Hit:
     deprecated: bool
     explain: dict = field(default_factory=dict)
     source: str = "memory"
+    subject: str | None = None  # the entry before it that carries its subject, as a citation
 
     @property
     def citation(self) -> str:
@@ -130,6 +147,8 @@ class Hit:
         }
         if self.deprecated:  # superseded: said once, no longer current (OpenClaw has no key)
             out["superseded"] = True
+        if self.subject:  # found through the entry it refers back to ("it", an answer)
+            out["subject"] = self.subject
         if explain:
             out["date"] = self.when.isoformat(timespec="minutes") if self.when else None
             out["deprecated"] = self.deprecated
@@ -242,7 +261,12 @@ def rank_index(
     comes (opts.vector_z). Borrowed context and a signature's false positive can raise a
     matching chunk, never make one match."""
     params = index.params
+    asked = _question_time(query, opts)
     q_tokens = params.tokens(query)
+    if asked is not None and asked.spans and not opts.date_words:
+        rest = params.tokens(asked.rest)
+        if any(is_shingle(t) for t in rest):  # a question that is only a date keeps its words
+            q_tokens = rest
     mask = _mask(index, opts)
     if not mask.any():
         return []
@@ -261,6 +285,9 @@ def rank_index(
     admitted = np.flatnonzero(lexical & mask)
     text_a = bm25.capped(split, opts.context_cap, opts.context_alone, admitted)
     words_a = _membership(index, q_tokens, opts, admitted)
+    if opts.context_alone > 0:
+        # Found through the turn before it alone: both halves at the same lower weight.
+        words_a = np.where(split.matched[admitted], words_a, opts.context_alone * words_a)
     text, words = np.zeros(len(mask)), np.zeros(len(mask))
     text[admitted], words[admitted] = text_a, words_a
     by_embedding = query_vector is not None and index.dim > 0 and opts.mode != "bm25"
@@ -300,6 +327,14 @@ def rank_index(
                     exact_done[near[found]] = True
                     near = near[order[:pool]]
             lists.append(near)
+    if asked is not None and asked.spans:
+        # The chunks of the days asked about compete among themselves too: "camping in
+        # June" is one of many camping turns, and the best of June's must be seen.
+        within = _in_days(index, admitted, asked.spans, opts)
+        if within.any():
+            inside = np.flatnonzero(within)
+            lists.append(admitted[inside[top_k(text_a[inside], pool, tiebreak=words_a[inside])]])
+            lists.append(admitted[inside[top_k(words_a[inside], pool, tiebreak=text_a[inside])]])
     cand = distinct(np.concatenate(lists)) if lists else np.zeros(0, np.int64)
     if len(cand) == 0:
         return []
@@ -356,10 +391,22 @@ def rank_index(
         fused = v_norm
     else:
         fused = fuse(v_norm, t_norm, opts.vector_weight, opts.text_weight)
+    subject = np.full(len(cand), -1, np.int64)
+    if opts.refer_share > 0 and opts.refer_hops > 0:
+        # A turn inherits the subject of the turn it refers to, not its time: decay, the
+        # question's days and "when" are weighed below by each chunk's own dates.
+        cand, fused, subject = _referred(index, cand, fused, mask, opts)
+        n_new = len(cand) - len(words_c)
+        if n_new:  # found through the turn before them alone
+            zeros = np.zeros(n_new)
+            words_c, meaning_c, t_norm, v_norm = (
+                np.concatenate([a, zeros]) for a in (words_c, meaning_c, t_norm, v_norm)
+            )
 
     when = index.doc("when")[cand]
     deprecated = deprecated_then(index, opts)[cand]
-    if opts.decay:
+    dated_question = asked is not None and bool(asked.spans)
+    if opts.decay and not dated_question:  # named days stand in for recency
         now = opts.now or datetime.now()
         age = days_since_epoch(now) - when
         if opts.decay_window > 0 and not np.isnan(age).all():
@@ -376,6 +423,19 @@ def rank_index(
     if opts.access_boost > 0 and access_counts is not None:
         uses = np.asarray(access_counts(cand), np.float64)
         factor = factor * (1.0 + opts.access_boost * np.log1p(uses))
+    days = np.full(len(cand), "", dtype=object)
+    if dated_question:
+        # A question that names its days: a chunk of other days counts date_miss of itself
+        # (one with no date at all, a curated fact, is not of other days).
+        within = _in_days(index, cand, asked.spans, opts)
+        dated = ~np.isnan(when) | ~np.isnan(index.doc("about_first")[cand])
+        if within.any():
+            factor = factor * np.where(within | ~dated, 1.0, opts.date_miss)
+            days = np.where(within, "in", np.where(dated, "out", ""))
+    if asked is not None and asked.asks and opts.when_boost > 0:
+        # "When did …": the turn that says when ("yesterday", "last week", "in 2022").
+        names = ~np.isnan(index.doc("about_first")[cand])
+        factor = factor * np.where(names, 1.0 + opts.when_boost, 1.0)
     final = fused * factor
     keep = final > 0
     if opts.min_score > 0:
@@ -407,6 +467,8 @@ def rank_index(
                     "vector": round(float(v_norm[i]), 4),
                     "fused": round(float(fused[i]), 4),
                     "decay": round(float(factor[i]), 4),
+                    **({"days": days[i]} if days[i] else {}),
+                    **({"subject": int(subject[i])} if subject[i] >= 0 else {}),
                     "uses": int(uses[i]),
                     "final": round(float(final[i]), 4),
                     "rank_before_mmr": order.index(i) + 1,
@@ -414,6 +476,66 @@ def rank_index(
                 },
             )
         )
+    return out
+
+
+def _referred(
+    index: Index, cand: np.ndarray, fused: np.ndarray, mask: np.ndarray, opts: RecallOptions
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Turns that refer back to a candidate ("It was an awesome time!" after "I took my
+    family camping") score refer_share of it when that is more than their own score, and
+    are added when they were not candidates. Returns the candidates, their scores and, for
+    each, the document that carries its subject (-1: its own words do)."""
+    refers, path_id = index.doc("refers"), index.doc("path_id")
+    n = len(refers)
+    at = {int(d): i for i, d in enumerate(cand.tolist())}
+    score = dict(zip(cand.tolist(), fused.tolist(), strict=True))
+    subject: dict[int, int] = {}
+    frontier = list(score)
+    for _ in range(opts.refer_hops):
+        lent: dict[int, tuple[float, int]] = {}
+        for d in frontier:
+            nxt = d + 1  # a file's chunks are consecutive documents of one segment
+            if nxt >= n or not refers[nxt] or path_id[nxt] != path_id[d] or not mask[nxt]:
+                continue
+            share = opts.refer_share * score[d]
+            if share > score.get(nxt, 0.0) and share > lent.get(nxt, (0.0, -1))[0]:
+                lent[nxt] = (share, d)
+        for d, (share, source) in lent.items():
+            score[d], subject[d] = share, subject.get(source, source)
+        frontier = list(lent)
+        if not frontier:
+            break
+    extra = [d for d in score if d not in at]
+    docs = np.concatenate([cand, np.asarray(extra, cand.dtype)])
+    scores = np.fromiter((score[int(d)] for d in docs), np.float64, len(docs))
+    carriers = np.fromiter((subject.get(int(d), -1) for d in docs), np.int64, len(docs))
+    return docs, scores, carriers
+
+
+def _question_time(query: str, opts: RecallOptions):
+    """What the question says about time, read against opts.now (None when dates are off)."""
+    if not opts.dates:
+        return None
+    from ..format.dates import question_time
+
+    return question_time(query, (opts.now or datetime.now()).date())
+
+
+def _in_days(index: Index, docs: np.ndarray, spans, opts: RecallOptions) -> np.ndarray:
+    """Which documents meet the days a question names (give or take opts.date_slack): by
+    their own date, or by the days their words speak of ("last week" said on 2023-01-23)."""
+    own = index.doc("when")[docs]
+    first, last = index.doc("about_first")[docs], index.doc("about_last")[docs]
+    named = ~np.isnan(first)
+    out = np.zeros(len(docs), bool)
+    slack = opts.date_slack
+    for lo_day, hi_day in spans:
+        lo = days_since_epoch(datetime.combine(lo_day, datetime.min.time())) - slack
+        hi = days_since_epoch(_end_of(hi_day)) + slack
+        with np.errstate(invalid="ignore"):
+            out |= (own >= lo) & (own < hi)
+            out |= named & (first < hi) & (last + 1 > lo)
     return out
 
 
@@ -646,6 +768,12 @@ def recall(
         sources = [m.fields["src"] for m in map(parse_meta, lines) if m and m.fields.get("src")]
         if sources:  # where a curated line came from: `mem get` opens it
             explain = {**explain, "src": ",".join(sources)}
+        carrier = explain.get("subject")
+        if carrier is not None:  # the document that carries its subject, as a citation
+            carrier = citation(
+                index.paths[int(path_id[carrier])], int(start[carrier]), int(end[carrier])
+            )
+            explain = {**explain, "subject": carrier}
         hits.append(
             Hit(
                 rel,
@@ -656,6 +784,7 @@ def recall(
                 None if np.isnan(w) else datetime(1970, 1, 1) + timedelta(days=w),
                 bool(deprecated[doc]),
                 explain,
+                subject=carrier,
             )
         )
         used.append((access.chunk_key(rel, lines), rel, lo, hi))

@@ -15,7 +15,7 @@ from __future__ import annotations
 from ..text import visible, visible_json
 from .socket_client import dumps
 
-PLAIN = ("path", "startLine", "endLine", "score", "snippet", "source", "superseded")
+PLAIN = ("path", "startLine", "endLine", "score", "snippet", "source", "superseded", "subject")
 
 
 def render(op: str, data: dict, as_json: bool) -> dict:
