@@ -27,7 +27,7 @@ from llm_server import ScriptedLLM, tool_call
 from openclaw_mem.consolidate.providers import create
 from openclaw_mem.consolidate.run import Options, consolidate
 from openclaw_mem.format.logs import NewEntry, append_entries
-from openclaw_mem.scaffold import init_workspace
+from openclaw_mem.services.scaffold import init_workspace
 from openclaw_mem.store.workspace import Workspace
 
 SAYINGS = [

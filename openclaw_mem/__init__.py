@@ -26,7 +26,7 @@ _API = {
     "parse_log": "format.logs",
     "read_entries": "format.logs",
     "load_config": "config",
-    "init_workspace": "scaffold",
+    "init_workspace": "services.scaffold",
     "ingest": "format.ingest",
     "MemError": "errors",
     "ExitCode": "errors",

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from openclaw_mem.errors import UsageError
-from openclaw_mem.recall.evaluate import (
+from openclaw_mem.services.evaluating import (
     EvalQuery,
     EvalRun,
     Expected,

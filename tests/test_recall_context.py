@@ -9,6 +9,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from openclaw_mem.recall.pipeline import RecallOptions, recall
+from openclaw_mem.recall.reads import Read
 
 
 def _said(memory, at: str, text: str, speaker: str = "Jolene") -> None:
@@ -17,7 +18,8 @@ def _said(memory, at: str, text: str, speaker: str = "Jolene") -> None:
 
 def _recall(memory, query: str, now: str, k: int = 10, **options):
     """Recall as `Memory.recall` does it, with some of the pipeline's own options changed."""
-    opts = replace(memory.recall_options(k=k, now=datetime.fromisoformat(now)), **options)
+    read = Read("recall", query=query, k=k, now=datetime.fromisoformat(now))
+    opts = replace(memory.reading.options(read), **options)
     return recall(memory.ws, query, opts, memory.index_params, False, memory.embedder)
 
 

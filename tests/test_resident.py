@@ -90,7 +90,7 @@ def test_two_workspaces_never_answer_for_each_other(ws, tmp_path):
 @pytest.mark.slow
 def test_a_query_during_a_refresh_gets_a_whole_answer(served):
     ws, mem = served
-    watcher = mem.watcher(lambda r: None, debounce=0.05)
+    watcher = serve.watcher(mem, lambda r: None, debounce=0.05)
     watcher.start()
     stop = threading.Event()
     failures: list[str] = []
@@ -295,7 +295,7 @@ def test_starting_a_resident_tunes_the_heap_and_a_refresh_gives_memory_back(ws, 
     server = serve.start_resident(mem)
     try:
         assert calls == ["keep"]
-        watcher = mem.watcher(lambda refresh: None, debounce=0.05)
+        watcher = serve.watcher(mem, lambda refresh: None, debounce=0.05)
         watcher.start()
         try:
             ws("log", "--at", "2026-11-30T09:01", "deploy at 5pm")
@@ -419,7 +419,7 @@ def test_a_resident_whose_workspace_moves_stops_answering_and_watch_exits(ws, tm
 @pytest.mark.slow
 def test_right_after_an_edit_the_resident_cites_the_lines_as_they_are(served):
     ws, mem = served
-    watcher = mem.watcher(lambda r: None, debounce=5.0)  # the refresh is far off
+    watcher = serve.watcher(mem, lambda r: None, debounce=5.0)  # the refresh is far off
     watcher.start()
     try:
         time.sleep(0.3)  # the warm-up refresh

@@ -142,9 +142,9 @@ LAYERS = (
     {"safety"},
     {"format"},
     {"search", "embed", "config"},
-    {"index"},
+    {"index", "environment"},
     {"recall", "consolidate"},
-    {"scaffold", "status"},
+    {"services"},
     {"memory", ""},  # the facade; "" is the package itself (`from openclaw_mem import Memory`)
     {"serve"},
     {"cli"},

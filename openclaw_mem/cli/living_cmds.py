@@ -59,7 +59,8 @@ def watch_cmd(
                 + (f", commit {batch.commit}" if batch.commit else "")
             )
 
-    watcher = mem.watcher(
+    watcher = serve.watcher(
+        mem,
         report,
         on_error=lambda exc: warn(f"will retry on the next change: {exc}"),
         debounce=debounce,

@@ -8,7 +8,7 @@ import typer
 
 from .. import serve
 from ..errors import UsageError
-from ..recall.reads import Read
+from ..recall.reads import Read, plain
 from ..text import visible
 from .app import app, parse_day, parse_when, state, text_argument, warn
 
@@ -109,10 +109,9 @@ def recall_cmd(
             serve.start_when_slow(mem)  # when the model was slow to load, the next call is not
     for w in data["warnings"]:
         warn(w)
-    plain = ("path", "startLine", "endLine", "score", "snippet", "source", "superseded", "subject")
     hits = data["results"]
     if not explain:
-        hits = [{k: h[k] for k in plain if k in h} for h in hits]
+        hits = [plain(h) for h in hits]
     from . import render
 
     if as_json:

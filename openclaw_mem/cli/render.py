@@ -20,7 +20,7 @@ from ..text import plural, visible, visible_json
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from ..status import Status
+    from ..services.status import Status
     from ..store.gitrepo import CommitInfo
     from .app import Environment
 

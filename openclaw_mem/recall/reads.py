@@ -1,10 +1,14 @@
 """One read request, `Read`: recall, context or get, as every front end asks it. The CLI,
-the per-turn fast path, the resident process (over its socket, as JSON) and the library
+the per-turn fast path, the resident process (over its socket, as JSON), MCP and the library
 (`Memory.answer`) all pass this one type; `from_json` checks what another process sent.
 
+Its times hold what the caller had: a datetime or date in this process, ISO text from the
+command line or a socket; `moment` and `day` give them typed, read once, and `to_json`
+writes them as text only at the socket.
+
 A plain class that imports nothing: the per-turn client builds one before it knows whether
-a resident will answer, and must stay at the interpreter's floor (no dataclasses, typing
-or re).
+a resident will answer, and must stay at the interpreter's floor (no dataclasses, typing,
+re or datetime).
 """
 
 from __future__ import annotations
@@ -27,6 +31,24 @@ _FIELDS = {
     "agent": _TEXT,  # who asks ("" or None: no agent)
     "role": _TEXT,  # recall: a role or speaker
 }
+_TIMES = ("now", "since", "until", "as_of")  # a datetime, a date, or ISO text
+
+# A recall result as every front end shows it (OpenClaw's shape, plus what mem adds); the
+# resident sends more (`date`, `deprecated`, `explain`) for --explain.
+RESULT_KEYS = (
+    "path",
+    "startLine",
+    "endLine",
+    "score",
+    "snippet",
+    "source",
+    "superseded",
+    "subject",
+)
+
+
+def plain(hit: dict) -> dict:
+    return {k: hit[k] for k in RESULT_KEYS if k in hit}
 
 
 class Read:
@@ -46,7 +68,38 @@ class Read:
         """The request's fields, without `op` (the socket protocol carries it apart)."""
         out: dict = {name: getattr(self, name) for name in _FIELDS}
         out["current"] = self.current
+        for name in _TIMES:
+            value = out[name]
+            if value is not None and not isinstance(value, str):
+                out[name] = value.isoformat()
         return {k: v for k, v in out.items() if v is not None and v is not False}
+
+    def replaced(self, **fields: object) -> Read:
+        """The same request with some fields changed."""
+        values = {name: getattr(self, name) for name in _FIELDS}
+        values.update(fields)
+        current = values.pop("current", self.current)
+        return Read(self.op, current=bool(current), **values)
+
+    def moment(self, name: str = "now"):
+        """A time field as a naive local datetime (None when not given); an offset is read
+        as local time, as the command line reads one. ValueError for text that is none."""
+        value = getattr(self, name)
+        if value is None or not isinstance(value, str):
+            return value
+        from datetime import datetime
+
+        moment = datetime.fromisoformat(value)
+        return moment.astimezone().replace(tzinfo=None) if moment.tzinfo else moment
+
+    def day(self, name: str):
+        """A date field as a date (None when not given); ValueError for text that is none."""
+        value = getattr(self, name)
+        if value is None or not isinstance(value, str):
+            return value
+        from datetime import date
+
+        return date.fromisoformat(value)
 
     @classmethod
     def from_json(cls, op: object, data: object) -> Read:

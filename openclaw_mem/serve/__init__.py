@@ -21,6 +21,7 @@ TYPE_CHECKING = False  # not `from typing import`: the per-turn client passes th
 if TYPE_CHECKING:
     import os
 
+    from ..index.watch import Watcher
     from ..memory import Memory
     from ..recall.reads import Read
     from .resident import Resident
@@ -79,6 +80,14 @@ def serve_mcp(mem: Memory, *, read_only: bool = False, agent: str | None = None)
     finally:
         if resident is not None:
             resident.stop()
+
+
+def watcher(mem: Memory, on_refresh, **how) -> Watcher:
+    """A file watcher that keeps this memory's recall index warm (warm.py): on_error,
+    debounce, consolidate, on_consolidated. Call start() and stop() on it."""
+    from .warm import watcher as make
+
+    return make(mem, on_refresh, **how)
 
 
 def start_when_slow(mem: Memory) -> bool:

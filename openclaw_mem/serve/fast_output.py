@@ -12,10 +12,9 @@ Memory text is anyone's: what is printed shows its control characters written ou
 
 from __future__ import annotations
 
+from ..recall.reads import plain
 from ..text import visible, visible_json
 from .socket_client import dumps
-
-PLAIN = ("path", "startLine", "endLine", "score", "snippet", "source", "superseded", "subject")
 
 
 def render(op: str, data: dict, as_json: bool) -> dict:
@@ -23,7 +22,7 @@ def render(op: str, data: dict, as_json: bool) -> dict:
     stderr = []
     if op == "recall":
         stderr = [visible(f"mem: warning: {w}") for w in data["warnings"]]
-        data = {"results": [{k: h[k] for k in PLAIN if k in h} for h in data["results"]]}
+        data = {"results": [plain(h) for h in data["results"]]}
     if as_json:
         stdout = visible_json(dumps(data, indent=2)) + "\n"
     else:

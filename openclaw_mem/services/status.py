@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
-from .errors import BadEncoding
-from .format.logs import read_entries
-from .store.workspace import Workspace, day_of
-from .text import article
+from ..errors import BadEncoding
+from ..format.logs import read_entries
+from ..store.workspace import Workspace, day_of
+from ..text import article
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ class Status:
 
 
 def _git_summary(ws: Workspace) -> dict:
-    from .store import gitrepo
+    from ..store import gitrepo
 
     st = gitrepo.state(ws.root)
     if not st.has_repo:
@@ -73,7 +73,7 @@ def workspace_status(
     ws: Workspace, today: date, days: int = 7, with_git: bool = True, index_params=None
 ) -> Status:
     """index_params (IndexParams) adds the recall index's state; it costs a numpy import."""
-    from .store.workspace import CORE_FILES
+    from ..store.workspace import CORE_FILES
 
     files = []
     for path in ws.memory_files():
@@ -82,9 +82,9 @@ def workspace_status(
         files.append(FileInfo(rel, path.stat().st_size, kind))
     counts: dict[date, int] = {today - timedelta(days=k): 0 for k in range(days - 1, -1, -1)}
     warnings: list[str] = []
-    from .format.markdown import has_conflict_markers, lines_of
-    from .safety.secrets import find
-    from .store.fsutil import read_text
+    from ..format.markdown import has_conflict_markers, lines_of
+    from ..safety.secrets import find
+    from ..store.fsutil import read_text
 
     for path in ws.day_files():
         day = day_of(path)
@@ -124,16 +124,16 @@ def workspace_status(
 
 
 def _consolidation_summary(ws: Workspace, with_git: bool) -> dict:
-    from .consolidate.progress import last_consolidation, read_history
+    from ..consolidate.progress import last_consolidation, read_history
 
     commit = None
     if with_git:
-        from .consolidate.undo import last_consolidation_commit
+        from ..consolidate.undo import last_consolidation_commit
 
         found = last_consolidation_commit(ws)
         commit = found.to_json() if found else None
-    from .consolidate.review import count_pending, load_all
-    from .format.markdown import ledger_entries
+    from ..consolidate.review import count_pending, load_all
+    from ..format.markdown import ledger_entries
 
     try:
         history = read_history(ws)
@@ -157,6 +157,6 @@ def _consolidation_summary(ws: Workspace, with_git: bool) -> dict:
 
 
 def _index_summary(ws: Workspace, params) -> dict:
-    from .index.cache import index_state
+    from ..index.cache import index_state
 
     return index_state(ws, params)

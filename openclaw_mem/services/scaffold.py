@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config import CONFIG_FILE, default_config_text
-from .store.commits import COMMIT_INIT
-from .store.fsutil import atomic_write_text, read_text
-from .store.resources import templates_dir
-from .store.workspace import CORE_FILES, GITATTRIBUTES, GITIGNORE_LINE, MEMORY_DIR, SKILL_FILE
+from ..config import CONFIG_FILE, default_config_text
+from ..store.commits import COMMIT_INIT
+from ..store.fsutil import atomic_write_text, read_text
+from ..store.resources import templates_dir
+from ..store.workspace import CORE_FILES, GITATTRIBUTES, GITIGNORE_LINE, MEMORY_DIR, SKILL_FILE
 
 
 @dataclass
@@ -66,8 +66,8 @@ def init_workspace(root: Path, *, use_git: bool = True, skill: bool = False) -> 
 
 
 def _init_git(report: InitReport) -> None:
-    from .errors import GitError
-    from .store import gitrepo
+    from ..errors import GitError
+    from ..store import gitrepo
 
     try:
         repo = gitrepo.open_repo(report.root)

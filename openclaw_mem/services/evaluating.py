@@ -16,7 +16,8 @@ access, so evaluating never changes what later recalls rank. The figures: the ra
 relevant hit within the top k, recall@k (the share of queries with one) and MRR (mean of
 1/rank, a miss counting 0). `compare` runs the same queries again with other settings.
 
-Pure library: functions that take a `Memory` and return dataclasses; nothing prints.
+Pure library: functions that take the reading service (reading.py) and return
+dataclasses; nothing prints. It sits above the services it measures.
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ from ..errors import UsageError
 from ..format.markdown import citation
 
 if TYPE_CHECKING:
-    from ..memory import Memory
+    from ..recall.pipeline import Hit
     from ..store.workspace import Workspace
-    from .pipeline import Hit
+    from .reading import Reading
 
 DEFAULT_FILE = "eval/queries.yaml"
 FORMAT_HINT = "give PATH, PATH#Lx or PATH#Lx-Ly, or a list of them"
@@ -186,14 +187,14 @@ def _relative(ws: Workspace, file: str | os.PathLike[str]) -> str:
     raise UsageError(f"{name}: the queries file must be inside the workspace {ws.root}")
 
 
-def load_queries(mem: Memory, file: str | os.PathLike[str] | None = None) -> QuerySet:
+def load_queries(mem: Reading, file: str | os.PathLike[str] | None = None) -> QuerySet:
     """Read and check the queries file (default eval/queries.yaml): inside the workspace, no
     symlink on the way, UTF-8, valid YAML. Expected files that do not exist are warnings."""
     import yaml
 
     from ..store.fsutil import read_text
 
-    ws = mem.ws
+    ws = mem.place.ws
     rel = DEFAULT_FILE if file is None else _relative(ws, file)
     path = ws.inside(rel)  # refuses absolute paths, `..` and symlinks
     if not path.is_file():
@@ -305,7 +306,7 @@ class EvalRun:
 
 
 def run(
-    mem: Memory,
+    mem: Reading,
     queries: QuerySet,
     *,
     k: int | None = None,
@@ -314,11 +315,14 @@ def run(
 ) -> EvalRun:
     """Recall every query (without recording access) and rank its expectations. The cut-off
     is k, else the file's k, else recall.k. `settings` only labels the run."""
-    cutoff = k if k is not None else (queries.k or mem.config["recall.k"])
-    when = now or mem.now()
+    from ..recall.reads import Read
+
+    cutoff = k if k is not None else (queries.k or mem.place.config["recall.k"])
+    when = now or mem.place.now()
     outcomes, warnings = [], []
     for query in queries.queries:
-        result = mem.recall(query.text, k=cutoff, now=when, record_access=False)
+        read = Read("recall", query=query.text, k=cutoff, now=when)
+        result = mem.recall(read, record_access=False)
         warnings.extend(w for w in result.warnings if w not in warnings)
         hits = result.hits[:cutoff]
         rank = next((i for i, h in enumerate(hits, 1) if query.relevant(h)), None)
@@ -382,7 +386,7 @@ class Comparison:
 
 
 def compare(
-    mem: Memory,
+    mem: Reading,
     queries: QuerySet,
     overrides: Mapping[str, Any],
     *,
@@ -400,12 +404,14 @@ def compare(
             f"--compare {rebuilt[0]} would rebuild this workspace's index; compare it on a "
             "copy of the workspace (cp -r, then mem eval there)"
         )
-    other_mem = mem.with_settings(dict(overrides))
-    typed = {name: other_mem.config[name] for name in overrides}
-    when = now or mem.now()
+    from .reading import Reading
+
+    other_mem = Reading(mem.place.with_settings(dict(overrides)), mem.warm)
+    typed = {name: other_mem.place.config[name] for name in overrides}
+    when = now or mem.place.now()
     other_k = k
     if other_k is None and "recall.k" in overrides:
-        other_k = other_mem.config["recall.k"]
+        other_k = other_mem.place.config["recall.k"]
     base = run(mem, queries, k=k, now=when)
     other = run(other_mem, queries, k=other_k, now=when, settings=typed)
     return Comparison(base, other)

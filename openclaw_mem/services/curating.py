@@ -1,0 +1,159 @@
+"""Curating: what changes MEMORY.md, USER.md and AGENTS.md: consolidation, the review
+queue, undo, forgetting and cleanup. Each rewrite waits for the workspace transaction
+and refuses to write into an unfinished merge."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from ..store.commits import COMMIT_CLEANUP, COMMIT_FORGET
+from .place import Place
+from .results import CleanupResult, ForgetResult
+
+if TYPE_CHECKING:
+    from ..consolidate.proposal import Provider
+    from ..consolidate.run import Report
+    from ..store.gitrepo import CommitInfo
+
+
+class Curating:
+    def __init__(self, place: Place) -> None:
+        self.place = place
+
+    def consolidate(
+        self,
+        *,
+        provider: str | Provider | None = None,
+        model: str | None = None,
+        base_url: str | None = None,
+        dry_run: bool = False,
+        auto: bool = False,
+        propose: bool = False,
+        now: datetime | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Report:
+        """Distil what is not yet consolidated into the curated files: one commit a batch.
+        propose keeps each batch for `mem review` instead (as --auto does with
+        consolidate.review = true)."""
+        from ..consolidate.run import consolidate
+
+        place = self.place
+        propose = propose or (auto and place.config["consolidate.review"])
+        if not (dry_run or propose):
+            place.check_writable_state()
+        return consolidate(
+            place.ws,
+            place.provider(provider, model, base_url),
+            place.consolidation_options(now),
+            dry_run=dry_run,
+            auto=auto,
+            propose=propose,
+            progress=progress,
+        )
+
+    def proposals(self) -> list:
+        """Consolidations waiting for review, oldest first."""
+        from ..consolidate.review import load_all
+
+        return load_all(self.place.ws)
+
+    def review(
+        self,
+        proposal: str,
+        *,
+        accept: bool = False,
+        reject: tuple[int, ...] = (),
+        reword: tuple[tuple[int, str], ...] = (),
+        drop: bool = False,
+    ):
+        """Show, reword, accept (minus rejected edits) or drop a proposal. Returns
+        (the proposal, its diff against the files now, the batch written or None)."""
+        from ..consolidate import review
+
+        place = self.place
+        if drop:
+            return self._shown(review.drop(place.ws, proposal)), "", None
+        for number, text in reword:
+            review.reword(place.ws, proposal, number, text)
+        opts = place.consolidation_options()
+        if accept:
+            place.check_writable_state()
+            pending, batch = review.accept(place.ws, proposal, opts, set(reject))
+            return self._shown(pending), "", batch
+        pending = review.load(place.ws, proposal)
+        diff, _ = review.preview(place.ws, pending, opts.min_confidence)
+        return self._shown(pending), place.redact(diff), None
+
+    def _shown(self, pending):
+        """A proposal as it may be shown: a proposal file is anyone's to edit, and what it
+        says goes to a terminal (or an editor) with its secrets hidden."""
+        redact = self.place.redact
+
+        def edit(e: dict) -> dict:
+            return {k: redact(v) if isinstance(v, str) else v for k, v in e.items()}
+
+        return replace(
+            pending,
+            paragraph=redact(pending.paragraph),
+            edits=[edit(e) for e in pending.edits],
+            rejected=[edit(r) for r in pending.rejected],
+            reasons=[redact(r) for r in pending.reasons],
+        )
+
+    def undo(self, *, yes: bool = False) -> tuple[CommitInfo, CommitInfo]:
+        """Revert the newest change mem made (consolidation, forget, cleanup) with a new
+        commit: (the change, the revert). When a person changed memory since, only with
+        `yes` (the error names the commit it would revert)."""
+        from ..consolidate.undo import undo
+
+        self.place.check_writable_state()
+        return undo(self.place.ws, yes=yes)
+
+    def forget(self, target: str, *, hard: bool = False) -> ForgetResult:
+        """Deprecate (or, hard, delete) a curated line; redact a log line in place (hard)."""
+        from ..consolidate.citations import refresh
+        from ..consolidate.forgetting import forget
+        from ..store.transaction import transaction
+
+        place = self.place
+        place.check_writable_state()
+        with transaction(place.root):
+            done = forget(place.ws, target, hard, place.now().date(), place.redact_extra)
+            # A redacted entry no longer says what a curated line drew from it.
+            followed = refresh(place.ws).files if done.mode == "redacted" else []
+            lo, hi = done.lines
+            where = f"{done.path}:{lo}" + (f"-{hi}" if hi != lo else "")
+            commit, warnings = place.commit_change(
+                [done.path, *followed], f"{COMMIT_FORGET} {where} ({done.mode})"
+            )
+        return ForgetResult(done, commit, tuple(warnings))
+
+    def cleanup(self, *, dry_run: bool = False) -> CleanupResult:
+        """Move stale curated lines to archive/YYYY-MM.md (committed, not indexed)."""
+        from ..consolidate.forgetting import archive, find_stale
+
+        place = self.place
+        cfg = place.config
+        now = place.now()
+        stale = find_stale(
+            place.ws,
+            now,
+            min_importance=cfg["cleanup.min_importance"],
+            unused_days=cfg["cleanup.unused_days"],
+            deprecated_days=cfg["cleanup.deprecated_days"],
+            min_confidence=cfg["cleanup.min_confidence"],
+        )
+        if not stale or dry_run:
+            return CleanupResult(stale, None)
+        from ..store.transaction import transaction
+
+        place.check_writable_state()
+        with transaction(place.root):
+            target = archive(place.ws, stale, now)
+            paths = sorted({s.path for s in stale} | {target})
+            message = f"{COMMIT_CLEANUP} archived {len(stale)} stale line(s) to {target}"
+            commit, warnings = place.commit_change(paths, message)
+        return CleanupResult(stale, target, commit, tuple(warnings))

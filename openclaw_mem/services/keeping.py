@@ -1,0 +1,242 @@
+"""Keeping: the workspace as a whole: sharing it (sync), repairing it (doctor), trusting its
+settings, saying how it stands (status, the settings' notices, audit), its recall index,
+and git's record of it (commit, history, diff)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import MemError
+from ..store.commits import COMMIT_SYNC
+from ..text import plural
+from .place import Place
+from .results import Audit, Doctor, IndexSummary
+
+if TYPE_CHECKING:
+    from ..store.gitrepo import CommitInfo
+    from ..store.gitsync import SyncResult
+    from .status import Status
+
+CITATIONS = f"{COMMIT_SYNC} citations follow their entries"
+
+
+class Keeping:
+    def __init__(self, place: Place) -> None:
+        self.place = place
+
+    # ------------------------------------------------------------- sharing and repairing
+
+    def sync(self, remote: str | None = None) -> SyncResult:
+        """Commit local memory, merge the remote's file by file (logs by entry, curated
+        files by line), push: one memory on several machines, while agents keep logging.
+        A line both machines rewrote waits in `mem review`; citations follow their entries."""
+        from ..consolidate.citations import refresh
+        from ..consolidate.progress import record
+        from ..consolidate.review import hold_undecided
+        from ..format.merge import merge_file
+        from ..store.gitsync import sync, sync_message
+
+        place = self.place
+        # An older workspace's line markers are taken over by id before the first merge by
+        # entry can move lines under them.
+        record(place.ws, [])
+        held: list[str] = []
+
+        def merge(rel: str, base: str, ours: str, theirs: str, rewritten: bool):
+            merged = merge_file(rel, base, ours, theirs, rewritten=rewritten)
+            return merged.text, merged
+
+        def after(notes) -> tuple[list[str], str]:
+            undecided = [u for m in notes.values() if hasattr(m, "undecided") for u in m.undecided]
+            proposal = hold_undecided(place.ws, undecided, place.consolidation_options())
+            if proposal:
+                held.append(proposal)
+            return refresh(place.ws).files, CITATIONS
+
+        result = sync(
+            place.root,
+            remote or place.config["sync.remote"],
+            place.config["sync.branch"],
+            merge,
+            message=sync_message,
+            after_merge=after,
+        )
+        return replace(result, warnings=tuple(self._after_sync(result, held)))
+
+    def _after_sync(self, result: SyncResult, held: list[str]) -> list[str]:
+        """What a sync has to say: links and state that arrived, untrusted settings, entries
+        the remote had lost, lines that wait for a person, regions kept as they were here."""
+        from ..config import load_config
+
+        place = self.place
+        # A link that arrived from another machine is reported; no reader ever follows it.
+        place.ws.scan((*place.index_params.include, "archive/**/*.md"))
+        said = [f"{rel} is a symlink; mem never follows it" for rel in place.ws.links]
+        if result.pulled:  # a mem.toml this machine has not trusted says so now, once
+            pulled = Place(place.ws, load_config(place.root, place.env), place.env, place.clock)
+            said += Keeping(pulled).notices()
+        notes = dict(result.merged)
+        planted = notes.pop(".mem", None)
+        if planted:
+            said.append(
+                f"the remote's commits hold {plural(len(planted), 'file')} under .mem/ "
+                f"({planted[0]}…): not taken, this machine's state stays its own"
+            )
+        restored = sum(getattr(m, "restored", 0) for m in notes.values())
+        restored += sum(m == "restored" for m in notes.values())
+        if restored:
+            said.append(
+                f"the remote had lost {plural(restored, 'entry')} this machine still held; "
+                "they were kept" + (" (its history was rewritten)" if result.rewritten else "")
+            )
+        said += [
+            f"a line both machines rewrote keeps this machine's words; the other's waits in "
+            f"`mem review {proposal}`"
+            for proposal in held
+        ]
+        kept = sorted(rel for rel, m in notes.items() if getattr(m, "kept_ours", 0) or m == "kept")
+        said += [
+            f"{rel} changed on both machines in the same place; this machine's lines were "
+            "kept (the other's are in the merged commit's second parent)"
+            for rel in kept
+        ]
+        return said
+
+    def doctor(self) -> Doctor:
+        """Put right what a plain `git pull` or a hand edit left: memory files a merge left
+        conflicted (merged as mem sync merges them; a line both sides rewrote waits in
+        `mem review`), citations that no longer point at the entry that says them (moved
+        or unsourced), and a clone without the merge driver (registered). Commits the
+        citations unless a merge is in progress (its commit takes them)."""
+        from ..consolidate.citations import refresh
+        from ..consolidate.review import hold_undecided
+        from ..format.merge import merge_file
+        from ..store import gitrepo
+        from ..store.transaction import transaction
+
+        place = self.place
+
+        def merge(rel: str, base: str, ours: str, theirs: str):
+            merged = merge_file(rel, base, ours, theirs)
+            return merged.text, merged
+
+        with transaction(place.root):
+            resolved = []
+            if gitrepo.open_repo(place.root) is not None:
+                resolved = gitrepo.merge_by_entry(place.root, merge)
+            undecided = [u for _, m in resolved for u in m.undecided]
+            held = hold_undecided(place.ws, undecided, place.consolidation_options())
+            citations = refresh(place.ws)
+            commit = None
+            in_merge = gitrepo.operation_in_progress(place.root)
+            if citations.files and gitrepo.open_repo(place.root) is not None and not in_merge:
+                commit, _ = place.commit(citations.files, CITATIONS)
+        return Doctor([rel for rel, _ in resolved], citations, held, commit)
+
+    def trust(self) -> str:
+        """Trust the workspace's mem.toml as it is now, on this machine: every setting counts
+        from it until it changes. Returns the file's digest."""
+        from ..config import trust
+
+        return trust(self.place.root, self.place.env)
+
+    # ------------------------------------------------------------- how it stands
+
+    def status(self, days: int = 7) -> Status:
+        from .status import workspace_status
+
+        place = self.place
+        found = workspace_status(
+            place.ws, place.now().date(), days, index_params=place.index_params
+        )
+        # `mem status` says what mem.toml changes that this machine has not trusted, every
+        # time; other commands say it once a version (notices()).
+        found.warnings[:0] = [w for w in place.config.warnings if w not in found.warnings]
+        return found
+
+    def notices(self) -> list[str]:
+        """What the settings have to say, once: a mem.toml version this machine has not
+        trusted is named by the first command that reads it, then by `mem status` alone
+        (the warning would drown an agent's every turn)."""
+        place = self.place
+        if not place.config.untrusted:
+            return list(place.config.warnings)
+        import contextlib
+
+        from ..config import CONFIG_FILE, _digest
+        from ..store.fsutil import atomic_write_text
+
+        said = place.ws.state_dir / "untrusted-warned"
+        digest = _digest(place.root / CONFIG_FILE)
+        with contextlib.suppress(OSError):
+            if said.read_text(encoding="utf-8").strip() == digest:
+                return []
+        with contextlib.suppress(OSError, MemError):
+            atomic_write_text(said, digest + "\n")
+        return list(place.config.warnings)
+
+    def audit(self, *, history: bool = False) -> Audit:
+        """Lines that read like an instruction to the agent or hold a secret, in every
+        memory file (and with history, in every line a commit ever added)."""
+        from ..errors import BadEncoding
+        from ..safety.audit import audit_history, audit_text
+        from ..store.fsutil import read_text
+
+        place = self.place
+        files = place.ws.scan((*place.index_params.include, "archive/**/*.md"))
+        found, warnings = (
+            [],
+            [f"{rel} is a symlink; mem never follows it" for rel in place.ws.links],
+        )
+        for rel in files:
+            try:
+                found += audit_text(rel, read_text(place.root / rel, rel), place.redact_extra)
+            except (BadEncoding, MemError) as exc:
+                warnings.append(exc.message)
+        past = audit_history(place.root, found, place.redact_extra) if history else []
+        return Audit(len(files), tuple(found), tuple(past), tuple(warnings))
+
+    def index(self, *, rebuild: bool = False, progress=None) -> IndexSummary:
+        """Bring the recall index up to date (recall does this itself); rebuild starts over."""
+        import time
+
+        from ..index.cache import open_index
+
+        place = self.place
+        start = time.perf_counter()
+        index = open_index(
+            place.ws,
+            place.index_params,
+            embedder=place.embedder,
+            rebuild=rebuild,
+            progress=progress,
+            must_save=True,
+        )
+        return IndexSummary(
+            sum(1 for rec in index.files.values() if rec["seg"] != "bad"),
+            index.n_live,
+            time.perf_counter() - start,
+            dict(index.stats or {}),
+            list(index.warnings),
+            place.index_params.embed or "minhash",
+            index.missing_vectors,
+        )
+
+    # ------------------------------------------------------------- git's record
+
+    def commit(self, message: str | None = None) -> CommitInfo | None:
+        from ..store.gitrepo import commit_memory
+
+        return commit_memory(self.place.root, message)
+
+    def history(self, limit: int = 20, path: Path | None = None) -> list[CommitInfo]:
+        from ..store.gitrepo import history
+
+        return history(self.place.root, limit, path)
+
+    def diff(self, rev: str = "HEAD", *, color: bool = False) -> str:
+        from ..store.gitrepo import diff
+
+        return diff(self.place.root, rev, color=color)

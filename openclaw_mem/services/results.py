@@ -1,0 +1,92 @@
+"""What the services return: plain values a front end prints or sends."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..format.markdown import citation
+
+if TYPE_CHECKING:
+    from ..consolidate.citations import Citations
+    from ..consolidate.forgetting import Forgotten, Stale
+    from ..format.ingest import IngestReport
+
+
+@dataclass(frozen=True)
+class Logged:
+    """Where an appended entry landed, and what happened after."""
+
+    path: str
+    start_line: int
+    end_line: int
+    commit: str | None = None  # short sha, when git.autocommit = "log"
+    consolidating: bool = False  # a background consolidation was started
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def citation(self) -> str:
+        return citation(self.path, self.start_line, self.end_line)
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "startLine": self.start_line, "endLine": self.end_line}
+
+
+@dataclass(frozen=True)
+class Ingested:
+    report: IngestReport
+    commit: str | None = None
+    consolidating: bool = False
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Audit:
+    files: int
+    findings: tuple  # of audit.Finding, in today's files
+    history: tuple = ()  # of audit.Finding, lines any commit added (with --history)
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ForgetResult:
+    done: Forgotten
+    commit: str | None = None
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CleanupResult:
+    stale: list[Stale]
+    archive: str | None  # where the lines went; None on a dry run or when nothing is stale
+    commit: str | None = None
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Doctor:
+    merged: list[str]  # memory files a plain merge left conflicted, now merged and staged
+    citations: Citations  # curated lines whose citation moved or was left unsourced
+    held: str | None = None  # the review proposal holding lines both sides rewrote
+    commit: str | None = None  # the citations' commit
+
+
+@dataclass
+class IndexSummary:
+    files: int
+    chunks: int
+    seconds: float
+    stats: dict = field(default_factory=dict)  # what the refresh did: mode, changed, deleted
+    warnings: list[str] = field(default_factory=list)
+    vectors: str = "minhash"  # the vector space the index holds
+    missing_vectors: int = 0  # chunks that still lack an embedding
+
+    def to_json(self) -> dict:
+        return {
+            "files": self.files,
+            "chunks": self.chunks,
+            "seconds": round(self.seconds, 3),
+            "vectors": self.vectors,
+            "missingVectors": self.missing_vectors,
+            **(self.stats or {"mode": "fresh"}),
+        }

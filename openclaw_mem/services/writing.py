@@ -1,0 +1,139 @@
+"""Writing: what agents and importers append to the daily logs (`mem log`, `mem ingest`,
+`mem import`), and what follows an append: the commit `git.autocommit = "log"` asks for,
+the firewall's warning, a background consolidation past the window. `log` runs on every
+agent turn: nothing heavy is imported on its way."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+
+from ..errors import UsageError
+from ..format.logs import ROLES, NewEntry, append_entries, check_label, random_id, replayable_id
+from ..store.commits import COMMIT_INGEST, COMMIT_LOG
+from ..text import plural
+from .place import Place
+from .results import Ingested, Logged
+
+
+class Writing:
+    def __init__(self, place: Place) -> None:
+        self.place = place
+
+    def log(
+        self,
+        text: str,
+        *,
+        role: str | None = None,
+        speaker: str | None = None,
+        session: str | None = None,
+        at: datetime | None = None,
+        agent: str | None = None,
+    ) -> Logged:
+        """Append one entry, verbatim, to the day file of `at` (default: now), marked with
+        the agent that logged it (agent, or MEM_AGENT) when there is one."""
+        place = self.place
+        if role is not None and speaker is not None:
+            raise UsageError("give a role or a speaker, not both")
+        if role is not None and role not in ROLES:
+            raise UsageError(f"role must be one of {', '.join(ROLES)}, not {role!r}")
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise UsageError("the text is not valid UTF-8; nothing was logged") from None
+        label = (
+            check_label(speaker)
+            if speaker is not None
+            else (role or place.config["log.default_role"])
+        )
+        if place.config["log.redact"]:  # opt-in: daily logs are otherwise kept verbatim
+            text = place.redact(text)
+        when = at or place.now()
+        path = place.ws.day_file(when.date())
+        rel = place.ws.rel(path)
+        entry = NewEntry(when, label, text, session, agent or place.agent)
+        draw = replayable_id if place.replayed else random_id
+        result = append_entries(path, when.date(), [entry], rel=rel, draw_id=draw)
+        commit, warnings = place.after_append([rel], f"{COMMIT_LOG} {rel}")
+        from ..safety.firewall import scan
+
+        flags = scan(text)
+        if flags:  # kept verbatim: a log is what was said; it just never becomes a rule
+            kinds = ", ".join(f.kind for f in flags)
+            warnings.append(
+                f"{rel}#L{result.start_line} reads like an instruction to the agent ({kinds}); "
+                "kept verbatim; consolidation holds anything drawn from it for mem review"
+            )
+        return Logged(
+            rel,
+            result.start_line,
+            result.end_line,
+            commit,
+            self.consolidate_in_background(),
+            tuple(warnings),
+        )
+
+    def ingest(
+        self,
+        lines: Iterable[str],
+        source: str,
+        *,
+        session: str | None = None,
+        default_time: datetime | None = None,
+    ) -> Ingested:
+        """Append a transcript, each message into its own day; repeats are skipped."""
+        from ..format.ingest import ingest
+
+        place = self.place
+        report = ingest(
+            place.ws, lines, source, default_time=default_time or place.now(), session=session
+        )
+        commit, warnings = None, []
+        if report.files:
+            commit, warnings = place.after_append(report.files, f"{COMMIT_INGEST} {source}")
+        consolidating = self.consolidate_in_background() if report.files else False
+        return Ingested(report, commit, consolidating, tuple(warnings + _flagged(report)))
+
+    def import_export(self, kind: str, path: Path) -> Ingested:
+        """Append a ChatGPT, claude.ai or Claude Code export to the daily logs (importers.py);
+        what is already there is skipped, so a repeat import adds nothing."""
+        from ..format.importers import read_export
+        from ..format.ingest import append_messages
+        from ..store.transaction import transaction
+
+        place = self.place
+        messages, skipped = read_export(kind, path)
+        with transaction(place.root):
+            report = append_messages(place.ws, messages, skipped, default_time=place.now())
+            commit, warnings = None, []
+            if report.files:
+                commit, warnings = place.after_append(
+                    report.files, f"{COMMIT_INGEST} {kind} export"
+                )
+        return Ingested(report, commit, False, tuple(warnings + _flagged(report)))
+
+    def consolidate_in_background(self) -> bool:
+        """consolidate.auto_consolidate: past the window, start `mem consolidate --auto` in
+        the background, so the turn never waits for a model. Output: .mem/consolidate.log."""
+        place = self.place
+        if not place.config["consolidate.auto_consolidate"]:
+            return False
+        from ..consolidate.review import count_pending
+
+        if count_pending(place.ws) <= place.config["consolidate.memory_window"]:
+            return False
+        from .background import spawn
+
+        spawn(place.ws, ["consolidate", "--auto", "--quiet"], "consolidate.log")
+        return True
+
+
+def _flagged(report) -> list[str]:
+    if not report.flagged:
+        return []
+    return [
+        f"{plural(report.flagged, 'message')} read like an instruction to the agent; "
+        "kept verbatim, and consolidation holds anything drawn from them for mem review "
+        "(mem audit lists them)"
+    ]
