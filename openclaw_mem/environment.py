@@ -11,6 +11,15 @@ from __future__ import annotations
 import os
 import sys
 
+# Variables that say who asks, or how, but not what the answer holds.
+_NOT_SETTINGS = ("MEM_NOW", "MEM_AGENT", "MEM_DEBUG", "MEM_NO_DAEMON", "MEM_WORKSPACE")
+
+
+def settings_of(env) -> dict[str, str]:
+    """The MEM_* variables of an environment that change what a read answers (a setting's
+    override, the embedding provider): a resident answers for these, or declines."""
+    return {k: v for k, v in env.items() if k.startswith("MEM_") and k not in _NOT_SETTINGS}
+
 
 def local_now():
     """Local wall-clock time, naive, to the second: daily logs are written in local time."""
@@ -33,7 +42,7 @@ def fixed_clock(value: str):
 
 
 class Environment:
-    __slots__ = ("_clock", "_cwd", "env", "home", "stderr", "stdin", "stdout")
+    __slots__ = ("_clock", "_cwd", "_tty", "env", "home", "stderr", "stdin", "stdout")
 
     def __init__(
         self,
@@ -44,6 +53,10 @@ class Environment:
         stdin=None,
         stdout=None,
         stderr=None,
+        stdout_tty: bool | None = None,
+        stderr_tty: bool | None = None,
+        color: bool | None = None,
+        width: int | None = None,
     ) -> None:
         self.env = dict(os.environ) if env is None else env
         self._cwd = cwd
@@ -52,6 +65,12 @@ class Environment:
         self.stdout = stdout or sys.stdout
         self.stderr = stderr or sys.stderr
         self._clock = None
+        # What the terminal is, when a caller (a test) says so; else read when asked.
+        self._tty = {"stdout": stdout_tty, "stderr": stderr_tty, "color": color, "width": width}
+
+    @classmethod
+    def detect(cls, env: dict[str, str]) -> Environment:
+        return cls(env)
 
     @property
     def cwd(self) -> str:
@@ -75,22 +94,42 @@ class Environment:
         """A variable set to something other than "" or "0" (MEM_DEBUG, MEM_NO_DAEMON)."""
         return self.env.get(name, "") not in ("", "0")
 
-    def tty(self, stream) -> bool:
+    @staticmethod
+    def _is_tty(stream) -> bool:
         try:
             return stream.isatty()
         except (AttributeError, ValueError):
             return False
 
     @property
+    def stdout_tty(self) -> bool:
+        said = self._tty["stdout"]
+        return self._is_tty(self.stdout) if said is None else said
+
+    @property
+    def stderr_tty(self) -> bool:
+        said = self._tty["stderr"]
+        return self._is_tty(self.stderr) if said is None else said
+
+    @property
     def color(self) -> bool:
         """NO_COLOR (no-color.org) wins; FORCE_COLOR (force-color.org) colours a pipe too;
         else colour on a terminal."""
+        if self._tty["color"] is not None:
+            return self._tty["color"]
         if "NO_COLOR" in self.env:
             return False
-        return self.tty(self.stdout) or self.flag("FORCE_COLOR")
+        return self.stdout_tty or self.flag("FORCE_COLOR")
+
+    @property
+    def width(self) -> int | None:
+        """None: draw at the terminal's width; piped output is for programs and files,
+        never hard-wrapped."""
+        if self._tty["width"] is not None:
+            return self._tty["width"]
+        return None if self.stdout_tty else 10_000
 
     def settings(self) -> dict[str, str]:
         """The MEM_* variables that change what a read answers (a setting's override, the
         embedding provider): a resident process answers for these, or declines."""
-        skip = ("MEM_NOW", "MEM_AGENT", "MEM_DEBUG", "MEM_NO_DAEMON", "MEM_WORKSPACE")
-        return {k: v for k, v in self.env.items() if k.startswith("MEM_") and k not in skip}
+        return settings_of(self.env)

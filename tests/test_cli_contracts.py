@@ -268,17 +268,18 @@ def test_commits_keep_the_author_git_is_given(ws, monkeypatch):
     assert [c["author"] for c in ws.json("history", "-n", "1")["commits"]] == ["Lin Wei"]
 
 
-def test_the_fast_path_knows_the_options_the_full_app_declares():
-    """One reader (serve/argv.py) for both paths; the fast path's option tables are the
-    typer commands' own, so an option added to a command cannot become text on one path."""
+def test_the_fast_path_and_the_full_app_read_one_declaration_of_each_per_turn_command():
+    """One declaration (serve/turns.py) for both paths: the typer commands are built from
+    it, so an option added to a command cannot become text on one path."""
     import typer
 
     from openclaw_mem.cli.app import option_names
-    from openclaw_mem.serve.argv import OPTIONS
+    from openclaw_mem.serve.turns import TURNS
 
     group = typer.main.get_command(app)
-    for name, (takes_value, flags) in OPTIONS.items():
-        assert option_names(group.commands[name]) == (takes_value, flags), name
+    assert set(TURNS) == {"log", "recall", "context", "get"}
+    for name, turn in TURNS.items():
+        assert option_names(group.commands[name]) == turn.table(), name
 
 
 def test_recall_help_states_the_fusion_weights_the_settings_use(runner):

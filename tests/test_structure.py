@@ -111,11 +111,14 @@ CLI_ALLOWED = {
     "openclaw_mem",
     "openclaw_mem.memory",
     "openclaw_mem.serve",
+    "openclaw_mem.serve.turns",  # the per-turn commands' one declaration
+    "openclaw_mem.serve.fast_output",  # and how they print
     "openclaw_mem.recall.reads",  # the typed request every front end sends
     "openclaw_mem.errors",
     "openclaw_mem.text",
     "openclaw_mem.cli.app",
     "openclaw_mem.cli.render",
+    "openclaw_mem.cli.turn_cmds",
 }
 
 
@@ -142,7 +145,7 @@ LAYERS = (
     {"safety"},
     {"format"},
     {"search", "embed", "config"},
-    {"index", "environment"},
+    {"index", "environment", "funnel"},
     {"recall", "consolidate"},
     {"services"},
     {"memory", ""},  # the facade; "" is the package itself (`from openclaw_mem import Memory`)

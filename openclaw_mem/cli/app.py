@@ -9,7 +9,6 @@ agent turn.
 
 import os
 import sys
-import traceback
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -19,25 +18,21 @@ import typer
 from typer.core import TyperGroup
 
 from .. import __version__
-from ..errors import ExitCode, MemError, UsageError
+from ..environment import Environment
+from ..errors import ExitCode, UsageError
 from ..format.when import parse_day, parse_when
+from ..funnel import run
+from ..funnel import warn as funnel_warn
 from ..memory import Memory
 from ..serve.argv import VERBATIM, UnknownOption, leading_globals, split
 
 __all__ = ["Environment", "State", "app", "parse_day", "parse_when", "state", "warn"]
 
 
-def _echo_err(message: str) -> None:
-    """Every line mem writes to stderr passes the secret filter: an error may quote an
-    argument, and the argument may be a key."""
-    from ..safety.secrets import redact
-    from ..text import visible
-
-    typer.echo(visible(redact(message)[0]), err=True)
-
-
 def warn(message: str) -> None:
-    _echo_err(f"mem: warning: {message}")
+    """Every line mem writes to stderr passes the secret filter and shows control
+    characters written out (funnel.py)."""
+    funnel_warn(message, sys.stderr)
 
 
 def _verbatim_text(group: "MemGroup", argv: list[str]) -> list[str]:
@@ -86,51 +81,27 @@ class MemGroup(TyperGroup):
 
             completion_init()
         debug = "--debug" in argv or os.environ.get("MEM_DEBUG", "") not in ("", "0")
-        code: int = ExitCode.OK
-        try:
-            rv = super().main(
-                args=_verbatim_text(self, argv),
-                prog_name=prog_name or "mem",
-                complete_var=complete_var,
-                standalone_mode=False,
-                **extra,
-            )
-            if isinstance(rv, int) and not isinstance(rv, bool):
-                code = rv
-        except MemError as exc:
-            if debug:
-                traceback.print_exc()
-            _echo_err(f"mem: error: {exc.message}")
-            code = exc.exit_code
-        except (typer.Abort, KeyboardInterrupt):
-            _echo_err("mem: interrupted")
-            code = ExitCode.INTERRUPTED
-        except typer.TyperException as exc:  # click's own errors: usage, bad parameters
-            msg = " ".join(exc.format_message().split())  # type: ignore[attr-defined]
-            ctx = getattr(exc, "ctx", None)
-            hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
-            _echo_err(f"mem: error: {msg}{hint}")
-            code = getattr(exc, "exit_code", ExitCode.USAGE)
-        except BrokenPipeError:
-            # The reader went away (`mem recall … | head`): not an error worth a line.
-            sys.stderr = open(os.devnull, "w")  # noqa: SIM115
-            code = ExitCode.OK
-        except OSError as exc:
-            if debug:
-                traceback.print_exc()
-            where = f": {exc.filename}" if exc.filename else ""
-            _echo_err(f"mem: error: {exc.strerror or exc}{where}")
-            code = ExitCode.ERROR
-        except Exception as exc:
-            if debug:
-                traceback.print_exc()
-            else:
-                _echo_err(
-                    f"mem: error: unexpected {type(exc).__name__}: {exc} "
-                    "(rerun with --debug for the traceback, and please report it)"
+
+        def invoke() -> int | None:
+            try:
+                rv = super(MemGroup, self).main(
+                    args=_verbatim_text(self, argv),
+                    prog_name=prog_name or "mem",
+                    complete_var=complete_var,
+                    standalone_mode=False,
+                    **extra,
                 )
-            code = ExitCode.ERROR
-        sys.exit(code)
+            except typer.Abort:
+                raise KeyboardInterrupt from None
+            except typer.TyperException as exc:  # click's own errors: usage, bad parameters
+                msg = " ".join(exc.format_message().split())  # type: ignore[attr-defined]
+                ctx = getattr(exc, "ctx", None)
+                hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+                code = getattr(exc, "exit_code", ExitCode.USAGE)
+                raise UsageError(f"{msg}{hint}", exit_code=ExitCode(code)) from None
+            return rv if isinstance(rv, int) and not isinstance(rv, bool) else None
+
+        sys.exit(run(invoke, debug))
 
 
 app = typer.Typer(
@@ -146,30 +117,6 @@ app = typer.Typer(
     rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-
-
-@dataclass
-class Environment:
-    """The terminal, read once: whether each stream is a terminal, whether colour is
-    wanted, how wide to draw. Rendering asks this rather than sys or os."""
-
-    stdout_tty: bool = False
-    stderr_tty: bool = False
-    color: bool = False
-    width: int | None = None  # None: draw at the terminal's width
-
-    @classmethod
-    def detect(cls, env: dict[str, str]) -> "Environment":
-        out = sys.stdout.isatty()
-        return cls(
-            stdout_tty=out,
-            stderr_tty=sys.stderr.isatty(),
-            # NO_COLOR (no-color.org) and FORCE_COLOR (force-color.org): the latter wins
-            # for a pipe into a pager that shows colour.
-            color=(out or env.get("FORCE_COLOR", "") not in ("", "0")) and "NO_COLOR" not in env,
-            # Piped output is for programs and files: never hard-wrapped.
-            width=None if out else 10_000,
-        )
 
 
 @dataclass
@@ -234,7 +181,8 @@ def main(
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Show the version.")
     ] = False,
 ) -> None:
-    ctx.obj = State(workspace_flag=workspace, debug=debug)
+    given = ctx.obj if isinstance(ctx.obj, Environment) else Environment.detect(dict(os.environ))
+    ctx.obj = State(workspace_flag=workspace, debug=debug, env=given.env, terminal=given)
     if ctx.invoked_subcommand is None:
         typer.echo(ctx.get_help())
         raise typer.Exit()

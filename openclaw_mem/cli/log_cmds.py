@@ -1,4 +1,5 @@
-"""`mem log` and `mem ingest`: the per-turn write path. Keep imports here cheap."""
+"""`mem log` (declared in serve/turns.py), `mem ingest` and `mem import`: what appends to
+the daily logs. Keep imports here cheap."""
 
 from datetime import datetime
 from pathlib import Path
@@ -8,46 +9,10 @@ import typer
 
 from ..errors import UsageError
 from ..text import plural
-from .app import app, parse_when, read_stdin, state, text_argument, warn
+from .app import app, parse_when, read_stdin, state, warn
+from .turn_cmds import declare
 
-
-@app.command("log")
-def log_cmd(
-    ctx: typer.Context,
-    text: Annotated[
-        list[str],
-        typer.Argument(
-            help="The text to append, kept byte for byte; `-` reads standard input.",
-            show_default=False,
-        ),
-    ],
-    role: Annotated[
-        str | None, typer.Option("--role", "-r", help="user | assistant | system | note.")
-    ] = None,
-    speaker: Annotated[
-        str | None, typer.Option("--speaker", "-s", help="A name written instead of a role.")
-    ] = None,
-    session: Annotated[
-        str | None, typer.Option("--session", help="Session id, kept as an HTML comment.")
-    ] = None,
-    at: Annotated[
-        str | None, typer.Option("--at", help="ISO time to log at instead of now (local).")
-    ] = None,
-    agent: Annotated[
-        str | None,
-        typer.Option("--agent", help="The agent logging it (default: MEM_AGENT)."),
-    ] = None,
-) -> None:
-    """Append one entry to today's daily log, memory/YYYY-MM-DD.md."""
-    st = state(ctx)
-    mem = st.memory()
-    when = parse_when(at, mem.now()) if at is not None else None
-    logged = mem.log(
-        text_argument(text), role=role, speaker=speaker, session=session, at=when, agent=agent
-    )
-    typer.echo(logged.citation)
-    for w in logged.warnings:
-        warn(w)
+declare("log")
 
 
 @app.command("ingest")

@@ -1,8 +1,10 @@
 """Transport: how one process serves a `Memory` to others, and how a client asks it.
 
 - `resident`: a thread per connection on .mem/mem.sock, answering recall, context and get
-  from a warm index (`mem watch`, `mem serve`); `socket_client`: the per-turn client
-  (standard library only).
+  from a warm index (`mem watch`, `mem serve`; `warm`: that index); `socket_client`: the
+  per-turn client (standard library only).
+- `turns`: the per-turn commands (log, recall, context, get) declared once, for the fast
+  path and the full CLI, with the request each builds and how it asks a resident.
 - `autostart`: a resident started on demand when the embedding model is slow to load.
 - `mcp_server`: MCP over stdio; `fast_output`: what recall/context/get print, rendered by
   the process that prints (the resident sends data); `argv`: the one command-line reader
@@ -23,7 +25,6 @@ if TYPE_CHECKING:
 
     from ..index.watch import Watcher
     from ..memory import Memory
-    from ..recall.reads import Read
     from .resident import Resident
 
 
@@ -34,34 +35,13 @@ def serving(root: str | os.PathLike[str]) -> bool:
     return ping(root)
 
 
-def ask(mem: Memory, read: Read) -> dict | None:
-    """The resident process's answer when one serves this workspace (MEM_NO_DAEMON=1
-    turns it off; one still loading is waited for); None to answer in-process. Its errors
-    are raised here, as ours."""
-    from . import resident
-    from .autostart import coming
-
-    if mem.env.get("MEM_NO_DAEMON", "") not in ("", "0"):
-        return None
-    reply = resident.ask(mem.root, read.op, read.to_json())
-    if reply is None and coming(mem.root):
-        reply = resident.ask(mem.root, read.op, read.to_json())
-    if reply is None:
-        return None
-    if reply.get("ok"):
-        return reply["result"]
-    from ..errors import ExitCode, MemError
-
-    code = reply.get("code", 1)
-    raise MemError(reply.get("error", "the resident process failed"), exit_code=ExitCode(code))
-
-
 def start_resident(mem: Memory) -> Resident | None:
     """Serve this memory on .mem/mem.sock; None when another process already does."""
+    from ..environment import Environment
     from ..store import heap
     from .resident import Resident
 
-    server = Resident(mem.root, mem.answer)
+    server = Resident(mem.root, mem.answer, Environment(dict(mem.env)).settings())
     if not server.start():
         return None
     heap.keep_freed_memory()  # query after query: keep the heap warm (heap.py says why)

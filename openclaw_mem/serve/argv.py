@@ -16,38 +16,6 @@ GLOBAL_WITH_VALUE = ("-w", "--workspace")
 # Commands whose text arguments are taken verbatim (`mem recall "-1 degrees"` is text).
 VERBATIM = ("log", "recall", "context")
 
-# The options of the commands the fast path answers, as the typer commands declare them
-# (tests/test_cli_contracts.py holds these equal to the app's): options taking a value, and
-# flags. The fast path hands anything it does not answer itself to the full app.
-OPTIONS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
-    "log": (
-        frozenset({"--role", "-r", "--speaker", "-s", "--session", "--at", "--agent"}),
-        frozenset({"--help", "-h"}),
-    ),
-    "recall": (
-        frozenset(
-            {
-                "-k",
-                "--now",
-                "--since",
-                "--until",
-                "--as-of",
-                "--path",
-                "--min-score",
-                "--agent",
-                "--role",
-                "--embed",
-            }
-        ),
-        frozenset({"--json", "--explain", "--current", "--no-daemon", "--help", "-h"}),
-    ),
-    "context": (
-        frozenset({"--budget", "--now", "--as-of"}),
-        frozenset({"--json", "--current", "--no-daemon", "--help", "-h"}),
-    ),
-    "get": (frozenset(), frozenset({"--json", "--no-daemon", "--help", "-h"})),
-}
-
 
 class UnknownOption(ValueError):
     """A dash-word that is no option of the command: `message` is the one line to print."""

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -60,20 +59,13 @@ def maybe_start(mem: Memory) -> bool:
             fd = os.open(marker, flags, 0o600)
         except FileExistsError:  # another call got here first
             return False
-        import subprocess
+        from ..errors import MemError
+        from ..services.background import spawn
 
         idle = ("--idle", str(mem.config["watch.idle"]))
         try:
-            child = subprocess.Popen(
-                [sys.executable, "-m", "openclaw_mem", "-w", str(mem.root), "watch", *idle],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                start_new_session=True,
-                close_fds=True,
-                cwd=str(mem.root),
-            )
-        except OSError:
+            child = spawn(mem.ws, ["watch", *idle], "watch.log")
+        except (OSError, MemError):
             os.close(fd)
             marker.unlink()
             return False

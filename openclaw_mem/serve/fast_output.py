@@ -13,18 +13,20 @@ Memory text is anyone's: what is printed shows its control characters written ou
 from __future__ import annotations
 
 from ..recall.reads import plain
-from ..text import visible, visible_json
+from ..text import camel_keys, visible, visible_json
 from .socket_client import dumps
 
 
-def render(op: str, data: dict, as_json: bool) -> dict:
-    """{"stdout": the text to print, "stderr": [lines to print on stderr]}."""
+def render(op: str, data: dict, as_json: bool, explain: bool = False) -> dict:
+    """{"stdout": the text to print, "stderr": [lines to print on stderr]}. A recall's
+    results are OpenClaw's shape; with `explain`, every ranking stage too."""
     stderr = []
     if op == "recall":
         stderr = [visible(f"mem: warning: {w}") for w in data["warnings"]]
-        data = {"results": [plain(h) for h in data["results"]]}
+        hits = data["results"] if explain else [plain(h) for h in data["results"]]
+        data = {"results": hits}
     if as_json:
-        stdout = visible_json(dumps(data, indent=2)) + "\n"
+        stdout = visible_json(dumps(camel_keys(data), indent=2)) + "\n"
     else:
         stdout = visible(data["text"]) + ("\n" if op == "get" else "")  # as echo ends get's lines
     return {"stdout": stdout, "stderr": stderr}

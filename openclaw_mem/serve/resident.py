@@ -50,9 +50,17 @@ class Resident:
     (a `Read`, recall/reads.py, checked as it arrives); what the handler passes to `defer`
     runs once the answer is sent."""
 
-    def __init__(self, root: Path, handle: Callable[[Read, Callable], object]) -> None:
+    def __init__(
+        self,
+        root: Path,
+        handle: Callable[[Read, Callable], object],
+        settings: dict[str, str] | None = None,
+    ) -> None:
         self.root = root
         self.handle = handle
+        # The MEM_* overrides this process answers with: a caller with others is declined
+        # (a recall with another embedding provider, another k) and answers itself.
+        self.settings = settings or {}
         self.path = socket_path(root)
         self._sock: socket.socket | None = None
         self._thread: threading.Thread | None = None
@@ -129,6 +137,8 @@ class Resident:
                 reply.update(ok=False, error="protocol version mismatch", code=2)
             elif request.get("root") != str(self.root):
                 reply.update(ok=False, foreign=True, error="this process serves another workspace")
+            elif request.get("op") != "ping" and request.get("settings", {}) != self.settings:
+                reply.update(ok=False, declined=True, error="this process serves other settings")
             else:
                 try:
                     try:

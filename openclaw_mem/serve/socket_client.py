@@ -19,8 +19,9 @@ try:
 except ImportError:  # not CPython: json's Python halves stand in
     _quote = _make_scanner = None
 
-# 2: agent, as_of, current; 3: "render"; 4: a greeting; 5: data only, the client renders
-VERSION = 5
+# 2: agent, as_of, current; 3: "render"; 4: a greeting; 5: data only, the client renders;
+# 6: the caller's settings, which the resident answers for or declines
+VERSION = 6
 SOCKET = "mem.sock"
 CONNECT_TIMEOUT = 0.2
 # The resident says this the moment it accepts. A stopped resident, or another program
@@ -128,10 +129,12 @@ def ask(
     root: str | os.PathLike[str],
     op: str,
     args: dict,
+    settings: dict | None = None,
     timeout: float = ANSWER_TIMEOUT,
 ) -> dict | None:
-    """The resident process's answer, or None when there is none to ask (then answer
-    in-process). A domain error comes back as {"error", "code"}. The answer is data
+    """The resident process's answer, or None when there is none to ask, or it declines
+    because it serves other settings than `settings` (the caller's MEM_* overrides): then
+    answer in-process. A domain error comes back as {"error", "code"}. The answer is data
     (`Memory.answer`'s); the asking process renders it (fast_output)."""
     path = socket_file(root)
     if not real_state_dir(root):
@@ -167,7 +170,13 @@ def ask(
         if hello != GREETING:
             return None
         sock.settimeout(timeout)
-        request = {"v": VERSION, "root": os.fspath(root), "op": op, "args": args}
+        request = {
+            "v": VERSION,
+            "root": os.fspath(root),
+            "op": op,
+            "args": args,
+            "settings": _settings(settings),
+        }
         sock.sendall(dumps(request).encode("utf-8") + b"\n")
         data = b""
         while not data.endswith(b"\n"):
@@ -182,9 +191,19 @@ def ask(
         sock.close()
     if not isinstance(answer, dict) or answer.get("v") != VERSION or answer.get("foreign"):
         return None  # not ours to trust: answer in-process
+    if answer.get("declined"):
+        return None  # it serves other settings: answer in-process, with ours
     return answer
 
 
+def _settings(given: dict | None) -> dict:
+    if given is not None:
+        return given
+    from ..environment import settings_of
+
+    return settings_of(os.environ)
+
+
 def serving(root: str | os.PathLike[str]) -> bool:
-    answer = ask(root, "ping", {}, timeout=1.0)
+    answer = ask(root, "ping", {}, None, timeout=1.0)
     return bool(answer and answer.get("ok"))

@@ -1,0 +1,89 @@
+"""`mem log`, `mem recall`, `mem context` and `mem get`, built from their one declaration
+(serve/turns.py), which the per-turn fast path reads too: the same options, the same
+request, the same printed bytes. Only what needs the CLI framework is here: the typer
+signature made from the declaration, and recall's table."""
+
+import inspect
+import sys
+from typing import Annotated
+
+import typer
+
+from ..serve import turns
+from ..text import visible
+from .app import app, state, warn
+
+_KINDS = {"flag": bool, "int": int, "float": float, "text": str}
+
+
+def _parameters(turn: turns.Turn) -> list[inspect.Parameter]:
+    """The typer signature of a declared command: its words, then its options in order."""
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    words = typer.Argument(help=turn.words_help, show_default=False)
+    shape = str if turn.name == "get" else list[str]
+    out = [
+        inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context),
+        inspect.Parameter("words", keyword, annotation=Annotated[shape, words]),
+    ]
+    for opt in turn.options:
+        limits = {"min": opt.min} if opt.min is not None else {}
+        option = typer.Option(*opt.names, help=opt.help, **limits)
+        flag = opt.kind == "flag"
+        typ = bool if flag else _KINDS[opt.kind] | None
+        out.append(
+            inspect.Parameter(
+                opt.dest,
+                keyword,
+                default=False if flag else None,
+                annotation=Annotated[typ, option],
+            )
+        )
+    return out
+
+
+def _command(turn: turns.Turn):
+    def command(ctx: typer.Context, words, **vals) -> None:
+        _run(turn.name, [words] if isinstance(words, str) else list(words), vals, ctx)
+
+    command.__signature__ = inspect.Signature(_parameters(turn))
+    command.__doc__ = turn.help
+    command.__name__ = f"{turn.name}_cmd"
+    return command
+
+
+def _run(name: str, words: list[str], vals: dict, ctx: typer.Context) -> None:
+    st = state(ctx)
+    if name == "log":
+        logged = turns.log(words, vals, st.memory(), st.term)
+        typer.echo(logged.citation)
+        for w in logged.warnings:
+            warn(w)
+        return
+    mem = st.memory()
+    read = turns.request(name, words, vals, st.term)
+    data = turns.ask_resident(read, vals, st.term, str(mem.root))
+    if data is None:  # no resident process, or one with other settings: the same answer here
+        data = turns.answer(read, vals, mem)
+    if name == "recall" and not vals["json"]:
+        for w in data["warnings"]:
+            warn(w)
+        from . import render
+
+        if not data["results"]:
+            typer.echo(f"no memories match {visible(repr(read.query.strip()))}", err=True)
+        else:
+            render.recall_table(st.term, data["results"], read.query, vals["explain"])
+        return
+    from ..serve.fast_output import render as shown
+
+    out = shown(name, data, vals["json"], explain=bool(vals.get("explain")))
+    for line in out["stderr"]:
+        typer.echo(line, err=True)
+    sys.stdout.write(out["stdout"])
+
+
+def declare(name: str) -> None:
+    """Register the declared command `name` on the app, where its module stands in the
+    help's list."""
+    turn = turns.TURNS[name]
+    app.command(turn.name, help=turn.help)(_command(turn))

@@ -1,0 +1,290 @@
+"""The per-turn commands, declared once: `mem log`, `mem recall`, `mem context` and
+`mem get`. Each declaration says the command's options, the typed request its values
+build, and how its answer is printed. The per-turn fast path (entry.py) takes a command
+line apart with these tables (argv.py) and answers without the CLI framework; the typer app
+(cli/turn_cmds.py) builds its four commands from the same tables. An option exists on both
+paths or on neither, and both paths build the same request and print the same bytes.
+
+To add an option to recall: an `Opt` here (its names, help and the `Read` field it fills),
+the field in recall/reads.py, and its use in services/reading.py's `options` (or the
+pipeline's). Nothing else.
+
+Standard library only, like argv.py: this runs before anything else on every agent turn.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # not `from typing import`: the per-turn client passes through here
+if TYPE_CHECKING:
+    from ..environment import Environment
+    from ..memory import Memory
+    from ..recall.reads import Read
+
+
+class Opt:
+    """One option: its names, the kind of value it takes ("flag", "int", "float", "text"),
+    its help, and the smallest value a number may be."""
+
+    __slots__ = ("dest", "help", "kind", "min", "names")
+
+    def __init__(self, *names: str, dest: str, kind: str = "text", help: str = "", min=None):
+        self.names, self.dest, self.kind, self.help, self.min = names, dest, kind, help, min
+
+
+class Turn:
+    __slots__ = ("argument", "help", "name", "options", "words_help")
+
+    def __init__(self, name: str, help: str, argument: str, words_help: str, options) -> None:
+        self.name, self.help, self.argument = name, help, argument
+        self.words_help, self.options = words_help, tuple(options)
+
+    def table(self) -> tuple[frozenset[str], frozenset[str]]:
+        """(options that take a value, flags), help included: what argv.split reads."""
+        takes = {n for o in self.options if o.kind != "flag" for n in o.names}
+        flags = {n for o in self.options if o.kind == "flag" for n in o.names}
+        return frozenset(takes), frozenset(flags | {"--help", "-h"})
+
+
+_AS_OF = Opt(
+    "--as-of",
+    dest="as_of",
+    help="Memory as it stood at the end of this day: later lines left out, later "
+    "deprecations not yet made.",
+)
+_CURRENT = Opt("--current", dest="current", kind="flag", help="Leave out deprecated facts.")
+_NO_DAEMON = Opt(
+    "--no-daemon", dest="no_daemon", kind="flag", help="Answer in this process, not a resident one."
+)
+
+TURNS = {
+    "log": Turn(
+        "log",
+        "Append one entry to today's daily log, memory/YYYY-MM-DD.md.",
+        "text",
+        "The text to append, kept byte for byte; `-` reads standard input.",
+        [
+            Opt("--role", "-r", dest="role", help="user | assistant | system | note."),
+            Opt("--speaker", "-s", dest="speaker", help="A name written instead of a role."),
+            Opt("--session", dest="session", help="Session id, kept as an HTML comment."),
+            Opt("--at", dest="at", help="ISO time to log at instead of now (local)."),
+            Opt("--agent", dest="agent", help="The agent logging it (default: MEM_AGENT)."),
+        ],
+    ),
+    "recall": Turn(
+        "recall",
+        "Find the memories that matter: 0.7 pseudo-vectors + 0.3 BM25, time decay, MMR.",
+        "query",
+        "What to look for; `-` reads stdin.",
+        [
+            Opt("-k", dest="k", kind="int", min=1, help="How many results (recall.k)."),
+            Opt("--json", dest="json", kind="flag", help="OpenClaw's result shape."),
+            Opt("--now", dest="now", help="Decay as of this ISO date or time."),
+            Opt("--since", dest="since", help="Only dated chunks from this day."),
+            Opt("--until", dest="until", help="Only dated chunks up to this day."),
+            Opt("--path", dest="path", help="Only files matching this glob."),
+            Opt("--min-score", dest="min_score", kind="float", help="Drop results below this."),
+            _AS_OF,
+            Opt("--agent", dest="agent", help="Recall for this agent (default: MEM_AGENT)."),
+            _CURRENT,
+            Opt("--role", dest="role", help="Only log entries of this role or speaker."),
+            Opt("--explain", dest="explain", kind="flag", help="Show every ranking stage."),
+            Opt("--embed", dest="embed", help="none | local | openai (embed.provider)."),
+            _NO_DAEMON,
+        ],
+    ),
+    "context": Turn(
+        "context",
+        "The block to put in front of a model: user profile, recalled memories grouped as "
+        "preferences / history / goals, and the recent conversation, within a token budget.",
+        "query",
+        "The question at hand; `-` reads stdin.",
+        [
+            Opt(
+                "--budget", dest="budget", kind="int", min=1, help="Token budget (context.budget)."
+            ),
+            Opt("--now", dest="now", help="As of this ISO date or time."),
+            _AS_OF,
+            _CURRENT,
+            Opt("--json", dest="json", kind="flag", help="Print JSON."),
+            _NO_DAEMON,
+        ],
+    ),
+    "get": Turn(
+        "get",
+        "Print lines of a memory file (OpenClaw's memory_get); only inside the workspace.",
+        "spec",
+        "PATH, PATH:LINE, PATH:FROM:N, or a citation PATH#Lx-Ly.",
+        [Opt("--json", dest="json", kind="flag", help="Print JSON."), _NO_DAEMON],
+    ),
+}
+
+
+def values(turn: Turn, options: list[tuple[str, str | None]]) -> dict | None:
+    """The typed values of a command line's options (argv.Split.options), every option of
+    the turn present (None or False when not given); None when a value does not read (the
+    full app then says what is wrong, in its own words) or an option is given twice."""
+    by_name = {n: o for o in turn.options for n in o.names}
+    out: dict = {o.dest: (False if o.kind == "flag" else None) for o in turn.options}
+    seen = set()
+    for name, raw in options:
+        opt = by_name.get(name)
+        if opt is None or opt.dest in seen:
+            return None
+        seen.add(opt.dest)
+        if opt.kind == "flag":
+            out[opt.dest] = True
+            continue
+        if opt.kind in ("int", "float"):
+            try:
+                number = int(raw) if opt.kind == "int" else float(raw)
+            except (TypeError, ValueError):
+                return None
+            if opt.min is not None and number < opt.min:
+                return None
+            out[opt.dest] = number
+        else:
+            out[opt.dest] = raw
+    return out
+
+
+# ------------------------------------------------------------------ what they do
+
+
+def text_of(words: list[str], env: Environment) -> str:
+    """Several words joined with spaces; `-` alone reads standard input (as UTF-8)."""
+    if words != ["-"]:
+        return " ".join(words)
+    stream = getattr(env.stdin, "buffer", env.stdin)
+    data = stream.read()
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        from ..errors import UsageError
+
+        raise UsageError("standard input is not valid UTF-8; the text was not read") from None
+
+
+def _agent(given: str | None, env: Environment) -> str | None:
+    agent = given or env.env.get("MEM_AGENT") or None
+    if agent is not None:
+        from ..format.logs import check_agent
+
+        check_agent(agent)
+    return agent
+
+
+def _now(given: str | None, as_of: str | None, env: Environment) -> tuple[str, str | None]:
+    """(now, as_of) as the request carries them: as of a day, "now" (the time decay, the
+    recent conversation) is that day's end unless --now says otherwise."""
+    then = None
+    if as_of is not None:
+        from ..format.when import parse_day
+
+        then = parse_day(as_of).isoformat()
+    if given is None and then is not None:
+        return f"{then}T23:59:59", then
+    if given is None and not env.env.get("MEM_NOW"):
+        import time
+
+        return time.strftime("%Y-%m-%dT%H:%M:%S"), then  # local, to the second
+    from ..format.when import parse_when
+
+    base = env.clock()()
+    moment = parse_when(given, base) if given is not None else base
+    return moment.replace(microsecond=0).isoformat(), then
+
+
+def request(name: str, words: list[str], vals: dict, env: Environment) -> Read:
+    """The request a recall, context or get command line asks."""
+    from ..errors import UsageError
+    from ..recall.reads import Read
+
+    if name == "get":
+        if len(words) != 1:
+            raise UsageError("give one spec: PATH, PATH:LINE, PATH:FROM:N or PATH#Lx-Ly")
+        return Read("get", spec=words[0])
+    query = text_of(words, env)
+    if not query.strip():
+        raise UsageError("the query is empty")
+    now, as_of = _now(vals.get("now"), vals.get("as_of"), env)
+    fields = {
+        "query": query,
+        "now": now,
+        "as_of": as_of,
+        "current": bool(vals.get("current")),
+        "agent": _agent(vals.get("agent"), env),
+    }
+    if name == "context":
+        return Read("context", budget=vals.get("budget"), **fields)
+    from ..format.when import parse_day
+
+    def day(key: str) -> str | None:
+        return parse_day(vals[key]).isoformat() if vals.get(key) else None
+
+    return Read(
+        "recall",
+        k=vals.get("k"),
+        min_score=vals.get("min_score"),
+        since=day("since"),
+        until=day("until"),
+        path=vals.get("path"),
+        role=vals.get("role"),
+        **fields,
+    )
+
+
+def ask_resident(read: Read, vals: dict, env: Environment, root: str) -> dict | None:
+    """The resident's answer, when one serves this workspace with this caller's settings
+    (else None: the caller answers in-process). Its domain errors are raised as ours."""
+    if vals.get("no_daemon") or env.flag("MEM_NO_DAEMON"):
+        return None
+    from .socket_client import ask
+
+    settings = env.settings()
+    if vals.get("embed"):
+        settings["MEM_EMBED_PROVIDER"] = vals["embed"]
+    reply = ask(root, read.op, read.to_json(), settings)
+    if reply is None:
+        from .autostart import coming
+
+        if coming(root):
+            reply = ask(root, read.op, read.to_json(), settings)
+    if reply is None:
+        return None
+    if reply.get("ok"):
+        result = reply.get("result")
+        return result if isinstance(result, dict) else None
+    from ..errors import ExitCode, MemError
+
+    code = reply.get("code", 1)
+    raise MemError(reply.get("error", "the resident process failed"), exit_code=ExitCode(code))
+
+
+def answer(read: Read, vals: dict, mem: Memory) -> dict:
+    """The answer computed in this process (with --embed's provider, when given); when the
+    model was slow to load, a resident starts for the next call."""
+    data = mem.with_settings({"embed.provider": vals.get("embed")}).answer(read)
+    if not (vals.get("no_daemon") or vals.get("embed")):
+        from . import start_when_slow
+
+        start_when_slow(mem)
+    return data
+
+
+def log(words: list[str], vals: dict, mem: Memory, env: Environment):
+    """`mem log`: the entry appended (`Logged`)."""
+    at = None
+    if vals.get("at") is not None:
+        from ..format.when import parse_when
+
+        at = parse_when(vals["at"], mem.now())
+    return mem.log(
+        text_of(words, env),
+        role=vals.get("role"),
+        speaker=vals.get("speaker"),
+        session=vals.get("session"),
+        at=at,
+        agent=vals.get("agent"),
+    )
