@@ -117,18 +117,19 @@ def every_src_is_right(monkeypatch):
     the line says (helpers.src_supports). Provenance that can be wrong is worse than none."""
     from helpers import src_problems
 
-    from openclaw_mem.consolidate import review, run, write
+    from openclaw_mem.consolidate import modes, review, write
 
     original = write.write_batch
 
     def audited(ws, *args, **kwargs):
         names = ("MEMORY.md", "USER.md", "AGENTS.md")
         before = {n: _read(ws.root / n) for n in names}
-        original(ws, *args, **kwargs)
+        written = original(ws, *args, **kwargs)
         problems = [p for n in names for p in src_problems(ws.root, before[n], _read(ws.root / n))]
         assert not problems, problems
+        return written
 
-    monkeypatch.setattr(run, "write_batch", audited)
+    monkeypatch.setattr(modes, "write_batch", audited)
     monkeypatch.setattr(review, "write_batch", audited)
 
 

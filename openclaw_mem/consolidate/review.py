@@ -256,7 +256,7 @@ def accept(ws: Workspace, ident: str, opts, reject: set[int] = frozenset()):
     day = date.fromisoformat(pending.day)
     # A person accepted these: the confidence threshold was for the model's word alone.
     opts = type(opts)(**{**asdict(opts), "min_confidence": 0.0})
-    _, outcomes = apply_edits(docs, edits, day, opts.min_confidence, opts.redact_extra)
+    applied, outcomes = apply_edits(docs, edits, day, opts.min_confidence, opts.redact_extra)
     batch = BatchReport(pending.entries, pending.entries, outcomes, pending.history, "")
     accepted_opts = type(opts)(**{**asdict(opts), "now": datetime.combine(day, opts.now.time())})
     write_batch(
@@ -268,6 +268,7 @@ def accept(ws: Workspace, ident: str, opts, reject: set[int] = frozenset()):
         _taken_on_accept(ws, pending, chosen, outcomes),
         docs,
         batch,
+        applied=applied,
     )
     (_folder(ws) / f"{pending.id}.json").unlink(missing_ok=True)
     return pending, batch

@@ -120,14 +120,18 @@ def write_batch(
     taken: Sequence[Taken],
     docs: dict[str, str],
     batch: BatchReport,
-) -> None:
-    """Apply the edits to the files as they are now, write them and the HISTORY.md
-    paragraph, commit. Used by a direct run and by `mem review` accepting a proposal. One
-    workspace transaction: a sync's merge never lands between the read and the write."""
+    *,
+    applied: dict[str, str] | None = None,
+) -> dict[str, str]:
+    """Write the edits (`applied`: already applied to `docs`), the HISTORY.md paragraph
+    and the record, and commit: one workspace transaction, so a sync's merge never lands
+    between the read and the write. A file someone saved since `docs` were read gets the
+    edits applied to what it holds now (their text wins). Returns the curated files as
+    written. Used by a direct run and by `mem review` accepting a proposal."""
     from ..store.transaction import transaction
 
     with transaction(ws.root):
-        _write_batch(ws, opts, label, edits, paragraph, taken, docs, batch)
+        return _write_batch(ws, opts, label, edits, paragraph, taken, docs, batch, applied)
 
 
 def _write_batch(
@@ -139,13 +143,17 @@ def _write_batch(
     taken: Sequence[Taken],
     docs: dict[str, str],
     batch: BatchReport,
-) -> None:
+    applied: dict[str, str] | None,
+) -> dict[str, str]:
     day = opts.now.date()
     fresh = read_docs(ws)
     batch.reapplied = [name for name in DOCUMENTS if fresh[name] != docs[name]]
-    new_docs, outcomes = apply_edits(fresh, edits, day, opts.min_confidence, opts.redact_extra)
-    if batch.reapplied:  # someone saved a file while the model was thinking: their text wins
-        batch.outcomes = outcomes + [o for o in batch.outcomes if o.status == "invalid"]
+    if applied is not None and not batch.reapplied:
+        new_docs = applied  # the files are as the edits met them: applied once
+    else:
+        new_docs, outcomes = apply_edits(fresh, edits, day, opts.min_confidence, opts.redact_extra)
+        if batch.reapplied:  # someone saved a file while the model was thinking
+            batch.outcomes = outcomes + [o for o in batch.outcomes if o.status == "invalid"]
     changed = [name for name in DOCUMENTS if new_docs[name] != fresh[name]]
     if read_docs(ws) != fresh:
         raise ConflictError(
@@ -177,6 +185,7 @@ def _write_batch(
         message = commit_message(batch, label, opts.redact_extra)
         info = gitrepo.commit_memory(ws.root, message, batch.files)
         batch.commit = info.short if info else None
+    return new_docs
 
 
 def _with_paragraph(existing: str, paragraph: str) -> str:

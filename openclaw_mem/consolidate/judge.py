@@ -1,0 +1,129 @@
+"""A run's third stage: the provider's answer judged before anything is applied. Each edit
+is checked against the entries it cites (checks.py), given the lines and ids of those
+entries, held when it draws on an entry that reads like an instruction (the memory
+firewall), and kept within the limits on what one answer may write (limits.py). What
+cannot be written waits for review with its reason, redacted like everything a model
+wrote."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from ..format.markdown import without_comments
+from .checks import check
+from .edits import Outcome
+from .limits import first_edits, within
+from .proposal import Edit, PromptEntry, Proposal, Usage
+from .redaction import Redaction
+from .write import Options
+
+
+@dataclass
+class Judged:
+    history: str  # the answer's paragraph, redacted, no comment of mem's grammar in it
+    edits: list[Edit]  # to apply
+    review: list[tuple[Edit, str]]  # wait for a person: a check or a limit said why
+    held: list[tuple[Edit, str]]  # wait for a person: the firewall said why
+    rejected: list[Outcome]  # what the reader could not take at all
+    skip: tuple[int, ...] = ()  # the entries the answer says hold nothing durable
+    usage: Usage = field(default_factory=lambda: Usage(0, 0))
+
+
+def judge(
+    proposal: Proposal,
+    prompt: Sequence[PromptEntry],
+    opts: Options,
+    grown: dict[str, int],
+    shown: Redaction,
+) -> Judged:
+    # HISTORY.md's markers are mem's grammar: a summary quoting one would forge one.
+    history = without_comments(shown.text(proposal.history_entry))
+    answered, too_many = first_edits(proposal.edits, opts)
+    checked, unsure = check(answered, prompt)
+    unsure += too_many
+    edits = resolve(checked, prompt)
+    review = [
+        (shown.edit(e), why)
+        for e, why in zip(
+            resolve([e for e, _ in unsure], prompt), [w for _, w in unsure], strict=True
+        )
+    ]
+    edits, held = _hold_flagged(edits, prompt)
+    edits, over = within(edits, opts, grown)
+    review += [(shown.edit(e), why) for e, why in over]
+    return Judged(
+        history,
+        edits,
+        review,
+        [(shown.edit(e), why) for e, why in held],
+        _rejected(proposal, shown),
+        proposal.skip,
+        proposal.usage or Usage(0, 0),
+    )
+
+
+def resolve(edits: Sequence[Edit], prompt: Sequence[PromptEntry]) -> list[Edit]:
+    """Each edit with the log lines its sources name (`origin`) and the newest one's date."""
+    by_number = {e.number: e for e in prompt}
+    out = []
+    for edit in edits:
+        cited = [by_number[n] for n in edit.sources if n in by_number]
+        origin = ",".join(e.cite for e in cited)  # path#Lx-Ly: `mem get` opens it as cited
+        dates = [e.when.date() for e in cited if e.when]
+        agents = {e.agent for e in cited}
+        agent = agents.pop() if len(agents) == 1 else None
+        ids = tuple(e.id for e in cited if e.id)
+        out.append(
+            replace(
+                edit, origin=origin, on=max(dates) if dates else None, agent=agent or "", ids=ids
+            )
+        )
+    return out
+
+
+def _hold_flagged(
+    edits: Sequence[Edit], prompt: Sequence[PromptEntry]
+) -> tuple[list[Edit], list[tuple[Edit, str]]]:
+    """The memory firewall: an edit drawn from an entry that reads like an instruction
+    (firewall.py) is held for review, never written by itself. Every curated file counts:
+    a planted "fact" in MEMORY.md is recalled into the prompt as surely as an AGENTS rule."""
+    from ..safety.firewall import scan
+
+    why = {}
+    for entry in prompt:
+        flags = scan(entry.text)
+        if flags:
+            why[entry.number] = ", ".join(f.kind for f in flags)
+    keep, held = [], []
+    for edit in edits:
+        reasons = [why[n] for n in edit.sources if n in why]
+        own = scan(f"{edit.text}\n{edit.target}")
+        if own:  # the edit is itself an instruction, whatever it cites
+            reasons.insert(0, ", ".join(f.kind for f in own))
+        if reasons:
+            held.append((edit, reasons[0]))
+        else:
+            keep.append(edit)
+    return keep, held
+
+
+def _rejected(proposal: Proposal, shown: Redaction) -> list[Outcome]:
+    """The edits the reader refused, as outcomes; what they said passes the secret filter
+    like everything else a model wrote."""
+    return [
+        Outcome(
+            Edit(
+                file="?",
+                op="?",
+                type="fact",
+                importance=0,
+                confidence=0,
+                text=shown.text(r.summary),
+                claimed=r.sources,
+            ),
+            "invalid",
+            shown.text(r.reason),
+        )
+        for r in proposal.rejected
+    ]

@@ -1,0 +1,126 @@
+"""A run's last stage, chosen once: what becomes of a settled batch. A dry run keeps
+nothing; --propose keeps it in `mem review`; a run applies it (writes, records, commits).
+Both that keep something keep the edits that could not be written in `mem review` too.
+Each says what the next batch starts from."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..store.workspace import Workspace
+from .progress import read_history
+from .proposal import Edit
+from .redaction import Redaction
+from .settle import TO_REVIEW, Settled
+from .write import Options, _with_paragraph, read_docs, write_batch
+
+
+class DryRun:
+    """Write nothing: show the diff. Later batches see what earlier ones would have done."""
+
+    review_statuses: Sequence[str] = TO_REVIEW
+
+    def save(self, ws: Workspace, settled: Settled, opts: Options, label: str) -> None:
+        return None
+
+    def next_start(self, ws: Workspace, settled: Settled, history: str):
+        return settled.docs, _with_paragraph(history, settled.paragraph)
+
+
+class Propose(DryRun):
+    """Keep each batch for `mem review` (--propose, or --auto with consolidate.review)."""
+
+    review_statuses = ("review",)
+
+    def save(self, ws: Workspace, settled: Settled, opts: Options, label: str) -> None:
+        _keep_for_review(ws, settled, opts, label)
+        if not settled.used:
+            return
+        from .review import Pending, save
+
+        shown = Redaction(opts.redact_extra)
+        settled.report.proposal = save(
+            new=True,
+            ws=ws,
+            pending=Pending.make(
+                label,
+                settled.paragraph,
+                [t for t in settled.taken.values() if t.how != "curated"],
+                [shown.edit(e) for e in settled.edits],
+                [],
+                settled.report.entries,
+                opts,
+                waits=sorted(settled.covered_ids - set(settled.waits)),
+                cites=[[settled.entry_of[n] for n in e.sources] for e in settled.edits],
+            ),
+        )
+
+
+class Apply:
+    """Write, record and commit each batch."""
+
+    review_statuses: Sequence[str] = TO_REVIEW
+
+    def save(self, ws: Workspace, settled: Settled, opts: Options, label: str) -> None:
+        _keep_for_review(ws, settled, opts, label)
+        if settled.used:
+            settled.written = write_batch(
+                ws,
+                opts,
+                label,
+                settled.edits,
+                settled.paragraph,
+                list(settled.taken.values()),
+                settled.before,
+                settled.report,
+                applied=settled.docs,
+            )
+
+    def next_start(self, ws: Workspace, settled: Settled, history: str):
+        written = getattr(settled, "written", None)
+        return (written if written is not None else read_docs(ws)), read_history(ws)
+
+
+def _edit_key(edit: Edit) -> tuple[str, str, str]:
+    return (edit.file, edit.op, f"{edit.text}\n{edit.target}")
+
+
+def _waiting_edits(ws: Workspace) -> set[tuple[str, str, str]]:
+    """What already waits in `mem review`: each held edit, and each refused one."""
+    from .review import load_all
+
+    out: set[tuple[str, str, str]] = set()
+    for p in load_all(ws):
+        out |= {(e["file"], e["op"], f"{e['text']}\n{e['target']}") for e in p.edits}
+        out |= {("?", r["reason"], r["summary"]) for r in p.rejected}
+    return out
+
+
+def _keep_for_review(ws: Workspace, settled: Settled, opts: Options, label: str) -> None:
+    """The edits that could not be written, and what the reader refused, wait in `mem
+    review` with their reasons; an entry offered again may draw the same edit again: it
+    waits once."""
+    from .review import Pending, save
+
+    seen = _waiting_edits(ws)
+    to_review = [o for o in settled.to_review if _edit_key(o.edit) not in seen]
+    rejected = [o for o in settled.rejected if ("?", o.detail, o.edit.text) not in seen]
+    if not (to_review or rejected):
+        return
+    entry_of = settled.entry_of
+    settled.report.review = save(
+        new=True,
+        ws=ws,
+        pending=Pending.make(
+            label,
+            "",
+            [],
+            [o.edit for o in to_review],
+            rejected,
+            settled.report.entries,
+            opts,
+            waits=settled.waits,
+            reasons=[o.detail for o in to_review],
+            cites=[[entry_of[n] for n in (o.edit.sources or o.edit.claimed)] for o in to_review],
+        ),
+    )

@@ -1,0 +1,39 @@
+"""Redaction in one place for a consolidation run: what is sent to a provider (the log
+entries, the curated files) and what comes back to be shown or kept (the summary, edits
+waiting for review, the reader's refusals) all pass here, with the built-in secret families
+and consolidate.redact_patterns."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from ..safety.secrets import redact
+from .proposal import Edit
+
+
+class Redaction:
+    def __init__(self, extra: Sequence[str]) -> None:
+        self.extra = tuple(extra)
+        self.hidden = 0  # secrets taken out of what was sent
+
+    def sent(self, text: str) -> str:
+        """Text that goes to the provider: counted."""
+        out, n = redact(text, self.extra)
+        self.hidden += n
+        return out
+
+    def text(self, text: str) -> str:
+        return redact(text, self.extra)[0]
+
+    def docs(self, docs: dict[str, str]) -> dict[str, str]:
+        return {name: self.text(text) for name, text in docs.items()}
+
+    def edit(self, edit: Edit) -> Edit:
+        """An edit that is not written but shown and kept for review."""
+        return replace(
+            edit,
+            text=self.text(edit.text),
+            target=self.text(edit.target),
+            section=self.text(edit.section),
+        )
