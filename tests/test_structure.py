@@ -146,7 +146,7 @@ LAYERS = (
     {"format"},
     {"search", "embed", "config"},
     {"index", "environment", "funnel"},
-    {"recall", "consolidate"},
+    {"recall", "consolidate", "upkeep"},
     {"services"},
     {"memory", ""},  # the facade; "" is the package itself (`from openclaw_mem import Memory`)
     {"serve"},

@@ -107,7 +107,7 @@ class Curating:
         """Revert the newest change mem made (consolidation, forget, cleanup) with a new
         commit: (the change, the revert). When a person changed memory since, only with
         `yes` (the error names the commit it would revert)."""
-        from ..consolidate.undo import undo
+        from ..upkeep.undo import undo
 
         self.place.check_writable_state()
         return undo(self.place.ws, yes=yes)
@@ -115,8 +115,8 @@ class Curating:
     def forget(self, target: str, *, hard: bool = False) -> ForgetResult:
         """Deprecate (or, hard, delete) a curated line; redact a log line in place (hard)."""
         from ..consolidate.citations import refresh
-        from ..consolidate.forgetting import forget
         from ..store.transaction import transaction
+        from ..upkeep.forgetting import forget
 
         place = self.place
         place.check_writable_state()
@@ -133,7 +133,7 @@ class Curating:
 
     def cleanup(self, *, dry_run: bool = False) -> CleanupResult:
         """Move stale curated lines to archive/YYYY-MM.md (committed, not indexed)."""
-        from ..consolidate.forgetting import archive, find_stale
+        from ..upkeep.cleanup import archive, find_stale
 
         place = self.place
         cfg = place.config

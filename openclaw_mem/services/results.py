@@ -9,8 +9,9 @@ from ..format.markdown import citation
 
 if TYPE_CHECKING:
     from ..consolidate.citations import Citations
-    from ..consolidate.forgetting import Forgotten, Stale
     from ..format.ingest import IngestReport
+    from ..upkeep.cleanup import Stale
+    from ..upkeep.forgetting import Forgotten
 
 
 @dataclass(frozen=True)

@@ -128,7 +128,7 @@ def _consolidation_summary(ws: Workspace, with_git: bool) -> dict:
 
     commit = None
     if with_git:
-        from ..consolidate.undo import last_consolidation_commit
+        from ..upkeep.undo import last_consolidation_commit
 
         found = last_consolidation_commit(ws)
         commit = found.to_json() if found else None

@@ -1,20 +1,14 @@
-"""Forgetting on request (`mem forget`) and by the design notes' rules (`mem cleanup`).
-
-forget: a line of MEMORY/USER/AGENTS is deprecated (struck through, kept) or, with --hard,
-deleted. A line of a daily log or of HISTORY.md can only be redacted in place, with --hard:
-the one time the tool rewrites a log. The text stays in git history until purged there.
-
-cleanup: lines that carry consolidation metadata and are stale move to archive/, which
-recall does not index: importance below 0.2 and unused for 30 days, deprecated for longer
-than 90 days, or confidence below 0.5.
-"""
+"""Forgetting on request (`mem forget`): a line of MEMORY/USER/AGENTS is deprecated (struck
+through, kept) or, with --hard, deleted. A line of a daily log or of HISTORY.md can only be
+redacted in place, with --hard, keeping the entry's identity. The text stays in git history
+until purged there."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 
 from ..errors import NotFound, UsageError
 from ..format.file_lines import safe_path
@@ -22,21 +16,18 @@ from ..format.markdown import (
     BULLET_RE,
     MARKER_RE,
     core,
-    deprecated_on,
     entry_heading,
     heading,
     is_live_bullet,
     is_struck,
     parse_citation,
-    parse_meta,
     split_doc,
     strike,
 )
 from ..safety.secrets import redact_excerpt
 from ..search.tokenize import shingles, tokenize
-from ..store import access
-from ..store.fsutil import atomic_write_text, read_text
-from ..store.workspace import ARCHIVE_DIR, CURATED_FILES, HISTORY_FILE, Workspace, day_of
+from ..store.fsutil import read_text
+from ..store.workspace import CURATED_FILES, HISTORY_FILE, Workspace, day_of
 
 DOCUMENTS = CURATED_FILES
 _LINE_SPEC_RE = re.compile(r"^(?P<path>[^#:]+\.md):(?P<line>\d+)$")
@@ -191,85 +182,3 @@ def _keep_identity(lines: list[str], text: str, first: int, last: int) -> None:
             head = lines[e.start_line - 1]
             if entry_heading(head):
                 lines[e.start_line - 1] = with_id(head, ident)
-
-
-# ----------------------------------------------------------------- cleanup
-
-
-@dataclass(frozen=True)
-class Stale:
-    path: str
-    line: int
-    text: str
-    reason: str
-
-
-def find_stale(
-    ws: Workspace,
-    now: datetime,
-    *,
-    min_importance: float = 0.2,
-    unused_days: int = 30,
-    deprecated_days: int = 90,
-    min_confidence: float = 0.5,
-) -> list[Stale]:
-    from ..format.chunking import chunk_file
-
-    records = access.load(ws)
-    out: list[Stale] = []
-    for name in DOCUMENTS:
-        path = ws.root / name
-        if not path.exists():
-            continue
-        text = read_text(path, name)
-        lines = split_doc(text).lines
-        last_used: dict[int, datetime] = {}
-        for chunk in chunk_file(name, text):
-            key = access.chunk_key(name, lines[chunk.start_line - 1 : chunk.end_line])
-            found = access.lookup(records, key)
-            for n in range(chunk.start_line, chunk.end_line + 1):
-                if found:
-                    last_used[n] = found.last
-        for n, line in enumerate(lines, 1):
-            if not core(line):
-                continue
-            when = deprecated_on(line) if is_struck(line) else None
-            if when:
-                if (now.date() - when).days > deprecated_days:
-                    out.append(Stale(name, n, line, f"deprecated since {when}"))
-                continue
-            meta = parse_meta(line)
-            if meta is None:
-                continue  # a line a person wrote has no metadata: never cleaned up
-            importance, confidence, added = meta.importance, meta.confidence, meta.day
-            if confidence < min_confidence:
-                out.append(Stale(name, n, line, f"low confidence ({confidence:g})"))
-                continue
-            used = last_used.get(n)
-            idle_since = used.date() if used else added
-            if importance < min_importance and (now.date() - idle_since).days > unused_days:
-                seen = f"last used {used:%Y-%m-%d}" if used else "never used"
-                out.append(Stale(name, n, line, f"importance {importance:g}, {seen}"))
-    return out
-
-
-def archive(ws: Workspace, stale: Sequence[Stale], now: datetime) -> str:
-    """Move stale lines out of their files into archive/YYYY-MM.md; returns its path."""
-    rel = f"{ARCHIVE_DIR}/{now:%Y-%m}.md"
-    target = ws.inside(rel)
-    existing = read_text(target, rel) if target.exists() else f"# Archive {now:%Y-%m}\n"
-    blocks = [existing.rstrip("\n"), "", f"## Cleanup {now:%Y-%m-%d %H:%M}", ""]
-    for name in DOCUMENTS:
-        mine = [s for s in stale if s.path == name]
-        if not mine:
-            continue
-        doc = split_doc(read_text(ws.root / name, name))
-        drop = {s.line for s in mine}
-        atomic_write_text(
-            ws.root / name, doc.text([x for i, x in enumerate(doc.lines, 1) if i not in drop])
-        )
-        blocks += [f"From {name}:"]
-        blocks += [f"{s.text.rstrip()}  <!-- archived: {s.reason} -->" for s in mine]
-        blocks.append("")
-    atomic_write_text(target, "\n".join(blocks).rstrip("\n") + "\n")
-    return rel
