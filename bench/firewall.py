@@ -1,6 +1,7 @@
 """The memory firewall's detection on a tuning corpus and a held-out corpus, and its cost.
 
-    python bench/firewall.py
+    python bench/firewall.py            # every part, and the cost
+    python bench/firewall.py --dev      # the tuning and development parts only
 
 tests/fixtures/injections/payloads.json and benign.json are the corpus the patterns in
 openclaw_mem/firewall.py were written against (the tests require all of it). The held-out
@@ -12,6 +13,9 @@ by a helper that was not shown the patterns; nothing was tuned on it either.
 The third held-out pair (heldout_blind_*.json) was written by a helper who saw neither the
 patterns nor the standing-order scorer (safety/standing.py), and copied in only after the
 scorer was final; nothing was changed for it. Held-out parts print their figures only.
+The development pair (dev_*.json) was written by the helper that widened the scorer, before
+it changed any code, and used to see whether a change generalises beyond the tuning pair:
+it prints its misses like the tuning pair (it was looked at), so it is not held out.
 Scanning runs on every `mem log`, so its speed on ordinary text is printed too, warm and in
 a fresh process (the first scan builds what the scorer reads with).
 """
@@ -49,7 +53,16 @@ def report(label: str, payloads: list[dict], benign: list[dict], verbose: bool =
 
 
 def main() -> None:
+    import sys
+
     report("tuning", load("payloads"), load("benign"))
+    report("dev", load("dev_payloads"), load("dev_benign"))
+    if "--dev" not in sys.argv[1:]:
+        held_out()
+    speed()
+
+
+def held_out() -> None:
     report("held-out", load("heldout_payloads"), load("heldout_benign"), False)
     report(
         "held-out paraphrases",
@@ -64,7 +77,12 @@ def main() -> None:
             load("heldout_blind_benign"),
             False,
         )
-    text = " ".join(b["text"] for b in load("benign") + load("heldout_benign"))
+
+
+def speed() -> None:
+    # Timed on the notes that are looked at (tuning and development), so that a run with
+    # --dev, which opens no held-out file, times the same text.
+    text = " ".join(b["text"] for b in load("benign") + load("dev_benign"))
     body = (text + "\n") * (1_000_000 // len(text) + 1)
     start = time.perf_counter()
     scan(body)
