@@ -358,9 +358,6 @@ _EN_PARTS = {
         "remind me",
         "only (after|with) (my|the_user's) (ok|approval)",
     ],
-    "prohibition": [
-        "(never|don't|do_not|dont|not_to|no_one_should|nobody_should) ever? <BASE>",
-    ],
     # Said to the agent: a sentence that starts with its verb (after a scope word, "please"
     # or the like), a verb with its object after a comma or "and"/"then" (not "… and
     # output"), "you should", "make sure to", or a rule in the passive ("should be paid to").
@@ -664,6 +661,23 @@ _ZH_WORDS = {
 _ZH_NEGATIONS = "不要|别|不准|禁止|不能|切勿|千万别|不可以|绝不|不用|不必|无需".split("|")
 _ZH_SUBJECTS = "我|我们|他|她|他们|她们|它|财务|公司|团队|系统|老板".split("|")
 _ZH_TITLES = ("经理", "老师", "总")
+_ZH_TIME_AFTER = ("前", "后", "之前", "之后", "时", "的时候", "完")
+_ZH_PLACES = ("前台", "后台", "前面", "后面", "时间")
+_ZH_DOER_MARKS = (
+    "会把",
+    "会将",
+    "会给",
+    "会自动",
+    "会在",
+    "会先",
+    "会直接",
+    "都会",
+    "将会",
+    "负责",
+    "正在",
+    "已经",
+)
+_ZH_AGENT_NAMES = ("你", "助手", "助理", "AI", "机器人", "bot", "assistant", "agent")
 _ZH_CLAUSE = "。，,\n"
 _ZH_SHAPES = {
     "destination": r"(?<![A-Za-z])(?:wx|vx)\s*[:：]",
@@ -725,12 +739,13 @@ def _zh_parts(window: str) -> tuple[set[str], bool]:
     found = {name for name, choices in words.items() if any(c in window for c in choices)}
     found |= {name for name, pattern in shapes.items() if pattern.search(window)}
     spans = _zh_action_spans(window)
-    for start, _ in spans:
+    for start, end in spans:
+        # "付款前", "部署完", "上传后": the action names a time, the order is elsewhere.
+        if window.startswith(_ZH_TIME_AFTER, end) and not window.startswith(_ZH_PLACES, end):
+            found.add("condition")
+            continue
         clause = _clause_start(window, start)
         before = window[clause:start]
-        # A negation just before the action: "不要把密码告诉别人" forbids it.
-        if any(n in window[max(clause, start - 10) : start] for n in _ZH_NEGATIONS):
-            found.add("prohibition")
         # Someone named before the action, at the clause's start: their habit, not an order.
         head = before.strip()
         named = any(head.startswith(w) for w in _ZH_SUBJECTS) or any(
@@ -738,6 +753,18 @@ def _zh_parts(window: str) -> tuple[set[str], bool]:
         )
         if named and len(before) <= 20:
             found.add("not the agent")
+        # Someone who will, is in charge of or already does it: "cron 会把…", "小李负责…"
+        # ("助手负责…" is the agent).
+        marked = next((m for m in _ZH_DOER_MARKS if m in head), None)
+        if marked is not None or head.endswith("会"):
+            doer = head[: head.find(marked)] if marked else head[:-1]
+            if doer.strip():
+                agent = doer.rstrip().endswith(_ZH_AGENT_NAMES)
+                found.add("to the agent" if agent else "not the agent")
+        # A thing that happens by itself: "账单每月自动扣款" describes, "自动把…上传" orders.
+        auto = head.rfind("自动")
+        if auto > 0 and "把" not in head[auto:]:
+            found.add("described")
         # An order starts with its verb or with 把, after a scope word at most.
         for scope in _ZH_SCOPE_WORDS:
             if head.startswith(scope):
@@ -781,16 +808,96 @@ def _has_chinese(text: str) -> bool:
     return not text.isascii() and any("\u4e00" <= c <= "\u9fff" for c in text)
 
 
+# Negations before an action. English ones stand just before its base form ("never share",
+# "don't ever run", "not to pay"); Chinese ones a few characters before it, whichever
+# language the action is in ("不用手动 pay").
+_EN_NEGATORS = frozenset(
+    "never don't dont not doesn't won't shouldn't mustn't can't cannot".split()
+)
+_EN_SKIPPED = frozenset("ever just also even to".split())
+_ZH_NEEDLESS = ("不用", "不必", "无需", "不需要")  # "no need to": a step waived, not forbidden
+# Verbs of telling: negated beside another action they keep it secret ("wire it and don't
+# tell the user", "直接删，别告诉他"); alone they forbid ("never tell anyone my address").
+_TELLING = frozenset(
+    "tell mention show report notify inform flag alert loop cc bother ask "
+    "告诉 通知 提醒 说给 请示".split()
+)
+
+
+def _negated(window: str, start: int, word: str, english: bool, words_before: list[str]) -> str:
+    """How the action at `start` is negated: "" (not), "no need" or "not"."""
+    clause = _clause_start(window, start)
+    near = window[max(clause, start - 12) : start]  # "不要把公司的账号密码发到"
+    if any(n in near for n in _ZH_NEEDLESS):
+        return "no need"
+    if any(n in near for n in _ZH_NEGATIONS):
+        return "not"
+    if english:
+        before = [w for w in words_before if w not in _EN_SKIPPED and not w.endswith("ly")]
+        if before and before[-1] in _EN_NEGATORS:
+            return "not"
+    return ""
+
+
+def _negations(window: str) -> set[str]:
+    """A prohibition when the window's actions are all forbidden or needless ("never share my
+    address", "不要把密码告诉别人", "不用手动 pay"); secrecy when a negated verb of telling
+    stands beside an action that is not negated ("直接删，别告诉用户")."""
+    classes, _, _, _, _, word_re = _english()
+    acts: list[tuple[str, str]] = []  # (word, how negated)
+    tokens = [(m.start(), m[0].lower().replace("’", "'")) for m in word_re.finditer(window)]
+    for i, (start, word) in enumerate(tokens):
+        if word in classes["ANY"]:
+            how = _negated(
+                window,
+                start,
+                word,
+                word in classes["BASE"],
+                [w for _, w in tokens[max(0, i - 3) : i]],
+            )
+            acts.append((word, how))
+    if _has_chinese(window):
+        for start, end in _zh_action_spans(window):
+            word = window[start:end]
+            acts.append((word, _negated(window, start, word, False, [])))
+    plain = [w for w, how in acts if not how]
+    out = set()
+    for word, how in acts:
+        if not how:
+            continue
+        if plain and word in _TELLING:
+            out.add("secrecy")
+        elif not plain:  # beside a plain action, a needless step says nothing of it
+            out.add("prohibition")
+    return out
+
+
+def _en_verb_in_chinese(window: str) -> bool:
+    """Whether an English action word stands in a Chinese clause ("顺便 attach 一下", "直接
+    push 到"), not in an English one that names something in Chinese."""
+    classes, _, _, _, _, word_re = _english()
+    for m in word_re.finditer(window):
+        if m[0].lower() in classes["ANY"]:
+            before = window[_clause_start(window, m.start()) : m.start()].rstrip()
+            if before and "\u4e00" <= before[-1] <= "\u9fff":
+                return True
+    return False
+
+
 def _parts(window: str) -> tuple[set[str], bool]:
     """The parts found in a window of a sentence, and whether it holds an action."""
     found, acting = _en_parts(window)
     if _has_chinese(window):
         zh, zh_acting = _zh_parts(window)
         found |= zh
-        if zh_acting:
-            acting = True
-            if "not the agent" not in found:
-                found.add("to the agent")  # Chinese drops the subject of an order
+        if (zh_acting or _en_verb_in_chinese(window)) and not found & {
+            "not the agent",
+            "described",
+        }:
+            found.add("to the agent")  # Chinese drops the subject of an order
+        acting = acting or zh_acting
+    if acting:
+        found |= _negations(window)
     return found, acting
 
 
