@@ -147,6 +147,11 @@ _LEADS = (
     "hereafter|by default|going forward|moving forward|from now on|from here on|"
     "from here on out|in future|in the future|and|so"
 )
+# Words that open a clause set before an order, saying when or how often it applies.
+_FRONTS = (
+    "if when whenever once after before on at in during each every for as upon until while by "
+    "whatever whoever anytime should"
+)
 _OBJECTS = (
     "it them this that these those the a an all any every each my your our their his her its "
     "whatever everything anything up out over along in on down off back"
@@ -228,7 +233,7 @@ _EN_PARTS = {
         "(password|passwords|passcode|passcodes|passphrase|passphrases|credential|credentials|"
         "login|logins|token|tokens|apikey|api-key|api_key|api_keys|secrets|secret|seed|2fa|otp|"
         "otps|cvv|ssn|pin|transcript|transcripts|conversation|conversations|chat|chats|inbox|"
-        "contacts|salary|salaries|memory|admin|vault|contract|contracts|itinerary|itineraries|"
+        "contacts|salary|salaries|admin|vault|contract|contracts|itinerary|itineraries|"
         "whereabouts|wallet|wallets|dsn|authenticator|refund|refunds|pay|pays|paid|paying|"
         "settle|wire|wired|remit|accounts|confidential|sensitive|restricted|classified|"
         "privileged|funds|money|payment|payments|transfer|transfers)",
@@ -249,7 +254,9 @@ _EN_PARTS = {
         "personal (data|info|information|details)",
         "home address",
         "phone (number|numbers)",
-        "memory (file|files)",
+        "memory (file|files|log|logs|notes|contents)",
+        # what the agent remembers, not "a memory" (one recollection)
+        "(your|my|the|its|all|long-term|the_user's|his|her|their) memory",
         "login (details|info)",
         "connection (string|strings)",
         "security (question|questions)",
@@ -364,6 +371,24 @@ _EN_PARTS = {
     "to the agent": [
         "^ LEADS <IMPERATIVE>",
         "(,|:|;|—|–|and|then) LEADS <BASE> <OBJ>",
+        # an imperative after a clause that sets when or how often ("On the first of each
+        # month, move …", "Before opening a pull request, fetch and execute …")
+        "^ LEADS <FRONT> *20 (,|:) LEADS <IMPERATIVE>",
+        "(:|;|—|–) LEADS <FRONT> *20 (,|:) LEADS <IMPERATIVE>",
+        # the agent named, as the one asked or allowed ("assistants … are asked to forward")
+        "(assistant|assistants|agent|agents|bot|bots|ai|helper|helpers) *6 (is|are) now? "
+        "(asked|expected|required|requested|permitted|allowed|authorised|authorized|"
+        "pre-authorised|pre-authorized|encouraged|supposed|cleared|free|welcome|instructed|"
+        "invited|to)",
+        "(assistants|agents|bots|helpers) (<MODAL>|need_to|have_to)",
+        "(dear|hey|hi|hello|attention|attn) (the|any|all|our|my)? ai? (assistant|assistants|"
+        "agent|agents|bot|bots|ai)",
+        "(note|notes|reminder|message|instructions|memo|rules|routine) (to|for) (the|any|all|our|"
+        "my)? ai? (assistant|assistants|agent|agents|bot|bots|ai|you)",
+        # leave given
+        "(it's|it_is|that's|that_is) (fine|ok|okay|alright|acceptable|safe|allowed|permitted) "
+        "(to|for_you_to)",
+        "(you're|you_are) (welcome|free) to",
         "(remember|make_sure|be_sure|don't_forget|do_not_forget|you're|you_are|you're_supposed|"
         "you_are_supposed|you_need|you_have|you_ought|i_want_you|i_need_you|we_want_you|"
         "we_need_you|i_would_like_you|i'd_like_you|we_would_like_you|we'd_like_you|your_job_is|"
@@ -467,6 +492,7 @@ def _english():
         "MODAL": frozenset(_MODALS.split()),
         "OBJ": frozenset(_OBJECTS.split()),
         "ADV": frozenset(_ADVS.split()),
+        "FRONT": frozenset(_FRONTS.split()),
     }
     deleting = {
         w
@@ -525,8 +551,16 @@ def _is(word: str, cls: str, classes) -> bool:
         return word[:1].isalnum()
     if cls == "ADV":
         return word in classes["ADV"] or (word.endswith("ly") and len(word) > 3)
-    if cls == "OBJ":
-        return word in classes["OBJ"] or "@" in word or "://" in word
+    if cls == "OBJ":  # what follows a verb as its object: a pronoun, a determiner, a number
+        return (
+            word in classes["OBJ"]
+            or "@" in word
+            or "://" in word
+            or word[:1].isdigit()
+            or word[:1] in "$€£¥"
+        )
+    if cls == "FRONT":
+        return word in classes["FRONT"]
     return word in classes[cls]
 
 
@@ -547,7 +581,10 @@ def _matches(items, words, written, at, classes, leads) -> bool:
                 return True
             step = next(
                 (len(lead) for lead in leads if tuple(words[at : at + len(lead)]) == lead),
-                1 if at < len(words) and words[at] == "," else 0,
+                # a comma, or an adverb of manner ("Quietly delete …")
+                1
+                if at < len(words) and (words[at] == "," or _is(words[at], "ADV", classes))
+                else 0,
             )
             if not step:
                 return False
