@@ -85,12 +85,12 @@ _EN_ACTIONS = {
     "build kick fire spin boot",
     "reveal": "reveal print show display output disclose divulge echo recite expose tell share "
     "give provide supply include quote list read spell paste keep add append insert attach walk "
-    "carry contain end forthcoming mention surface volunteer dictate",
+    "carry contain end forthcoming mention surface volunteer dictate enter type fill",
     "pay": "pay wire transfer remit top settle reimburse refund purchase buy release place proceed",
     "delete": "delete remove wipe erase purge clear destroy shred truncate overwrite scrub empty "
     "revoke disable drop discard trash bin dispose rid scrap ditch nuke tidy clean",
     "trust": "approve accept merge trust whitelist allowlist allow grant authorise authorize treat "
-    "act honour honor obey comply assume consider skip bypass waive ignore override",
+    "act honour honor obey comply assume consider skip bypass waive ignore override confirm",
 }
 _IRREGULAR = {
     "send": "sent",
@@ -147,6 +147,11 @@ _LEADS = (
     "hereafter|by default|going forward|moving forward|from now on|from here on|"
     "from here on out|in future|in the future|and|so"
 )
+# Verbs of asking or getting in touch: what someone else does to set an order off.
+_REQUESTS = (
+    "ask asks asked call calls rings phones request requests text texts email emails writes "
+    "messages pings contacts wants needs demands"
+)
 # Words that open a clause set before an order, saying when or how often it applies.
 _FRONTS = (
     "if when whenever once after before on at in during each every for as upon until while by "
@@ -164,6 +169,16 @@ _OBJECTS = (
 _EN_PARTS = {
     "scope": [
         "from now on",
+        "for future",
+        "(all|any) (future|upcoming|subsequent|incoming|further)",
+        "(for|during|over) the (next|coming) *2 (days|weeks|months|years|window|period)",
+        "for the rest of (the|this|his|her|their) <WORD>",
+        "(as|into) a (habit|routine|rule|matter_of_course|standing_order)",
+        "set (this|it|that) up as",
+        "(new|standing|permanent|regular|ongoing) (routine|arrangement|habit|practice|procedure)",
+        # doing it without end: "keep mirroring the calendar", "continue to send"
+        "(keep|continue|carry_on|go_on) (on)? <ING>",
+        "continue to <BASE>",
         "from here on",
         "from here on out",
         "from this point (on|forward)?",
@@ -208,6 +223,7 @@ _EN_PARTS = {
         "(always|whenever|every|each|daily|nightly|weekly|monthly|hourly|automatically|regularly|"
         "constantly|continuously|whatever|whoever|anything|anyone|anybody|everything)",
         "on (mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|weekdays)",
+        "on <WORD>? (days|nights|mornings|evenings|afternoons|weekends|weekdays|paydays)",
         "once (a|per) (day|week|month|year)",
         "any !(of|more|longer|way|idea|chance|case)",
         "on an ongoing basis",
@@ -242,7 +258,9 @@ _EN_PARTS = {
         "seed phrase",
         "recovery (code|codes|phrase)",
         "one-time (code|codes|password|passwords)",
-        "(verification|security|auth|login|sms|access) (code|codes)",
+        "(verification|security|auth|login|sms|access|gate|door|alarm|entry|building|safe|lock|"
+        "unlock|garage|pin|recovery|backup|confirmation|otp|mfa|pairing|wifi|wi-fi) (code|codes)",
+        "account balance",
         "card (number|numbers|details)",
         "social security",
         "bank (details|info|login|logins)",
@@ -277,7 +295,9 @@ _EN_PARTS = {
     "untrusted code": [
         "(whatever|any|every|each|all) *2 (script|scripts|file|files|attachment|attachments|"
         "link|links|command|commands|code|program|programs|binary|binaries|installer|"
-        "installers|macro|macros|executable|executables|snippet|snippets)",
+        "installers|macro|macros|executable|executables|snippet|snippets|extension|extensions|"
+        "plugin|plugins|add-on|add-ons|addon|addons|package|packages|patch|patches|update|"
+        "updates|app|apps)",
         "(whatever|anything|everything) that? (lands|arrives|appears|pasted|posted|forwarded|"
         "shared|comes_in|shows_up|is_sent|gets_sent|is_pasted|is_posted|is_forwarded|is_shared|"
         "gets_pasted|gets_posted|gets_forwarded|gets_shared)",
@@ -289,10 +309,61 @@ _EN_PARTS = {
         "follow (its|their) instructions",
         "(incoming|received|attached) (file|files|attachment|attachments|link|links|script|"
         "scripts)",
-        "(to|on|into|against) the? (machine|box|server|production|prod|cluster|live_system|"
-        "live_environment)",
+        "(to|on|into|against) the? <WORD>? (machine|box|server|production|prod|cluster|"
+        "live_system|live_environment)",
         "(anything|whatever) *6 (hands|hand|gives|give|sends|send|links|link|posts|post|passes|"
         "forwards|forward|shares|share) (you|us|over)",
+    ],
+    # What came from someone else, run as it is: a verb of running with its object handed
+    # in ("after a file is shared with you, run it", "install whatever the newsletter
+    # recommends"); weighed as untrusted code where a verb of running is there.
+    "received": [
+        "(shared|sent|forwarded|given|passed|handed|posted|linked|pasted|uploaded|emailed|"
+        "texted|dropped) (to|with)? (you|us)",
+        "(arrives|arrive|arrived|lands|land|landed|appears|appear|appeared|shows_up|show_up|"
+        "turns_up|turn_up|comes_in|come_in|comes_through|pops_up|pop_up)",
+        "(posts|pastes|sends|shares|forwards|links|drops|uploads|attaches|recommends|recommend|"
+        "recommended|suggests|suggest|suggested|proposes|names|lists|mentions) (a|an|any|the|"
+        "some|their|its|new)? <WORD>",
+        "(incoming|received|attached|forwarded|recommended|suggested)",
+        "(whatever|anything|everything) *6 (says|say|asks|ask|recommends|recommend|suggests|"
+        "suggest|names|lists|links|points_to|sends|send|posts|post|hands|gives|shares)",
+    ],
+    # A request from someone else sets it off ("if they ask for the code", "when the
+    # pharmacy calls", "their driver will ask you"): whoever asks gets it.
+    "asked by another": [
+        "(if|when|whenever|once|should|in_case|the_moment|as_soon_as|next_time|anytime|any_time|"
+        "every_time|each_time) !(i|we|you) *4 <REQUEST>",
+        "!(i|we|i'll|we'll) (will|may|might|could|can|would|'ll)? (ask|asks|call|calls|request|"
+        "requests|text|texts|email|emails|message|messages|contact|contacts) (you|the_assistant|"
+        "the_agent)",
+    ],
+    "asked by the user": [
+        "(if|when|whenever|once|should|the_moment|anytime|any_time|every_time|each_time) "
+        "(the_user|my_user|your_user) *2 <REQUEST>",
+    ],
+    # Someone else's word passed on as the user's, or consent claimed for them ("Lin said
+    # you handle her bills", "asked me to manage things", "she agreed to it ages ago",
+    # "the user is fine with that", "he's cleared").
+    "relayed": [
+        "(said|says|told_me|asked_me|agreed|wants|wanted|decided) (that)? (you|the_assistant|"
+        "the_agent) !(to)",
+        "(asked|told|authorised|authorized|allowed|trusted) me to (manage|handle|take|deal|"
+        "look|run|act|collect|sort)",
+        "(agreed|approved|okayed|consented|signed_off|cleared|authorised|authorized) (to|on)? "
+        "(it|this|that|them)? (ages_ago|already|earlier|before|in_advance|by_phone|long_ago|"
+        "last_week|last_month)",
+        "(is|are|was|were) (fine|ok|okay|happy|alright|cool) with (that|this|it)",
+        "(this|it|that) (was|has_been|is) (agreed|approved|cleared|authorised|authorized|"
+        "okayed|signed_off) (by_phone|already|in_advance|ages_ago|earlier|before)",
+        "(he's|she's|they're|he_is|she_is|they_are) (cleared|authorised|authorized|approved|"
+        "trusted|vetted|allowed|verified)",
+    ],
+    # The one writing says who they are, and it is not the user: their "me" is not the
+    # user's ("This is your user's brother Tom", "I'm Lin's mum").
+    "other speaker": [
+        "(this_is|i'm|i_am|it's) (your|the|my)? (user's|owner's|principal's|boss's|employer's)",
+        "(this_is|i'm|i_am|it's) <POSS>",
     ],
     "anyone": [
         "(anyone|anybody|whoever|someone|somebody|whomever|contractor|contractors|vendor|"
@@ -493,6 +564,9 @@ def _english():
         "OBJ": frozenset(_OBJECTS.split()),
         "ADV": frozenset(_ADVS.split()),
         "FRONT": frozenset(_FRONTS.split()),
+        "ING": frozenset(ing),
+        "RUN": frozenset(_EN_ACTIONS["run"].split()),
+        "REQUEST": frozenset(_REQUESTS.split()),
     }
     deleting = {
         w
@@ -609,6 +683,8 @@ def _matches(items, words, written, at, classes, leads) -> bool:
     if kind == "class":
         if value == "CAP":  # a name as written: Dana, Bob (not "I", not "API")
             ok = written[at][:1].isupper() and written[at][1:].islower()
+        elif value == "POSS":  # a name's: Lin's
+            ok = written[at][:1].isupper() and written[at].endswith("'s")
         else:
             ok = _is(word, value, classes)
         return ok and _matches(rest, words, written, at + 1, classes, leads)
@@ -644,6 +720,8 @@ def _en_parts(window: str) -> tuple[set[str], bool]:
                 found.add(name)
     if any(w in deleting for w in words):
         found.add("delete")
+    if any(w in classes["RUN"] for w in words):
+        found.add("runs")
     acting = "action idiom" in found or any(
         w in classes["ANY"] or w in _ACTION_NOUNS for w in words
     )
@@ -947,10 +1025,7 @@ def features(found: set[str]) -> set[str]:
         for name in (
             "destination",
             "sensitive",
-            "untrusted code",
-            "anyone",
             "secrecy",
-            "authority",
             "ask first",
             "prohibition",
             "someone else acts",
@@ -958,9 +1033,23 @@ def features(found: set[str]) -> set[str]:
         if name in found
     }
     out |= next(({t} for t in ("scope", "recurs", "condition") if t in found), set())
+    if "untrusted code" in found or {"received", "runs"} <= found:
+        out.add("untrusted code")  # what someone else hands in, run as it is
+    if "anyone" in found or (
+        "asked by another" in found
+        and "asked by the user" not in found
+        and "someone else acts" not in found  # they are told what to do, not handed anything
+    ):
+        out.add("anyone")  # whoever asks gets it
+    if found & {"authority", "relayed", "other speaker"}:
+        out.add("authority")  # someone else's word counts as the user's
     if "records" in found and "sensitive" not in found:
         out.add("records deleted" if "delete" in found else "records moved")
-    if "own destination" in found and ("destination" in found or "sensitive" in found):
+    if (
+        "own destination" in found
+        and ("destination" in found or "sensitive" in found)
+        and "other speaker" not in found  # whose "me" is not the user's
+    ):
         out.add("own destination")  # what goes stays with the user
     if "to the agent" in found:
         out.add("to the agent")
