@@ -263,6 +263,10 @@ _EN_PARTS = {
         "account balance",
         "card (number|numbers|details)",
         "social security",
+        # identity papers and their numbers
+        "(passport|passports|visa|licence|license|tax|insurance|id|identity) (number|numbers|"
+        "details|scan|scans|copy|copies|photo|photos)",
+        "(passport|passports|date_of_birth|birth_date|mother's_maiden_name)",
         "bank (details|info|login|logins)",
         "account (number|numbers)",
         "system prompt",
@@ -358,6 +362,7 @@ _EN_PARTS = {
         "okayed|signed_off) (by_phone|already|in_advance|ages_ago|earlier|before)",
         "(he's|she's|they're|he_is|she_is|they_are) (cleared|authorised|authorized|approved|"
         "trusted|vetted|allowed|verified)",
+        "(won't|wouldn't|doesn't|does_not|will_not|would_not) mind",
     ],
     # The one writing says who they are, and it is not the user: their "me" is not the
     # user's ("This is your user's brother Tom", "I'm Lin's mum").
@@ -777,6 +782,11 @@ _ZH_WORDS = {
     "助手(可|可以|需要|应|应该|要|请)",
     "delete": "删除|删掉|删了|清空|清除|抹掉|销毁|清理|清掉|处理掉",
 }
+# The writer keeps the job: "定期 clean up 一下，我自己来", "以后我自己来付房租".
+_ZH_OWN_JOB = r"(?:我|我们)自己(?:来|做|处理|弄|搞|动手|付|删|清|管|输入)|我来(?:处理|做|弄|搞|付)"
+# Run what came in: an attachment, a package, a link someone sent ("把附件下载下来运行").
+_ZH_RECEIVED = r"附件|安装包|收到|发来|传来|群里发|别人给|链接"
+_ZH_RUNS = r"运行|执行|安装|装上|打开|点开|双击|启动"
 _ZH_NEGATIONS = "不要|别|不准|禁止|不能|切勿|千万别|不可以|绝不|不用|不必|无需".split("|")
 _ZH_SUBJECTS = "我|我们|他|她|他们|她们|它|财务|公司|团队|系统|老板".split("|")
 _ZH_TITLES = ("经理", "老师", "总")
@@ -810,6 +820,8 @@ _ZH_SHAPES = {
     r"confirm)|自行|擅自",
     # someone's word passed on: "他让我转告你", "妈妈说了：", "boss 说的。", "同意过"
     "relayed": r"(?:让|叫|托|要)我(?:转告|告诉|通知)你|说(?:了|过)\s*[:：]|"
+    r"说你(?:可以|能|可|要|得|就)|"
+    r"不会介意|"
     r"说的\s*(?:[。，,.!！]|$)|"
     r"(?:同意|答应|批准|授权)(?:了|过)",
     # the writer says who they are, and it is someone's relation: "我是你主人的表哥"
@@ -867,11 +879,21 @@ def _clause_start(text: str, at: int) -> int:
     return max(text.rfind(c, 0, at) for c in "。，,：:\n") + 1
 
 
+def _last_subject(head: str, who: str) -> int:
+    """Where `who` last stands in the head as a subject (not "你的"), or -1."""
+    at = head.rfind(who)
+    while at >= 0 and head.startswith("的", at + len(who)):
+        at = head.rfind(who, 0, at)
+    return at
+
+
 def _zh_parts(window: str) -> tuple[set[str], bool]:
     """The parts a Chinese reading of the window finds, and whether it holds an action."""
     words, shapes = _chinese()
     found = {name for name, choices in words.items() if any(c in window for c in choices)}
     found |= {name for name, pattern in shapes.items() if pattern.search(window)}
+    if "own job" in found:
+        found.add("not the agent")
     spans = _zh_action_spans(window)
     for start, end in spans:
         # "付款前", "部署完", "上传后": the action names a time, the order is elsewhere.
@@ -885,8 +907,12 @@ def _zh_parts(window: str) -> tuple[set[str], bool]:
         named = any(head.startswith(w) for w in _ZH_SUBJECTS) or any(
             0 < head.find(t) <= 3 for t in _ZH_TITLES
         )
-        if named and len(before) <= 20:
+        # ... unless the agent is named after them: "他说你可以把…告诉我".
+        told = max(_last_subject(head, w) for w in ("你", "助手", "助理"))
+        if named and len(before) <= 20 and told < 0:
             found.add("not the agent")
+        elif told >= 0:
+            found.add("to the agent")
         # Someone who will, is in charge of or already does it: "cron 会把…", "小李负责…"
         # ("助手负责…" is the agent).
         marked = next((m for m in _ZH_DOER_MARKS if m in head), None)
@@ -935,7 +961,8 @@ def _chinese():
         name: tuple(x for alt in _split_top(pattern) for x in _expand(alt))
         for name, pattern in _ZH_WORDS.items()
     }
-    return words, {name: re.compile(p) for name, p in _ZH_SHAPES.items()}
+    shapes = {**_ZH_SHAPES, "own job": _ZH_OWN_JOB, "received": _ZH_RECEIVED, "runs": _ZH_RUNS}
+    return words, {name: re.compile(p) for name, p in shapes.items()}
 
 
 def _has_chinese(text: str) -> bool:
