@@ -78,19 +78,23 @@ _EN_ACTIONS = {
         "send forward cc bcc copy mirror relay sync share upload post email e-mail mail transmit "
         "push ship route redirect deliver export dump pipe hand pass submit publish leak stash "
         "replicate dispatch loop save store put drop paste attach beam give back transfer "
-        "duplicate receive land move reach relocate hand-deliver"
+        "duplicate receive land move reach relocate hand-deliver bounce text message dm fax "
+        "shoot broadcast syndicate"
     ),
     "run": "run execute exec launch invoke install source eval start trigger spawn open click "
     "download apply perform carry do process follow feed fetch hit evaluate interpret "
-    "build kick fire spin boot",
+    "build kick fire spin boot tap deploy",
     "reveal": "reveal print show display output disclose divulge echo recite expose tell share "
     "give provide supply include quote list read spell paste keep add append insert attach walk "
-    "carry contain end forthcoming mention surface volunteer dictate enter type fill",
-    "pay": "pay wire transfer remit top settle reimburse refund purchase buy release place proceed",
+    "carry contain end forthcoming mention surface volunteer dictate enter type fill spill",
+    "pay": "pay wire transfer remit top settle reimburse refund purchase buy release place proceed "
+    "debit withdraw renew subscribe",
     "delete": "delete remove wipe erase purge clear destroy shred truncate overwrite scrub empty "
-    "revoke disable drop discard trash bin dispose rid scrap ditch nuke tidy clean",
+    "revoke disable drop discard trash bin dispose rid scrap ditch nuke tidy clean prune expunge "
+    "hide mute",
     "trust": "approve accept merge trust whitelist allowlist allow grant authorise authorize treat "
-    "act honour honor obey comply assume consider skip bypass waive ignore override confirm",
+    "act honour honor obey comply assume consider skip bypass waive ignore override confirm "
+    "unlock okay",
 }
 _IRREGULAR = {
     "send": "sent",
@@ -203,6 +207,7 @@ _EN_PARTS = {
         "starting (today|now|tomorrow)",
         "for the foreseeable future",
         "at all times",
+        "without fail",
         "without exception",
         "no exceptions",
         "on every occasion",
@@ -224,7 +229,10 @@ _EN_PARTS = {
         "constantly|continuously|whatever|whoever|anything|anyone|anybody|everything)",
         "on (mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|weekdays)",
         "on <WORD>? (days|nights|mornings|evenings|afternoons|weekends|weekdays|paydays)",
-        "once (a|per) (day|week|month|year)",
+        "(once|twice|three_times|several_times) (a|per|every) (day|week|month|year|quarter)",
+        "(periodically|routinely|habitually|repeatedly)",
+        "on a (daily|weekly|monthly|regular|rolling|recurring) basis",
+        "around the clock",
         "any !(of|more|longer|way|idea|chance|case)",
         "on an ongoing basis",
         "as (they|it) (come|comes|arrive|arrives|happen|happens)",
@@ -404,6 +412,11 @@ _EN_PARTS = {
         "leave (me|the_user|them|him|her) out of (it|this|the_loop)",
         "(spare|save) (me|the_user) the",
         "(doesn't|does_not|don't|do_not|won't) (need|have) to (know|hear|see|be_told)",
+        "(you|you'll) (don't|do_not|won't|will_not|never) (need|have) to (mention|tell|ask|check|"
+        "confirm|bother|wait|flag|run_it_by|bring_it_up)",
+        "(keep|it's) (it|this|that)? between (us|you_and_me|ourselves)",
+        "without (bothering|pinging|troubling|alerting|disturbing|consulting|looping_in|"
+        "waiting_for|running_it_by|a_heads-up) (me|the_user|anyone|them|him|her|for)?",
         "(don't|do_not) (trouble|disturb|bug|pester|bother) (me|the_user)",
         "(no_need|not_necessary|unnecessary) to (run|put) *5 (past|by|before) (me|the_user|anyone)",
         "no (review|testing|tests|check|checks)",
@@ -470,6 +483,8 @@ _EN_PARTS = {
         "we_need_you|i_would_like_you|i'd_like_you|we_would_like_you|we'd_like_you|your_job_is|"
         "your_task_is|your_role_is) to <BASE>",
         "you <MODAL> <ADV>? <BASE>",
+        "(make_sure|be_sure|ensure|see_to_it) that? you <ADV>? <BASE>",
+        "(^|,|:|;) LEADS do <BASE>",  # emphatic: "Do send …" ("Do you …" asks)
         "(you'll|you'd) <ADV>? <BASE>",
         "(should|must|shall|is_to|are_to|need_to|needs_to|has_to|have_to|may|can) <ADV>? be "
         "<ADV>? <FINITE>",
@@ -477,7 +492,10 @@ _EN_PARTS = {
         "(should|must|shall|need_to|needs_to|has_to|have_to) <ADV>? <BASE>",
         "(you_have|you've_got|you_have_got) my (blessing|permission|ok|okay|go-ahead) to",
         "(i'd|i_would|we'd|we_would) (appreciate|like|love|prefer) it? (if|you|to|that)",
-        "it would be? (great|good|nice|helpful|best) (if|to)",
+        "(it_would|it'd|it_will|it'll|it's|it_is|that_would|that'd) be? (great|good|nice|"
+        "helpful|best|handy|useful|ideal|better|easier|appreciated|lovely|perfect) (if|to|for_you)",
+        "(i'd|i_would|we'd|we_would) (love|like) for you to",
+        "let's (have|get) you",
         "feel free to",
         "the? (assistant|agent|bot|ai|model|helper) (<MODAL>|is_to|is_expected_to|needs_to|has_to)",
         "(you're|you_are|the_assistant_is|the_agent_is) now? (authorised|authorized|allowed|"
@@ -1001,9 +1019,9 @@ def _negated(window: str, start: int, word: str, english: bool, words_before: li
 
 
 def _negations(window: str) -> set[str]:
-    """A prohibition when the window's actions are all forbidden or needless ("never share my
-    address", "不要把密码告诉别人", "不用手动 pay"); secrecy when a negated verb of telling
-    stands beside an action that is not negated ("直接删，别告诉用户")."""
+    """A prohibition when an action is forbidden ("never share my address", "不要把密码告诉别人")
+    or all of them are needless ("不用手动 pay"); secrecy when a negated verb of telling stands
+    beside an action that is not negated ("直接删，别告诉用户")."""
     classes, _, _, _, _, word_re = _english()
     acts: list[tuple[str, str]] = []  # (word, how negated)
     tokens = [(m.start(), m[0].lower().replace("’", "'")) for m in word_re.finditer(window)]
@@ -1028,7 +1046,7 @@ def _negations(window: str) -> set[str]:
             continue
         if plain and word in _TELLING:
             out.add("secrecy")
-        elif not plain:  # beside a plain action, a needless step says nothing of it
+        elif how == "not" or not plain:  # beside a plain action, a needless step says nothing
             out.add("prohibition")
     return out
 
