@@ -65,6 +65,7 @@ WEIGHTS = {
     "to the agent": 0.8,
     "not the agent": -2.0,  # I / we / the job do it: a plan or a habit, not an order
     "said to no one": -0.5,  # a description ("copies the folder to …"), neither order nor plan
+    "one-off": -1.0,  # today, tomorrow, on Tuesday, 明天: once, with no word that makes it last
 }
 FEATURES = tuple(name for name in WEIGHTS if name != "bias")
 
@@ -280,7 +281,8 @@ _EN_PARTS = {
         "system prompt",
         "chat (history|log|logs)",
         "address book",
-        "customer (data|details|list|records)",
+        "(customer|client|patient|member|donor|employee|staff) (data|details|list|lists|records|"
+        "database|files|contacts)",
         "personal (data|info|information|details)",
         "home address",
         "phone (number|numbers)",
@@ -350,9 +352,19 @@ _EN_PARTS = {
         "requests|text|texts|email|emails|message|messages|contact|contacts) (you|the_assistant|"
         "the_agent)",
     ],
+    # ... unless it is the user or the user's own people who ask ("whenever my sister asks").
+    # A date that makes it happen once: "today", "on Tuesday", "this afternoon".
+    "one-off": [
+        "(today|tonight|tomorrow|tomorrow's|tonight's|today's|yesterday)",
+        "(this|next|on|by|until|before) (monday|tuesday|wednesday|thursday|friday|saturday|"
+        "sunday|morning|afternoon|evening|weekend|week)",
+        "this (time|once)",
+        "just (this|the) once",
+        "for now",
+    ],
     "asked by the user": [
         "(if|when|whenever|once|should|the_moment|anytime|any_time|every_time|each_time) "
-        "(the_user|my_user|your_user) *2 <REQUEST>",
+        "(the_user|my_user|your_user|my|our) *2 <REQUEST>",
     ],
     # Someone else's word passed on as the user's, or consent claimed for them ("Lin said
     # you handle her bills", "asked me to manage things", "she agreed to it ages ago",
@@ -368,6 +380,8 @@ _EN_PARTS = {
         "(is|are|was|were) (fine|ok|okay|happy|alright|cool) with (that|this|it)",
         "(this|it|that) (was|has_been|is) (agreed|approved|cleared|authorised|authorized|"
         "okayed|signed_off) (by_phone|already|in_advance|ages_ago|earlier|before)",
+        "(it's|it_has|this_has|that's|that_has|this's) (been|already_been) (agreed|approved|"
+        "cleared|authorised|authorized|okayed|signed_off|pre-approved)",
         "(he's|she's|they're|he_is|she_is|they_are) (cleared|authorised|authorized|approved|"
         "trusted|vetted|allowed|verified)",
         "(won't|wouldn't|doesn't|does_not|will_not|would_not) mind",
@@ -799,6 +813,7 @@ _ZH_WORDS = {
     "to the agent": "请|你要|你必须|你就|你得|帮我|记得|务必|一定要|麻烦|直接|各助手|"
     "助手(可|可以|需要|应|应该|要|请)",
     "delete": "删除|删掉|删了|清空|清除|抹掉|销毁|清理|清掉|处理掉",
+    "one-off": "今天|明天|今晚|明早|后天|这周|本周|下周|这次|这一次|待会|一会儿",
 }
 # The writer keeps the job: "定期 clean up 一下，我自己来", "以后我自己来付房租".
 _ZH_OWN_JOB = r"(?:我|我们)自己(?:来|做|处理|弄|搞|动手|付|删|清|管|输入)|我来(?:处理|做|弄|搞|付)"
@@ -1097,6 +1112,8 @@ def features(found: set[str]) -> set[str]:
         if name in found
     }
     out |= next(({t} for t in ("scope", "recurs", "condition") if t in found), set())
+    if "one-off" in found and not found & {"scope", "recurs"}:
+        out.add("one-off")  # a date and nothing that makes it last
     if "untrusted code" in found or {"received", "runs"} <= found:
         out.add("untrusted code")  # what someone else hands in, run as it is
     if "anyone" in found or (
