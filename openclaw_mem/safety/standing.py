@@ -348,9 +348,8 @@ _EN_PARTS = {
     "asked by another": [
         "(if|when|whenever|once|should|in_case|the_moment|as_soon_as|next_time|anytime|any_time|"
         "every_time|each_time) !(i|we|you) *4 <REQUEST>",
-        "!(i|we|i'll|we'll) (will|may|might|could|can|would|'ll)? (ask|asks|call|calls|request|"
-        "requests|text|texts|email|emails|message|messages|contact|contacts) (you|the_assistant|"
-        "the_agent)",
+        "(ask|asks|call|calls|request|requests|text|texts|email|emails|message|messages|contact|"
+        "contacts) (you|the_assistant|the_agent)",
     ],
     # ... unless it is the user or the user's own people who ask ("whenever my sister asks").
     # A date that makes it happen once: "today", "on Tuesday", "this afternoon".
@@ -365,6 +364,7 @@ _EN_PARTS = {
     "asked by the user": [
         "(if|when|whenever|once|should|the_moment|anytime|any_time|every_time|each_time) "
         "(the_user|my_user|your_user|my|our) *2 <REQUEST>",
+        "(i|we|i'll|we'll|i'd|we'd) <MODAL>? <REQUEST> (you|the_assistant|the_agent)",
     ],
     # Someone else's word passed on as the user's, or consent claimed for them ("Lin said
     # you handle her bills", "asked me to manage things", "she agreed to it ages ago",
@@ -617,13 +617,17 @@ def _english():
     for name, phrases in _EN_PARTS.items():
         for phrase in phrases:
             items = [_item(word) for word in phrase.split()]
+            while len(items) > 1 and items[0][2]:
+                # An optional first item never decides whether a phrase matches somewhere
+                # (it is tried at every word): dropped, the phrase is indexed by what follows.
+                items.pop(0)
             kind, value, optional = items[0]
             if kind in ("start", "leads"):
                 keys: tuple = ("^",)
             elif kind == "alt" and not optional:
                 keys = value
-            elif kind == "seq" and not optional and not any(a[0].startswith("<") for a in value):
-                keys = tuple({a[0] for a in value})
+            elif kind == "seq" and not optional and not value[2]:
+                keys = tuple(value[1])
             else:
                 keys = (None,)
             for key in keys:
@@ -653,7 +657,12 @@ def _item(word: str):
         alts = tuple(tuple(a.split("_")) for a in inner.split("|"))
         if all(len(a) == 1 for a in alts) and not any(a[0].startswith("<") for a in alts):
             return ("alt", frozenset(a[0] for a in alts), optional)
-        return ("seq", alts, optional)
+        # the alternatives by their first word, and those that start with a class
+        by_first: dict[str, list[tuple[str, ...]]] = {}
+        for a in alts:
+            if not a[0].startswith("<"):
+                by_first.setdefault(a[0], []).append(a)
+        return ("seq", (alts, by_first, [a for a in alts if a[0].startswith("<")]), optional)
     return ("alt", frozenset((word,)), optional)
 
 
@@ -726,10 +735,11 @@ def _matches(items, words, written, at, classes, leads) -> bool:
             ok = _is(word, value, classes)
         return ok and _matches(rest, words, written, at + 1, classes, leads)
     # seq: one of several alternatives, each of one or more words or classes
-    for alt in value:
-        first = alt[0]
-        if first != word and not (first.startswith("<") and _is(word, first[1:-1], classes)):
-            continue
+    _, by_first, by_class = value
+    tried = by_first.get(word, [])
+    if by_class:
+        tried = [*tried, *(a for a in by_class if _is(word, a[0][1:-1], classes))]
+    for alt in tried:
         n = len(alt)
         if at + n > len(words):
             continue
