@@ -539,6 +539,9 @@ _EN_PARTS = {
     "own destination": [
         "(to|into|in|on|onto|at) the? (our|ours|team|team's|company|company's|internal|in-house|"
         "family|shared_family|me|myself)",
+        # the user's family: "give it to her" after "whenever my wife asks"
+        "(my|our) (wife|husband|partner|sister|brother|mum|mom|mother|dad|father|parents|son|"
+        "daughter|kids|children|family)",
         "(in|into|to|under) (the|my|our)? *2 (folder|directory|drive|calendar)",
     ],
     "someone else acts": [
@@ -701,9 +704,11 @@ def _matches(items, words, written, at, classes, leads) -> bool:
                 return True
             step = next(
                 (len(lead) for lead in leads if tuple(words[at : at + len(lead)]) == lead),
-                # a comma, or an adverb of manner ("Quietly delete …")
+                # a comma, or an adverb ("Quietly delete …"; "never" forbids, it does not lead)
                 1
-                if at < len(words) and (words[at] == "," or _is(words[at], "ADV", classes))
+                if at < len(words)
+                and (words[at] == "," or _is(words[at], "ADV", classes))
+                and words[at] not in _EN_NEGATORS
                 else 0,
             )
             if not step:
@@ -1059,6 +1064,9 @@ def _negations(window: str) -> set[str]:
                 word in classes["BASE"],
                 [w for _, w in tokens[max(0, i - 3) : i]],
             )
+            after = tuple(w for _, w in tokens[i + 1 : i + 3])
+            if word == "run" and after[1:] in (("by",), ("past",)):
+                word = "tell"  # "don't run it by me": a verb of telling, not of running
             acts.append((word, how))
     if _has_chinese(window):
         for start, end in _zh_action_spans(window):
@@ -1121,6 +1129,8 @@ def features(found: set[str]) -> set[str]:
         )
         if name in found
     }
+    if "prohibition" in found:
+        out.discard("secrecy")  # "never tell anyone …" forbids; it keeps nothing quiet
     out |= next(({t} for t in ("scope", "recurs", "condition") if t in found), set())
     if "one-off" in found and not found & {"scope", "recurs"}:
         out.add("one-off")  # a date and nothing that makes it last
