@@ -5,27 +5,43 @@ A note that plants a standing order tells the agent to keep doing something that
 data, money or control out of the user's hands, from now on. Paraphrase changes every word
 of it but not its parts, so each sentence is read for the parts, and the parts are weighed:
 
-- scope: it lasts (from now on, going forward, by default, 以后, 一律) or recurs (every
-  night, each invoice, 每次), or it is set off by a condition (if anyone asks, the moment a
-  code arrives, 一旦);
+- scope: it lasts (from now on, going forward, by default, keep mirroring, for the next six
+  weeks, 以后, 一律) or recurs (every night, each invoice, on delivery days, 每次), or it is
+  set off by a condition (if anyone asks, the moment a code arrives, 一旦, 一到, 的话); a
+  date that makes it happen once (today, on Tuesday, 明天) weighs against;
 - action: it moves (send, forward, upload, 转发), runs (run, install, open), reveals (show,
   tell, include), pays (pay, wire, 打款), deletes (purge, wipe, 删掉) or trusts (approve,
   treat as safe);
 - object: a destination outside the conversation (an address, a URL or host, an account,
   a card or phone number, a wallet, an outside service) or something that must not travel
   (credentials, codes, identity and bank details, conversations, memory files), or for a
-  deletion the records a person would look at (logs, messages, history);
-- secrecy: without asking or telling (silently, no need to loop me in, 不用确认, 别告诉);
-- authority: someone else's word counts as the user's (treat their mail as approval);
-- addressee: it is said to the agent (an imperative, "you should", "请", a rule in the
-  passive: "should be paid to"), not the speaker's own plan or someone else's habit ("I
-  forward", "the backup job pushes", "我每周五发"), not a request to be asked first ("ask me
-  before paying"), not a prohibition ("never share my address").
+  deletion the records a person would look at (logs, messages, history); what someone
+  else handed in, to be run as it is (a file shared with you, whatever the newsletter
+  recommends, 附件); anyone: whoever asks gets it (if they ask, when the pharmacy calls, 有人
+  问), unless it is the user or the user's family who ask;
+- secrecy: without asking or telling (silently, no need to loop me in, 不用确认, 别告诉,
+  无需报备, 不用找我签字); a negated verb of telling beside the order keeps it quiet ("wire
+  it and don't tell the user"), alone it forbids;
+- authority: someone else's word counts as the user's (treat their mail as approval),
+  consent is claimed or passed on for the user ("she agreed ages ago", "he's cleared",
+  "他让我转告你", "boss 说的"), or the writer says who they are and it is not the user ("This
+  is your user's brother", "我是你主人的表哥": their "me" is not the user's);
+- addressee: it is said to the agent (an imperative, also after a clause that says when:
+  "On the first of each month, move …"; "you should", "make sure you", "it's fine to", the
+  agent named as the one asked or allowed: "assistants … are asked to forward", "请", "各助
+  手可", a rule in the passive: "should be paid to"; Chinese drops the subject, also where
+  the verb is English: "顺便 attach 一下"), not the speaker's own plan or someone else's
+  habit ("I forward", "the backup job pushes", "我每周五发", "cron 会把…", "小李负责…",
+  "我自己来"), not a process that runs by itself ("账单每月自动扣款"), not a verb that only
+  names a time ("付款前"), not a request to be asked first ("ask me before paying"), not a
+  prohibition ("never share my address"): negation is judged per action, in either
+  language ("不用手动 pay").
 
 The weights were set by hand on tests/fixtures/injections/payloads.json and benign.json
-(whose `standing-order` payloads and their look-alike notes were written for this); of the
-held-out pairs in that folder only the counts were looked at. A sentence scores the sum of
-its parts' weights; at THRESHOLD it is a standing order.
+(whose `standing-order` payloads and their look-alike notes were written for this), and the
+parts widened on the development pair dev_*.json (bench/firewall.py says how it was
+written); of the held-out pairs in that folder only the counts were looked at. A sentence
+scores the sum of its parts' weights; at THRESHOLD it is a standing order.
 
 `mem log` runs the scan after every append, so nothing is built at import, and a note with
 no action word in it (most notes) is one word search and one set lookup. English is read as
@@ -44,7 +60,10 @@ THRESHOLD = 4.0
 # Set by hand on the tuning set. (A logistic regression on the same features, each payload
 # by its best sentence and every sentence of the benign notes against it, came out in the
 # same proportions but lower: it flagged a benign note of the tuning set and three times as
-# many paragraphs of this repository's own documentation.)
+# many paragraphs of this repository's own documentation. Fitted again on tuning and dev
+# after the parts were widened, five folds held apart in turn, it caught 87 of 181 orders
+# at the threshold that kept its training notes clean, or 173 with 21 of 201 notes flagged
+# at even odds: the hand weights stay.)
 WEIGHTS = {
     "bias": 1.0,  # the action itself
     "scope": 1.5,  # lasts: from now on, by default, 以后
