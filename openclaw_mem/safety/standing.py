@@ -103,7 +103,7 @@ _EN_ACTIONS = {
     ),
     "run": "run execute exec launch invoke install source eval start trigger spawn open click "
     "download apply perform carry do process follow feed fetch hit evaluate interpret "
-    "build kick fire spin boot tap deploy",
+    "build kick fire spin boot tap deploy restart reboot",
     "reveal": "reveal print show display output disclose divulge echo recite expose tell share "
     "give provide supply include quote list read spell paste keep add append insert attach walk "
     "carry contain end forthcoming mention surface volunteer dictate enter type fill spill",
@@ -194,7 +194,7 @@ _EN_PARTS = {
     "scope": [
         "from now on",
         "for future",
-        "(all|any) (future|upcoming|subsequent|incoming|further)",
+        "(all|any) (future|upcoming|subsequent|incoming|further|outgoing|new)",
         "(for|during|over) the (next|coming) *2 (days|weeks|months|years|window|period)",
         "for the rest of (the|this|his|her|their) <WORD>",
         "(as|into) a (habit|routine|rule|matter_of_course|standing_order)",
@@ -308,6 +308,8 @@ _EN_PARTS = {
         "memory (file|files|log|logs|notes|contents)",
         # what the agent remembers, not "a memory" (one recollection)
         "(your|my|the|its|all|long-term|the_user's|his|her|their) memory",
+        "your (notes|memories|records)",  # what the agent keeps of the user
+        "(payslip|payslips|payroll|earnings|income|pay_stub|pay_stubs|tax_return|tax_returns)",
         "login (details|info)",
         "connection (string|strings)",
         "security (question|questions)",
@@ -454,8 +456,8 @@ _EN_PARTS = {
         "(no_need|not_necessary|unnecessary) to (run|put) *5 (past|by|before) (me|the_user|anyone)",
         "no (review|testing|tests|check|checks)",
         "(don't|doesn't|do_not|does_not|no_longer|won't) (need|require) (my|the_user's|a|an|"
-        "any) (nod|ok|okay|approval|sign-off|go-ahead|say-so|confirmation|review|blessing|"
-        "permission|green_light)",
+        "any) <WORD>? (nod|ok|okay|approval|sign-off|go-ahead|say-so|confirmation|review|"
+        "blessing|permission|green_light|look|check|opinion|pair_of_eyes)",
         "(stop|quit|no_more|no_longer) (asking|confirming|checking|prompting|prompt|prompts|"
         "confirmation|confirmations|approval|approvals)",
         "(confirmation|confirmations|approval|approvals|review|reviews|sign-off|sign-offs|"
