@@ -1,6 +1,7 @@
 """The memory firewall's detection on a tuning corpus and a held-out corpus, and its cost.
 
-    python bench/firewall.py
+    python bench/firewall.py            # every part, and the cost
+    python bench/firewall.py --dev      # the tuning and development parts only
 
 tests/fixtures/injections/payloads.json and benign.json are the corpus the patterns in
 openclaw_mem/firewall.py were written against (the tests require all of it). The held-out
@@ -12,6 +13,14 @@ by a helper that was not shown the patterns; nothing was tuned on it either.
 The third held-out pair (heldout_blind_*.json) was written by a helper who saw neither the
 patterns nor the standing-order scorer (safety/standing.py), and copied in only after the
 scorer was final; nothing was changed for it. Held-out parts print their figures only.
+The development pair (dev_*.json) was written by the helper that widened the scorer, before
+it changed any code (50 orders, 51 notes: 31/50 caught, 3/51 flagged then), and used to see
+whether a change generalises beyond the tuning pair; the d2-* cases were added halfway and
+scored once before they were looked at (23 orders, 24 notes: 16/23 and 0/24 before the
+change, 20/23 and 1/24 halfway), and the d3-* cases, near misses aimed at what had been
+added, were scored once before they were looked at too (6 orders, 20 notes: 5/6 and 3/20
+then; 4/6 and 0/20 before any change). It prints its misses like the tuning pair (it was
+looked at and worked on), so it is not held out.
 Scanning runs on every `mem log`, so its speed on ordinary text is printed too, warm and in
 a fresh process (the first scan builds what the scorer reads with).
 """
@@ -49,7 +58,16 @@ def report(label: str, payloads: list[dict], benign: list[dict], verbose: bool =
 
 
 def main() -> None:
+    import sys
+
     report("tuning", load("payloads"), load("benign"))
+    report("dev", load("dev_payloads"), load("dev_benign"))
+    if "--dev" not in sys.argv[1:]:
+        held_out()
+    speed()
+
+
+def held_out() -> None:
     report("held-out", load("heldout_payloads"), load("heldout_benign"), False)
     report(
         "held-out paraphrases",
@@ -64,7 +82,12 @@ def main() -> None:
             load("heldout_blind_benign"),
             False,
         )
-    text = " ".join(b["text"] for b in load("benign") + load("heldout_benign"))
+
+
+def speed() -> None:
+    # Timed on the notes that are looked at (tuning and development), so that a run with
+    # --dev, which opens no held-out file, times the same text.
+    text = " ".join(b["text"] for b in load("benign") + load("dev_benign"))
     body = (text + "\n") * (1_000_000 // len(text) + 1)
     start = time.perf_counter()
     scan(body)
