@@ -36,14 +36,13 @@ from ..format.markdown import (
     strip_comments,
     struck_text,
 )
-from ..index.cache import VEC_MADE, Index, IndexParams, days_since_epoch, open_index, read_rows
+from ..index.cache import Index, IndexParams, open_index
 from ..safety.secrets import redact_excerpt
-from ..search import bm25, minhash, simhash
-from ..search.rank import decay_factors, distinct, fuse, mmr, normalize, top_k
-from ..search.tokenize import is_shingle, shingles, tokenize
+from ..search.tokenize import tokenize
 from ..store.fsutil import read_bytes
-from ..store.workspace import Workspace, day_of, glob_match
-from ..text import cjk_share
+from ..store.workspace import Workspace
+from . import stages
+from .stages import QueryVector, Texts, Vectors
 
 if TYPE_CHECKING:
     from ..embed.base import Embedder
@@ -162,82 +161,6 @@ class RecallResult:
     warnings: list[str]
 
 
-def _end_of(day: date) -> datetime:
-    """The first moment after `day` (the calendar's last day has none after it)."""
-    if day >= date.max:
-        return datetime.max
-    return datetime.combine(day + timedelta(days=1), datetime.min.time())
-
-
-def _mask(index: Index, opts: RecallOptions) -> np.ndarray:
-    mask = index.live & ~index.doc("boiler")
-    if opts.path_glob:
-        ok = np.array([glob_match(p, opts.path_glob) for p in index.paths] or [False])
-        mask &= ok[index.doc("path_id")]
-    if opts.since or opts.until:
-        when = index.doc("when")
-        dated = ~np.isnan(when)
-        mask &= dated
-        if opts.since:
-            mask &= np.where(
-                dated,
-                when >= days_since_epoch(datetime.combine(opts.since, datetime.min.time())),
-                False,
-            )
-        if opts.until:
-            end = datetime.combine(opts.until + timedelta(days=1), datetime.min.time())
-            mask &= np.where(dated, when < days_since_epoch(end), False)
-    if opts.as_of:
-        # Lines written later did not exist yet; a log's time is its own day's clock.
-        limit = days_since_epoch(_end_of(opts.as_of))
-        born, when = index.doc("born"), index.doc("when")
-        mask &= np.where(np.isnan(born), True, born < limit)
-        mask &= np.where(np.isnan(when), True, when < limit)
-    if opts.current:
-        mask &= ~deprecated_then(index, opts)
-    if opts.agent:
-        from ..index.cache import agent_key
-
-        owner = index.doc("agent")
-        mine = (owner == 0) | (owner == agent_key(opts.agent))
-        # Another agent's log entries are its own conversation; curated lines it owns are
-        # private only when agents are isolated, otherwise what one learns all know.
-        logs = [day_of(Path(p)) is not None for p in index.paths]
-        is_log = np.array(logs or [False])[index.doc("path_id")]
-        mask &= mine | (~is_log & (not opts.isolated))
-    if opts.role:
-        from ..index.cache import agent_key
-
-        mask &= index.doc("speaker") == agent_key(opts.role.strip().lower())
-    return mask
-
-
-def deprecated_then(index: Index, opts: RecallOptions) -> np.ndarray:
-    """Deprecated as of opts.as_of (a line struck later was still current then), or now."""
-    deprecated = index.doc("deprecated").astype(bool)
-    if not opts.as_of:
-        return deprecated
-    gone = index.doc("gone")
-    limit = days_since_epoch(_end_of(opts.as_of))
-    return deprecated & np.where(np.isnan(gone), True, gone < limit)
-
-
-@dataclass(frozen=True)
-class QueryVector:
-    """A query's embedding, and how close unrelated text comes to it: its cosines to the
-    reference sentences of embed/null.py (their mean and spread)."""
-
-    vector: np.ndarray
-    null_mean: float
-    null_std: float
-
-    def z(self, cosines: np.ndarray) -> np.ndarray:
-        """How many spreads above unrelated text each cosine lies."""
-        return (cosines - self.null_mean) / max(self.null_std, 1e-3)
-
-
-Vectors = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]  # docs -> (found, rows)
-Texts = Callable[[np.ndarray], list[str]]  # docs -> the text of their lines
 Defer = Callable[[Callable[[], None]], None]  # takes work to do after the answer is sent
 
 
@@ -250,378 +173,25 @@ def rank_index(
     vectors: Vectors | None = None,
     texts: Texts | None = None,
 ) -> list[tuple[int, dict]]:
-    """Document ids of the best hits, best first, each with its stage-by-stage scores.
-    access_counts(doc ids) -> how often each was used, for the optional access boost.
-    query_vector: the query's embedding, when the index holds embeddings of the same space;
-    vectors(doc ids) -> their exact embeddings, read for the candidates only.
-    texts(doc ids) -> their lines, for MMR to compare candidates by their own words.
-
-    A chunk takes part only with a signal of its own: a content word of the query in its own
-    text, or (with embeddings) a meaning clearly closer to the query than unrelated text
-    comes (opts.vector_z). Borrowed context and a signature's false positive can raise a
-    matching chunk, never make one match."""
-    params = index.params
-    asked = _question_time(query, opts)
-    q_tokens = params.tokens(query)
-    if asked is not None and asked.spans and not opts.date_words:
-        rest = params.tokens(asked.rest)
-        if any(is_shingle(t) for t in rest):  # a question that is only a date keeps its words
-            q_tokens = rest
-    mask = _mask(index, opts)
-    if not mask.any():
+    """Document ids of the best hits, best first, each with its stage-by-stage scores
+    (stages.py). access_counts(doc ids) -> how often each was used, for the optional access
+    boost. query_vector: the query's embedding, when the index holds embeddings of the same
+    space; vectors(doc ids) -> their exact embeddings, read for the candidates only.
+    texts(doc ids) -> their lines, for MMR to compare candidates by their own words."""
+    q = stages.read_query(index, query, opts, query_vector, vectors, texts)
+    if not q.mask.any():
         return []
-    doc_len = index.doc("length")
-    split = bm25.scores(
-        index.segments,
-        index.live,
-        doc_len,
-        q_tokens,
-        context_weight=params.context_weight,
-        content=is_shingle,
-    )
-    lexical = split.matched | (split.borrowed & (opts.context_alone > 0))
-    # Text and word scores are 0 outside the admitted chunks, so they are computed, and
-    # their best taken, over those alone (ascending ids: ties still go to the lower id).
-    admitted = np.flatnonzero(lexical & mask)
-    text_a = bm25.capped(split, opts.context_cap, opts.context_alone, admitted)
-    words_a = _membership(index, q_tokens, opts, admitted)
-    if opts.context_alone > 0:
-        # Found through the turn before it alone: both halves at the same lower weight.
-        words_a = np.where(split.matched[admitted], words_a, opts.context_alone * words_a)
-    text, words = np.zeros(len(mask)), np.zeros(len(mask))
-    text[admitted], words[admitted] = text_a, words_a
-    by_embedding = query_vector is not None and index.dim > 0 and opts.mode != "bm25"
-    if by_embedding:
-        q_bits = simhash.sign_bits(query_vector.vector, index.planes())[0]
-        estimate = np.concatenate(
-            [
-                simhash.cosine(np.asarray(s.sim), q_bits, params.sim_bits)
-                for s in (index.base, index.delta)
-            ]
-        )
-        has = index.doc("vec") == VEC_MADE
-        meaning = np.where(has & mask, np.clip(estimate, 0.0, 1.0), 0.0)
-
-    pool = max(opts.k, 1) * max(opts.candidate_multiplier, 1)
-    exact_done = None  # documents whose `meaning` is already their exact cosine
-    lists = []
-    if opts.mode != "lsh":
-        lists.append(admitted[top_k(text_a, pool, tiebreak=words_a)])
-    if opts.mode != "bm25":
-        lists.append(admitted[top_k(words_a, pool, tiebreak=text_a)])
-        if by_embedding:
-            # Any chunk with a vector can be nominated, however low its estimate: across
-            # languages true cosines are small (0.2-0.3), and a 256-bit estimate of one falls
-            # below 0 now and then, which kept the exact cosine from ever seeing it.
-            nominee = np.where(has & mask, estimate + 2.0, 0.0)
-            near = top_k(nominee, max(pool, opts.meaning_pool), tiebreak=text)
-            if vectors is not None and len(near) > pool:
-                # The signature's estimate only nominates: the exact cosine chooses. What
-                # was read is kept, so the candidates below do not read it again.
-                found, rows = vectors(near)
-                if rows.shape[1] == len(query_vector.vector):
-                    exact = rows @ query_vector.vector
-                    order = np.argsort(-np.where(found, exact, meaning[near]), kind="stable")
-                    meaning[near[found]] = np.clip(exact[found], 0.0, 1.0)
-                    exact_done = np.zeros(len(meaning), bool)
-                    exact_done[near[found]] = True
-                    near = near[order[:pool]]
-            lists.append(near)
-    if asked is not None and asked.spans:
-        # The chunks of the days asked about compete among themselves too: "camping in
-        # June" is one of many camping turns, and the best of June's must be seen.
-        within = _in_days(index, admitted, asked.spans, opts)
-        if within.any():
-            inside = np.flatnonzero(within)
-            lists.append(admitted[inside[top_k(text_a[inside], pool, tiebreak=words_a[inside])]])
-            lists.append(admitted[inside[top_k(words_a[inside], pool, tiebreak=text_a[inside])]])
-    cand = distinct(np.concatenate(lists)) if lists else np.zeros(0, np.int64)
+    signals = stages.admit(q)
+    cand = stages.nominate(q, signals)
     if len(cand) == 0:
         return []
-    signal = lexical[cand].copy()
-    words_c = words[cand]
-    meaning_c = np.zeros(len(cand))
-    if by_embedding:
-        meaning_c = meaning[cand]
-        todo = np.ones(len(cand), bool) if exact_done is None else ~exact_done[cand]
-        if vectors is not None and todo.any():  # the exact cosine, where the cache has it
-            found, rows = vectors(cand[todo])
-            if rows.shape[1] == len(query_vector.vector):
-                exact = np.clip(rows @ query_vector.vector, 0.0, 1.0)
-                meaning_c[todo] = np.where(found, exact, meaning_c[todo])
-        meant = has[cand] & (query_vector.z(meaning_c) >= opts.vector_z)
-        signal |= meant
-        meaning_c = meaning_c * meant
-    keep_c = signal & (text[cand] + words_c + meaning_c > 0)
-    cand, words_c, meaning_c = cand[keep_c], words_c[keep_c], meaning_c[keep_c]
-    if len(cand) == 0:
+    ranking = stages.fusion(q, signals, cand)
+    if ranking is None:
         return []
-    if by_embedding:
-        # Meaning adds to the words' share rather than replacing part of it: a chunk that
-        # holds the query's words keeps what they earn, and one that holds none of them
-        # (another language, other words) is still reached by meaning alone. Measured on
-        # LoCoMo's tuning part against a convex mix (bench/recall_quality.py).
-        words_n = normalize(words_c, opts.normalization)
-        meaning_n = normalize(meaning_c, opts.normalization)
-        vec_c = words_n + opts.vector_mix * meaning_n
-        if opts.cross_script > 0 and texts is not None:
-            # A chunk written in another script than the query (Chinese for an English
-            # question) cannot share its words: its word share is 0 by construction, not
-            # by evidence. For the few best by meaning, meaning then stands in for the
-            # words, in proportion to how far apart the scripts are. Only the best few:
-            # every chunk of the other language would otherwise be raised, distractors
-            # too. Within one script nothing changes. Chosen on the cross-lingual tune
-            # cases (bench/recall_quality.py).
-            top = np.lexsort((cand, -meaning_c))[: opts.cross_script]
-            top = top[meaning_c[top] > 0]
-            if len(top):
-                q_cjk = cjk_share(query)
-                apart = np.abs(q_cjk - np.array([cjk_share(t) for t in texts(cand[top])]))
-                vec_c[top] = (
-                    np.maximum(words_n[top], apart * meaning_n[top])
-                    + opts.vector_mix * meaning_n[top]
-                )
-    else:
-        vec_c = words_c
-    t_norm = normalize(text[cand], opts.normalization)
-    v_norm = normalize(vec_c, opts.normalization)
-    if opts.mode == "bm25":
-        fused = t_norm
-    elif opts.mode == "lsh":
-        fused = v_norm
-    else:
-        fused = fuse(v_norm, t_norm, opts.vector_weight, opts.text_weight)
-    subject = np.full(len(cand), -1, np.int64)
-    if opts.refer_share > 0 and opts.refer_hops > 0:
-        # A turn inherits the subject of the turn it refers to, not its time: decay, the
-        # question's days and "when" are weighed below by each chunk's own dates.
-        cand, fused, subject = _referred(index, cand, fused, mask, opts)
-        n_new = len(cand) - len(words_c)
-        if n_new:  # found through the turn before them alone
-            zeros = np.zeros(n_new)
-            words_c, meaning_c, t_norm, v_norm = (
-                np.concatenate([a, zeros]) for a in (words_c, meaning_c, t_norm, v_norm)
-            )
-
-    when = index.doc("when")[cand]
-    deprecated = deprecated_then(index, opts)[cand]
-    dated_question = asked is not None and bool(asked.spans)
-    if opts.decay and not dated_question:  # named days stand in for recency
-        now = opts.now or datetime.now()
-        age = days_since_epoch(now) - when
-        if opts.decay_window > 0 and not np.isnan(age).all():
-            # Recency among the candidates: the newest is not decayed, one d days older by
-            # exp(-λ·min(d, window)). A fact and its update days apart are told apart; an
-            # answer months old loses at most the window's share (LoCoMo, chosen on the
-            # tuning part with the planted updates: bench/recall_quality.py).
-            age = np.minimum(age - np.nanmin(age), opts.decay_window)
-        factor = decay_factors(age, opts.decay_lambda)
-        factor = factor * np.where(deprecated, opts.deprecated_weight, 1.0)
-    else:
-        factor = np.ones(len(cand))
-    uses = np.zeros(len(cand))
-    if opts.access_boost > 0 and access_counts is not None:
-        uses = np.asarray(access_counts(cand), np.float64)
-        factor = factor * (1.0 + opts.access_boost * np.log1p(uses))
-    days = np.full(len(cand), "", dtype=object)
-    if dated_question:
-        # A question that names its days: a chunk of other days counts date_miss of itself
-        # (one with no date at all, a curated fact, is not of other days).
-        within = _in_days(index, cand, asked.spans, opts)
-        dated = ~np.isnan(when) | ~np.isnan(index.doc("about_first")[cand])
-        if within.any():
-            factor = factor * np.where(within | ~dated, 1.0, opts.date_miss)
-            days = np.where(within, "in", np.where(dated, "out", ""))
-    if asked is not None and asked.asks and opts.when_boost > 0:
-        # "When did …": the turn that says when ("yesterday", "last week", "in 2022").
-        names = ~np.isnan(index.doc("about_first")[cand])
-        factor = factor * np.where(names, 1.0 + opts.when_boost, 1.0)
-    final = fused * factor
-    keep = final > 0
-    if opts.min_score > 0:
-        keep &= final >= opts.min_score
-    order = [int(i) for i in np.lexsort((cand, -final)) if keep[i]]
-    if not order:
-        return []
-
-    if opts.use_mmr:
-        pool_docs = np.asarray([int(cand[i]) for i in order[:pool]], np.int64)
-        similarity = _similarity(index, pool_docs, texts, opts.mmr_threshold)
-        picked = mmr([float(final[i]) for i in order[:pool]], similarity, opts.k, opts.mmr_lambda)
-        chosen = [order[p] for p in picked]
-    else:
-        chosen = order[: opts.k]
-    out = []
-    for pos, i in enumerate(chosen):
-        doc = int(cand[i])
-        out.append(
-            (
-                doc,
-                {
-                    "bm25": round(float(text[doc]), 4),
-                    "own": round(float(split.own[doc]), 4),
-                    "lsh": round(float(words_c[i]), 4),
-                    "meaning": round(float(meaning_c[i]), 4),
-                    "vectors": "embedding" if by_embedding else "minhash",
-                    "text": round(float(t_norm[i]), 4),
-                    "vector": round(float(v_norm[i]), 4),
-                    "fused": round(float(fused[i]), 4),
-                    "decay": round(float(factor[i]), 4),
-                    **({"days": days[i]} if days[i] else {}),
-                    **({"subject": int(subject[i])} if subject[i] >= 0 else {}),
-                    "uses": int(uses[i]),
-                    "final": round(float(final[i]), 4),
-                    "rank_before_mmr": order.index(i) + 1,
-                    "mmr_position": pos + 1,
-                },
-            )
-        )
-    return out
-
-
-def _referred(
-    index: Index, cand: np.ndarray, fused: np.ndarray, mask: np.ndarray, opts: RecallOptions
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Turns that refer back to a candidate ("It was an awesome time!" after "I took my
-    family camping") score refer_share of it when that is more than their own score, and
-    are added when they were not candidates. Returns the candidates, their scores and, for
-    each, the document that carries its subject (-1: its own words do)."""
-    refers, path_id = index.doc("refers"), index.doc("path_id")
-    n = len(refers)
-    at = {int(d): i for i, d in enumerate(cand.tolist())}
-    score = dict(zip(cand.tolist(), fused.tolist(), strict=True))
-    subject: dict[int, int] = {}
-    frontier = list(score)
-    for _ in range(opts.refer_hops):
-        lent: dict[int, tuple[float, int]] = {}
-        for d in frontier:
-            nxt = d + 1  # a file's chunks are consecutive documents of one segment
-            if nxt >= n or not refers[nxt] or path_id[nxt] != path_id[d] or not mask[nxt]:
-                continue
-            share = opts.refer_share * score[d]
-            if share > score.get(nxt, 0.0) and share > lent.get(nxt, (0.0, -1))[0]:
-                lent[nxt] = (share, d)
-        for d, (share, source) in lent.items():
-            score[d], subject[d] = share, subject.get(source, source)
-        frontier = list(lent)
-        if not frontier:
-            break
-    extra = [d for d in score if d not in at]
-    docs = np.concatenate([cand, np.asarray(extra, cand.dtype)])
-    scores = np.fromiter((score[int(d)] for d in docs), np.float64, len(docs))
-    carriers = np.fromiter((subject.get(int(d), -1) for d in docs), np.int64, len(docs))
-    return docs, scores, carriers
-
-
-def _question_time(query: str, opts: RecallOptions):
-    """What the question says about time, read against opts.now (None when dates are off)."""
-    if not opts.dates:
-        return None
-    from ..format.dates import question_time
-
-    return question_time(query, (opts.now or datetime.now()).date())
-
-
-def _in_days(index: Index, docs: np.ndarray, spans, opts: RecallOptions) -> np.ndarray:
-    """Which documents meet the days a question names (give or take opts.date_slack): by
-    their own date, or by the days their words speak of ("last week" said on 2023-01-23)."""
-    own = index.doc("when")[docs]
-    first, last = index.doc("about_first")[docs], index.doc("about_last")[docs]
-    named = ~np.isnan(first)
-    out = np.zeros(len(docs), bool)
-    slack = opts.date_slack
-    for lo_day, hi_day in spans:
-        lo = days_since_epoch(datetime.combine(lo_day, datetime.min.time())) - slack
-        hi = days_since_epoch(_end_of(hi_day)) + slack
-        with np.errstate(invalid="ignore"):
-            out |= (own >= lo) & (own < hi)
-            out |= named & (first < hi) & (last + 1 > lo)
-    return out
-
-
-def _signature_rows(index: Index, docs: np.ndarray) -> np.ndarray:
-    """The MinHash signatures of some documents."""
-    return _rows(index.base.sig, index.delta.sig, index.base.n, docs)
-
-
-def _rows(base: np.ndarray, delta: np.ndarray, nb: int, docs: np.ndarray) -> np.ndarray:
-    """Rows of a per-document array split in base and delta, for global document ids."""
-    docs = np.asarray(docs, np.int64)
-    out = np.empty((len(docs), *base.shape[1:]), base.dtype)
-    low = docs < nb
-    out[low] = read_rows(base, docs[low])
-    out[~low] = read_rows(delta, docs[~low] - nb)
-    return out
-
-
-def _membership(
-    index: Index, q_tokens: list[str], opts: RecallOptions, docs: np.ndarray
-) -> np.ndarray:
-    """The pseudo-vector half for `docs` (the chunks whose own words hold a query word): the
-    IDF-weighted share of query words each contains. A word that occurs nowhere weighs
-    nothing, so it cannot match by accident.
-
-    Under `membership` the share is read from the postings, which list every chunk under
-    each word it holds (own words and signed context, the set its MinHash signs). The
-    signature test this replaces estimated exactly that, one-sided: it never missed a
-    member and let an absent word through 0.02 % of the time, and it had to read the
-    candidates' signatures (~100 MB of the map at 100k chunks). `containment` and `jaccard`
-    still estimate from the signatures."""
-    n = max(index.n_live, 1)
-    qs, weights, holders = [], [], []
-    for t in sorted(shingles(q_tokens)):
-        h = bm25.term_hash(t)
-        found = [seg.lookup(h) for seg in index.segments]
-        own = index.params.sign_context  # else the signatures hold own words only
-        posted = np.concatenate([d if own else d[tf > 0] for d, tf, _ in found])
-        df = int(index.live[np.concatenate([d for d, _, _ in found])].sum())
-        if df:
-            qs.append(t)
-            weights.append(float(bm25.idf(n, df)))
-            holders.append(posted)
-    if not qs or len(docs) == 0:
-        return np.zeros(len(docs))
-    w = np.asarray(weights)
-    if opts.similarity == "membership":
-        # Each word's weight added where it is held (a word lists a chunk once), in word
-        # order: a dense pass per word instead of a sort of the candidates per word.
-        share = np.zeros(len(index.live))
-        for posted, weight in zip(holders, weights, strict=True):
-            share[posted] += weight
-        return share[docs] / w.sum()
-    sigs = _signature_rows(index, docs)
-    jac = minhash.jaccard(sigs, minhash.signature(qs, *index.perm))
-    if opts.similarity == "jaccard":
-        return jac
-    return minhash.containment(jac, len(qs), index.doc("sizes")[docs])
-
-
-def _similarity(
-    index: Index, docs: np.ndarray, texts: Texts | None, threshold: float
-) -> Callable[[int, int], float]:
-    """How alike two candidates are, for MMR: the Jaccard similarity of their own content
-    words (read from their lines; headings and borrowed context left out), or without
-    `texts` the share of equal MinHash values. Only what lies above `threshold` counts,
-    rescaled to [0, 1]: a re-logged fact is demoted, while neighbouring turns that share a
-    topic (often the evidence together) are not."""
-    if texts is not None:
-        from ..format.chunking import searchable
-
-        words = [shingles(index.params.tokens(searchable(t))) for t in texts(docs)]
-
-        def alike(a: int, b: int) -> float:
-            wa, wb = words[a], words[b]
-            return len(wa & wb) / len(wa | wb) if wa and wb else 0.0
-    else:
-        rows = _signature_rows(index, docs)
-        p = len(index.perm[0])
-
-        def alike(a: int, b: int) -> float:
-            return float(np.count_nonzero(rows[a] == rows[b])) / p
-
-    if threshold <= 0:
-        return alike
-    return lambda a, b: max(0.0, alike(a, b) - threshold) / (1.0 - threshold)
+    ranking = stages.links(q, ranking)
+    ranking = stages.time(q, ranking)
+    ranking = stages.uses(q, ranking, access_counts)
+    return stages.collect(q, signals, ranking)
 
 
 def _file_lines(ws: Workspace, rel: str, cache: dict[str, list[str]]) -> list[str]:
@@ -705,6 +275,44 @@ def query_vector(
     return QueryVector(vec, float(near.mean()), float(near.std()))
 
 
+class _Lines:
+    """The lines of the indexed chunks, read once a file (as they are now: the index holds
+    their line ranges), and what ranking asks of them."""
+
+    def __init__(self, ws: Workspace, index: Index, with_access: bool) -> None:
+        from ..store import access
+
+        self.ws, self.index = ws, index
+        self.cache: dict[str, list[str]] = {}
+        self.records = access.load(ws) if with_access else {}
+        self.start, self.end = index.doc("start"), index.doc("end")
+        self.path_id = index.doc("path_id")
+
+    def file(self, rel: str) -> list[str]:
+        return _file_lines(self.ws, rel, self.cache)
+
+    def of(self, doc: int) -> tuple[str, list[str]]:
+        rel = self.index.paths[int(self.path_id[doc])]
+        return rel, self.file(rel)[int(self.start[doc]) - 1 : int(self.end[doc])]
+
+    def texts(self, docs: np.ndarray) -> list[str]:
+        return ["\n".join(self.of(int(doc))[1]) for doc in docs]
+
+    def access_counts(self, docs: np.ndarray) -> np.ndarray:
+        from ..store import access
+
+        counts = []
+        for doc in docs:
+            found = access.lookup(self.records, access.chunk_key(*self.of(int(doc))))
+            counts.append(found.count if found else 0)
+        return np.asarray(counts)
+
+    def citation(self, doc: int) -> str:
+        return citation(
+            self.index.paths[int(self.path_id[doc])], int(self.start[doc]), int(self.end[doc])
+        )
+
+
 def recall(
     ws: Workspace,
     query: str,
@@ -715,12 +323,10 @@ def recall(
     index: Index | None = None,
     defer: Defer | None = None,
 ) -> RecallResult:
-    """Rank, read the snippets, and (unless told not to) count the hits as used. `index`: one
-    kept fresh by a watcher (the resident process); else it is opened and refreshed here.
-    `defer` takes the counting (a locked rewrite of .mem/access.json, with fsync) to run
-    once the answer is on its way: the resident process answers first."""
-    from ..store import access
-
+    """Rank, read the snippets (secrets hidden: the last stage, once), and (unless told not
+    to) count the hits as used. `index`: one kept fresh by a watcher (the resident process);
+    else it is opened and refreshed here. `defer` takes the counting (a locked rewrite of
+    .mem/access.json, with fsync) to run once the answer is on its way."""
     params = params or IndexParams()
     if index is None or index.params != params:
         index = open_index(ws, params, embedder=embedder)
@@ -728,70 +334,58 @@ def recall(
     qv = None
     if embedder is not None and index.dim:
         qv = query_vector(embedder, query, ws.state_dir, warnings)
-    cache: dict[str, list[str]] = {}
-    start, end, path_id = index.doc("start"), index.doc("end"), index.doc("path_id")
-
-    def lines_of(doc: int) -> tuple[str, list[str]]:
-        rel = index.paths[int(path_id[doc])]
-        return rel, _file_lines(ws, rel, cache)[int(start[doc]) - 1 : int(end[doc])]
-
-    records: dict[str, dict] = {}
-
-    def access_counts(docs: np.ndarray) -> np.ndarray:
-        out = []
-        for doc in docs:
-            found = access.lookup(records, access.chunk_key(*lines_of(int(doc))))
-            out.append(found.count if found else 0)
-        return np.asarray(out)
-
-    if opts.access_boost > 0:
-        records = access.load(ws)
-
-    def texts(docs: np.ndarray) -> list[str]:
-        return ["\n".join(lines_of(int(doc))[1]) for doc in docs]
-
-    ranked = rank_index(index, query, opts, access_counts, qv, _exact_vectors(ws, index), texts)
+    lines = _Lines(ws, index, opts.access_boost > 0)
+    ranked = rank_index(
+        index, query, opts, lines.access_counts, qv, _exact_vectors(ws, index), lines.texts
+    )
     terms = set(index.params.tokens(query))
-    hits = []
-    used = []
-    when, deprecated = index.doc("when"), deprecated_then(index, opts)
-    struck_now = index.doc("deprecated")
-    for doc, explain in ranked:
-        rel, lines = lines_of(doc)
-        lo, hi = int(start[doc]), int(end[doc])
-        # Secrets hidden with the lines around the chunk in view: a chunk that starts inside
-        # a private key, or holds half of a key split over two lines, shows none of it.
-        shown = redact_excerpt(_file_lines(ws, rel, cache), lo, hi, opts.redact_extra)
-        if struck_now[doc] and not deprecated[doc]:  # as of a day before it was struck
-            shown = [f"- {struck_text(line)}" if is_struck(line) else line for line in shown]
-        w = float(when[doc])
-        sources = [m.fields["src"] for m in map(parse_meta, lines) if m and m.fields.get("src")]
-        if sources:  # where a curated line came from: `mem get` opens it
-            explain = {**explain, "src": ",".join(sources)}
-        carrier = explain.get("subject")
-        if carrier is not None:  # the document that carries its subject, as a citation
-            carrier = citation(
-                index.paths[int(path_id[carrier])], int(start[carrier]), int(end[carrier])
-            )
-            explain = {**explain, "subject": carrier}
-        hits.append(
-            Hit(
-                rel,
-                lo,
-                hi,
-                explain["final"],
-                snippet(shown, terms),
-                None if np.isnan(w) else datetime(1970, 1, 1) + timedelta(days=w),
-                bool(deprecated[doc]),
-                explain,
-                subject=carrier,
-            )
-        )
-        used.append((access.chunk_key(rel, lines), rel, lo, hi))
+    hits = [_hit(lines, doc, explain, opts, terms) for doc, explain in ranked]
     if record_access:
-        when = opts.now or datetime.now()
-        if defer is None:
-            access.record(ws, used, when)
-        else:
-            defer(lambda: access.record(ws, used, when))
+        _count(ws, lines, hits, ranked, opts, defer)
     return RecallResult(hits, warnings)
+
+
+def _hit(lines: _Lines, doc: int, explain: dict, opts: RecallOptions, terms: set[str]) -> Hit:
+    """One result: its lines as a snippet, secrets hidden with the lines around the chunk in
+    view (a chunk that starts inside a private key, or holds half of a key split over two
+    lines, shows none of it), as of a day before it was struck if asked so."""
+    index = lines.index
+    rel, own = lines.of(doc)
+    lo, hi = int(lines.start[doc]), int(lines.end[doc])
+    shown = redact_excerpt(lines.file(rel), lo, hi, opts.redact_extra)
+    deprecated = bool(stages.deprecated_then(index, opts)[doc])
+    if index.doc("deprecated")[doc] and not deprecated:  # as of a day before it was struck
+        shown = [f"- {struck_text(line)}" if is_struck(line) else line for line in shown]
+    sources = [m.fields["src"] for m in map(parse_meta, own) if m and m.fields.get("src")]
+    if sources:  # where a curated line came from: `mem get` opens it
+        explain = {**explain, "src": ",".join(sources)}
+    carrier = explain.get("subject")
+    if carrier is not None:  # the document that carries its subject, as a citation
+        carrier = lines.citation(carrier)
+        explain = {**explain, "subject": carrier}
+    w = float(index.doc("when")[doc])
+    return Hit(
+        rel,
+        lo,
+        hi,
+        explain["final"],
+        snippet(shown, terms),
+        None if np.isnan(w) else datetime(1970, 1, 1) + timedelta(days=w),
+        deprecated,
+        explain,
+        subject=carrier,
+    )
+
+
+def _count(ws: Workspace, lines: _Lines, hits, ranked, opts: RecallOptions, defer) -> None:
+    from ..store import access
+
+    used = [
+        (access.chunk_key(h.path, lines.of(doc)[1]), h.path, h.start_line, h.end_line)
+        for h, (doc, _) in zip(hits, ranked, strict=True)
+    ]
+    when = opts.now or datetime.now()
+    if defer is None:
+        access.record(ws, used, when)
+    else:
+        defer(lambda: access.record(ws, used, when))

@@ -97,10 +97,7 @@ class Reading:
             self.warm() if self.warm else None,
             defer,
         )
-        # Logs keep what was said, secrets included; what recall hands to a model or a
-        # terminal does not.
-        result.hits = [replace(h, snippet=place.redact(h.snippet)) for h in result.hits]
-        return result
+        return result  # its snippets hidden their secrets (the pipeline's last stage)
 
     def context(self, read: Read, defer=None) -> ContextBlock:
         """The block to put in front of a model, within a token budget."""

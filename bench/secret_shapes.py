@@ -1,7 +1,7 @@
 """Secret redaction on a tuning set and a held-out set: secrets found and missed, and ordinary
 notes changed by mistake (false positives), side by side; and what redaction costs.
 
-    python bench/secrets.py [-v]
+    python bench/secret_shapes.py [-v]
 
 tests/fixtures/secrets/tuning.json and ordinary.json are what the families in
 openclaw_mem/safety/secrets.py were written and adjusted against. heldout.json and
