@@ -421,7 +421,9 @@ def test_long_adversarial_text_is_fast(fragment: str) -> None:
     start = time.perf_counter()
     redacted, _ = redact(text)
     redact(redacted)
-    assert time.perf_counter() - start < 2.0
+    # A quadratic pattern over 200k characters takes minutes; a linear one well under a
+    # second. The bound is loose so that a loaded machine does not fail it.
+    assert time.perf_counter() - start < 10.0
 
 
 @pytest.mark.parametrize(

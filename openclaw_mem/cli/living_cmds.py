@@ -30,42 +30,19 @@ def watch_cmd(
     ] = None,
 ) -> None:
     """Follow edits to memory files and keep the recall index fresh (Ctrl-C stops)."""
-    import threading
-    import time
-
     mem = state(ctx).memory()
     # Started on demand: be worth starting (the model loaded) before the socket says so,
     # and be nothing at all if another resident already serves.
     if idle is not None and not serve.prepare_on_demand(mem):
         return
 
-    def report(refresh) -> None:
-        stats = refresh.index.stats or {}
-        what = visible(", ".join(refresh.paths[:3]) + (" …" if len(refresh.paths) > 3 else ""))
-        mode = stats.get("mode", "fresh")
-        typer.echo(
-            f"{mem.now():%H:%M:%S} {what}: index {mode}, "
-            f"{plural(refresh.index.n_live, 'chunk')} ({refresh.seconds * 1000:.0f} ms)"
-        )
-        for w in refresh.index.warnings:
-            warn(w)
-
-    def consolidated(result) -> None:
-        for batch in result.batches:
-            c = batch.counts()
-            typer.echo(
-                f"{mem.now():%H:%M:%S} consolidated {plural(batch.entries, 'entry')}: "
-                f"+{c['added']} ~{c['updated']} -{c['deleted']}, {c['deprecated']} deprecated"
-                + (f", commit {batch.commit}" if batch.commit else "")
-            )
-
     watcher = serve.watcher(
         mem,
-        report,
+        lambda refresh: _report_refresh(mem, refresh),
         on_error=lambda exc: warn(f"will retry on the next change: {exc}"),
         debounce=debounce,
         consolidate=consolidate,
-        on_consolidated=consolidated,
+        on_consolidated=lambda result: _report_consolidated(mem, result),
     )
     try:
         watcher.start()
@@ -78,21 +55,53 @@ def watch_cmd(
         return
     serves = " and answering recall, context and get on .mem/mem.sock" if resident else ""
     typer.echo(f"watching {mem.root}{serves} (Ctrl-C stops)")
-    stop = threading.Event()
     try:
-        while not stop.wait(0.5):
-            if resident is not None and resident.gone.is_set():
-                warn(f"{mem.root} moved or was removed; stopping")
-                break
-            if idle is not None and time.monotonic() - resident.last_request > idle:
-                break
-    except KeyboardInterrupt:
-        pass
+        _serve_until_stopped(mem, resident, idle)
     finally:
         watcher.stop()
         if resident is not None:
             resident.stop()
     typer.echo("stopped")
+
+
+def _report_refresh(mem, refresh) -> None:
+    stats = refresh.index.stats or {}
+    what = visible(", ".join(refresh.paths[:3]) + (" …" if len(refresh.paths) > 3 else ""))
+    mode = stats.get("mode", "fresh")
+    typer.echo(
+        f"{mem.now():%H:%M:%S} {what}: index {mode}, "
+        f"{plural(refresh.index.n_live, 'chunk')} ({refresh.seconds * 1000:.0f} ms)"
+    )
+    for w in refresh.index.warnings:
+        warn(w)
+
+
+def _report_consolidated(mem, result) -> None:
+    for batch in result.batches:
+        c = batch.counts()
+        typer.echo(
+            f"{mem.now():%H:%M:%S} consolidated {plural(batch.entries, 'entry')}: "
+            f"+{c['added']} ~{c['updated']} -{c['deleted']}, {c['deprecated']} deprecated"
+            + (f", commit {batch.commit}" if batch.commit else "")
+        )
+
+
+def _serve_until_stopped(mem, resident, idle: float | None) -> None:
+    """Wait for Ctrl-C, the workspace going away, or (started on demand) idle seconds
+    without a request."""
+    import threading
+    import time
+
+    stop = threading.Event()
+    try:
+        while not stop.wait(0.5):
+            if resident is not None and resident.gone.is_set():
+                warn(f"{mem.root} moved or was removed; stopping")
+                return
+            if idle is not None and time.monotonic() - resident.last_request > idle:
+                return
+    except KeyboardInterrupt:
+        pass
 
 
 @app.command("forget")

@@ -64,7 +64,6 @@ def settle(
     sent = {p.id for p in prompt}
     path_of = {c.id: c.path for c in covered}
     entry_of = {p.number: (p.id, path_of[p.id]) for p in prompt}  # E3 -> (id, log path)
-    taken = {c.id: Taken(c.id, c.path, "noise") for c in covered if c.id not in sent}
     new_docs, outcomes = apply_edits(
         docs, judged.edits, opts.now.date(), opts.min_confidence, opts.redact_extra
     )
@@ -73,22 +72,7 @@ def settle(
         Outcome(e, "held", f"from an entry that reads like an instruction ({why})")
         for e, why in judged.held
     ]
-    for o in outcomes:
-        if o.status in _TAKES:
-            for n in o.edit.sources:
-                taken[entry_of[n][0]] = Taken(*entry_of[n], "curated")
-    # Said to hold nothing durable, unless some edit that was not accepted cites it: then a
-    # person decides.
-    contested = {
-        n
-        for o in outcomes + held + judged.rejected
-        if o.status not in _TAKES
-        for n in (*o.edit.sources, *o.edit.claimed)
-    }
-    for n in judged.skip:
-        if n not in contested and entry_of[n][0] not in taken:
-            taken[entry_of[n][0]] = Taken(*entry_of[n], "dropped")
-    waits = sorted({entry_of[n][0] for e, _ in judged.held for n in e.sources} - set(taken))
+    taken, waits = _taken(judged, outcomes + held, covered, sent, entry_of)
     used = any(t.how != "noise" for t in taken.values()) or not prompt
     summary, paragraph = "", ""
     if used:
@@ -128,6 +112,35 @@ def settle(
         docs,
         {c.id for c in covered},
     )
+
+
+def _taken(
+    judged: Judged,
+    outcomes: Sequence[Outcome],
+    covered: Sequence[LogEntry],
+    sent: set[str],
+    entry_of: dict[int, tuple[str, str]],
+) -> tuple[dict[str, Taken], list[str]]:
+    """Which entries the batch takes (noise never sent, cited by an accepted edit, or said
+    to hold nothing durable) and which wait while a held edit waits."""
+    taken = {c.id: Taken(c.id, c.path, "noise") for c in covered if c.id not in sent}
+    for o in outcomes:
+        if o.status in _TAKES:
+            for n in o.edit.sources:
+                taken[entry_of[n][0]] = Taken(*entry_of[n], "curated")
+    # Said to hold nothing durable, unless some edit that was not accepted cites it: then a
+    # person decides.
+    contested = {
+        n
+        for o in (*outcomes, *judged.rejected)
+        if o.status not in _TAKES
+        for n in (*o.edit.sources, *o.edit.claimed)
+    }
+    for n in judged.skip:
+        if n not in contested and entry_of[n][0] not in taken:
+            taken[entry_of[n][0]] = Taken(*entry_of[n], "dropped")
+    waits = sorted({entry_of[n][0] for e, _ in judged.held for n in e.sources} - set(taken))
+    return taken, waits
 
 
 def _paragraph(

@@ -307,15 +307,7 @@ def parse_log(text: str, day: date | None = None) -> list[Entry]:
     if not lines:
         return []
     start = front_matter_end(lines)
-    if start and day is None:
-        day = _front_matter_date(text)
-    if day is None:
-        for line in lines[start:]:
-            m = DAY_TITLE_RE.match(line)
-            if m:
-                with contextlib.suppress(ValueError):
-                    day = date.fromisoformat(m[1])
-                break
+    day = _log_day(text, lines, start, day)
 
     entries: list[Entry] = []
     block: list[int] = []  # indexes of a free-form block's lines
@@ -332,51 +324,12 @@ def parse_log(text: str, day: date | None = None) -> list[Entry]:
 
     i, n = start, len(lines)
     while i < n:
-        raw_line = lines[i]
-        line = raw_line.removesuffix("\r")
+        line = lines[i].removesuffix("\r")
         m = entry_heading(line)
         if m:
             flush()
-            crlf = raw_line.endswith("\r")
-            meta = _parse_meta(m["meta"])
-            count = meta.get("lines", "")
-            counted = None
-            if count.isdigit():
-                j = min(n, i + 1 + int(count))
-                body = lines[i + 1 : j]
-                if _honest(body, meta.get("sum")):
-                    counted = len(body)
-                    nxt = j + 1 if j < n and lines[j].removesuffix("\r") == "" else j
-            if counted is None:
-                j = i + 1
-                while j < n and not entry_heading(lines[j]):
-                    j += 1
-                body = lines[i + 1 : j]
-                if body and body[-1].removesuffix("\r") == "":
-                    body = body[:-1]  # the blank line that separates entries
-                nxt = j
-            if crlf:
-                body = [b.removesuffix("\r") for b in body]
-            entry_text = "\n".join(body)
-            shown = entry_text.rstrip("\n")
-            end = i + 1 + (len(shown.split("\n")) if shown.strip() else 0)
-            label = m["label"].strip()
-            role = label.lower() if label.lower() in ROLES else (label or "note")
-            entries.append(
-                Entry(
-                    day,
-                    f"{int(m['h']):02d}:{m['m']}",
-                    role,
-                    entry_text,
-                    i + 1,
-                    end,
-                    meta.get("session") or None,
-                    meta.get("agent") or None,
-                    meta["id"] if ID_RE.match(meta.get("id", "")) else None,
-                    counted,
-                )
-            )
-            i = nxt
+            entry, i = _headed_entry(lines, i, m, day)
+            entries.append(entry)
             continue
         if not line.strip():
             flush()
@@ -390,6 +343,69 @@ def parse_log(text: str, day: date | None = None) -> list[Entry]:
         i += 1
     flush()
     return entries
+
+
+def _log_day(text: str, lines: list[str], start: int, day: date | None) -> date | None:
+    """The day a log is about: given, else its front matter's, else its `# YYYY-MM-DD` title's."""
+    if start and day is None:
+        day = _front_matter_date(text)
+    if day is None:
+        for line in lines[start:]:
+            m = DAY_TITLE_RE.match(line)
+            if m:
+                with contextlib.suppress(ValueError):
+                    day = date.fromisoformat(m[1])
+                break
+    return day
+
+
+def _headed_entry(
+    lines: list[str], i: int, m: re.Match[str], day: date | None
+) -> tuple[Entry, int]:
+    """The entry whose heading is line `i`, and the index of the line after it.
+
+    An honest `lines: N` (its `sum:` matches) bounds the body exactly, so a body may hold
+    lines that look like headings; otherwise the body runs to the next entry heading.
+    """
+    n = len(lines)
+    crlf = lines[i].endswith("\r")
+    meta = _parse_meta(m["meta"])
+    count = meta.get("lines", "")
+    counted = None
+    if count.isdigit():
+        j = min(n, i + 1 + int(count))
+        body = lines[i + 1 : j]
+        if _honest(body, meta.get("sum")):
+            counted = len(body)
+            nxt = j + 1 if j < n and lines[j].removesuffix("\r") == "" else j
+    if counted is None:
+        j = i + 1
+        while j < n and not entry_heading(lines[j]):
+            j += 1
+        body = lines[i + 1 : j]
+        if body and body[-1].removesuffix("\r") == "":
+            body = body[:-1]  # the blank line that separates entries
+        nxt = j
+    if crlf:
+        body = [b.removesuffix("\r") for b in body]
+    entry_text = "\n".join(body)
+    shown = entry_text.rstrip("\n")
+    end = i + 1 + (len(shown.split("\n")) if shown.strip() else 0)
+    label = m["label"].strip()
+    role = label.lower() if label.lower() in ROLES else (label or "note")
+    entry = Entry(
+        day,
+        f"{int(m['h']):02d}:{m['m']}",
+        role,
+        entry_text,
+        i + 1,
+        end,
+        meta.get("session") or None,
+        meta.get("agent") or None,
+        meta["id"] if ID_RE.match(meta.get("id", "")) else None,
+        counted,
+    )
+    return entry, nxt
 
 
 def with_id(heading_line: str, ident: str) -> str:

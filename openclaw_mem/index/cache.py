@@ -406,9 +406,9 @@ def _lacking_vectors(index: Index) -> set[str]:
     return out
 
 
-def _refresh(ws: Workspace, index: Index, scan: Scan, build: Build) -> tuple[Index, bool, bool]:
-    """Bring a loaded index up to date. Returns (index, changed, base_changed)."""
-    params = index.params
+def _changes(ws: Workspace, index: Index, scan: Scan) -> tuple[set[str], dict[str, dict], bool]:
+    """What the scan finds against the index: the files whose text changed, the files that
+    cannot be read as text now (their records), and whether any file was only touched."""
     changed: set[str] = set()
     bad: dict[str, dict] = {}
     touched_stat = False
@@ -437,6 +437,13 @@ def _refresh(ws: Workspace, index: Index, scan: Scan, build: Build) -> tuple[Ind
             }
         else:
             changed.add(rel)
+    return changed, bad, touched_stat
+
+
+def _refresh(ws: Workspace, index: Index, scan: Scan, build: Build) -> tuple[Index, bool, bool]:
+    """Bring a loaded index up to date. Returns (index, changed, base_changed)."""
+    params = index.params
+    changed, bad, touched_stat = _changes(ws, index, scan)
     retry = set()
     if build.embedder is not None and index.missing_vectors:
         from ..embed.cache import VectorCache, folder_for

@@ -282,48 +282,20 @@ def scores(
     dense_norm = None
     if sum(len(d) for found in found_by_term.values() for d, _, _ in found) > size:
         dense_norm = k1 * (1 - b + b * doc_len.astype(np.float64) / avgdl)
-    all_live = n == size
+
+    def norm_of(docs: np.ndarray) -> np.ndarray:
+        if dense_norm is not None:
+            return dense_norm[docs]
+        return k1 * (1 - b + b * doc_len[docs].astype(np.float64) / avgdl)
+
     for term in query:
         if term not in cache:
             found = found_by_term.get(term)
-            if not found:
-                cache[term] = None
-                continue
-            if len(found) == 1:  # one segment holds most terms: no join
-                docs, tf, ctf = found[0]
-            else:
-                docs, tf, ctf = (np.concatenate(p) for p in zip(*found, strict=True))
-            docs = docs.astype(np.intp)  # once: every gather below and bincount want intp
-            if not all_live:
-                alive = live[docs]
-                if not alive.all():
-                    docs, tf, ctf = docs[alive], tf[alive], ctf[alive]
-            tf, ctf = tf.astype(np.float64), ctf.astype(np.float64)
-            df = int(np.count_nonzero(tf))  # documents whose own text holds the term
-            if len(docs) == 0:
-                cache[term] = None
-            else:
-                w = float(idf(n, df or len(docs)))
-                if dense_norm is not None:
-                    norm = dense_norm[docs]
-                else:
-                    norm = k1 * (1 - b + b * doc_len[docs].astype(np.float64) / avgdl)
-                # w·tf·(k1+1) / (tf+norm), own and with context, computed in place: each
-                # fresh array of a common term's postings costs page faults, more than the
-                # arithmetic. The operations and their order are the textbook formula's.
-                has_context = ctf > 0
-                own = tf * w
-                own *= k1 + 1
-                den = tf + norm
-                own /= den
-                full = ctf  # tf + context_weight·ctf, in ctf's buffer
-                full *= context_weight
-                full += tf
-                np.add(full, norm, out=den)
-                full *= w
-                full *= k1 + 1
-                full /= den
-                cache[term] = (docs, own, full, has_context, df == len(docs))
+            cache[term] = (
+                _term_scores(found, live, n, doc_len, norm_of, k1, context_weight)
+                if found
+                else None
+            )
         hit = cache[term]
         if hit is not None:
             hits.append(hit)
@@ -338,6 +310,50 @@ def scores(
     own = np.bincount(docs, np.concatenate([hit[1] for hit in hits]), size)
     total = np.bincount(docs, np.concatenate([hit[2] for hit in hits]), size)
     return TextScores(own, total - own, matched, borrowed)
+
+
+def _term_scores(
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    live: np.ndarray,
+    n: int,
+    doc_len: np.ndarray,
+    norm_of: Callable[[np.ndarray], np.ndarray],
+    k1: float,
+    context_weight: float,
+) -> tuple | None:
+    """One term's (docs, own score, score with context, has context, every doc owns it)
+    over the live documents that hold it; None when none does."""
+    if len(found) == 1:  # one segment holds most terms: no join
+        docs, tf, ctf = found[0]
+    else:
+        docs, tf, ctf = (np.concatenate(p) for p in zip(*found, strict=True))
+    docs = docs.astype(np.intp)  # once: every gather below and bincount want intp
+    if n != len(live):
+        alive = live[docs]
+        if not alive.all():
+            docs, tf, ctf = docs[alive], tf[alive], ctf[alive]
+    if len(docs) == 0:
+        return None
+    tf, ctf = tf.astype(np.float64), ctf.astype(np.float64)
+    df = int(np.count_nonzero(tf))  # documents whose own text holds the term
+    w = float(idf(n, df or len(docs)))
+    norm = norm_of(docs)
+    # w·tf·(k1+1) / (tf+norm), own and with context, computed in place: each fresh array
+    # of a common term's postings costs page faults, more than the arithmetic. The
+    # operations and their order are the textbook formula's.
+    has_context = ctf > 0
+    own = tf * w
+    own *= k1 + 1
+    den = tf + norm
+    own /= den
+    full = ctf  # tf + context_weight·ctf, in ctf's buffer
+    full *= context_weight
+    full += tf
+    np.add(full, norm, out=den)
+    full *= w
+    full *= k1 + 1
+    full /= den
+    return docs, own, full, has_context, df == len(docs)
 
 
 def capped(
