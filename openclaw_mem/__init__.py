@@ -7,6 +7,10 @@ lazily so that `import openclaw_mem` stays cheap on the per-turn path):
 
     mem = Memory.open("~/.openclaw/workspace")
     mem.log("我最近在用FastAPI做项目", role="user")
+
+May import `memory`, `recall.reads`, `store.workspace`, `format`, `config`,
+`services.scaffold` and `errors`: the modules `_API` names, each looked up when first used
+(the structure test reads `_API` as this module's imports).
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ re-checks and no bad value surfaces later as a crash.
 
 `mem.toml` lives at the workspace root and is committed, so a change of behaviour is a
 reviewable diff like any other memory change.
+
+May import `store`, `errors` and `text`.
 """
 
 from __future__ import annotations

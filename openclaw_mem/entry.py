@@ -9,6 +9,9 @@ answered in this process through the facade otherwise; either way it is printed 
 fast_output, as the full app prints it. Anything else (--help, --debug, an option this
 path cannot read, a recall's table) goes to the typer app before anything has run. Both
 leave through the one error funnel (funnel.py).
+
+May import `cli`, `serve`, `memory`, `environment`, `funnel`, `store.workspace_root`,
+`errors` and `text`.
 """
 
 from __future__ import annotations

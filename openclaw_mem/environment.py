@@ -4,6 +4,7 @@ clock, and the three streams with what they are (a terminal, colour, width). Not
 reads os.environ, os.getcwd, sys.stdout or the wall clock on its own; tests build one.
 
 A plain class with nothing heavy to import: the per-turn fast path builds one first.
+May import `format.when`, `store.workspace_root`, `errors` and `text`.
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 Every failure a user can cause or fix is a `MemError` whose message says what went wrong
 and what to do; the CLI prints it as one line on stderr and exits with its code.
+
+May import nothing from the package.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ error; anything else is a bug, one line asking for `--debug`, or its traceback w
 Every line passes the secret filter and shows control characters written out.
 
 Standard library only until something goes wrong: the fast path imports it first.
+May import `safety.secrets`, `errors` and `text`.
 """
 
 from __future__ import annotations

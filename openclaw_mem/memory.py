@@ -15,6 +15,9 @@ watch` are thin adapters over them, so they cannot drift apart.
 
 Each service module is imported when it is first used: `log` runs on every agent turn and
 stays light.
+
+May import `services`, `recall.reads`, `config`, `environment`, `format`, `store`, `errors`
+and `text`.
 """
 
 from __future__ import annotations

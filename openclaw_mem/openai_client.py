@@ -1,5 +1,7 @@
 """The one way mem builds an OpenAI-compatible client, for chat (consolidation) and for
-embeddings alike. `openai` is imported here, only when a client is first needed."""
+embeddings alike. `openai` is imported here, only when a client is first needed.
+
+May import `errors`."""
 
 from __future__ import annotations
 

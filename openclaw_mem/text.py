@@ -3,7 +3,9 @@ text is about, counted nouns that read right ("1 entry", "2 entries"), and memor
 safe to print on a terminal (`visible`).
 
 The per-turn client prints through `visible` without importing anything else, so this
-module imports `re` only when a CJK pattern is first used."""
+module imports `re` only when a CJK pattern is first used. May import nothing from the
+package.
+"""
 
 from __future__ import annotations
 

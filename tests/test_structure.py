@@ -1,12 +1,24 @@
-"""The shape of the package, read from its imports (lazy ones inside functions included):
-no cycles, a CLI that only adapts the facade, an MCP server that only adapts the facade."""
+"""The shape of the package, read from its imports: every import counts (lazy ones inside
+functions, and those under `if TYPE_CHECKING:`, which are edges a reader follows too), and
+every folder and top-level module is held to the rule its own docstring states ("May import
+`a`, `b` and `c`"), read here as data. No folder is exempt and no two folders may import
+each other because they sit on one rung: a folder imports only what its rule names."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "openclaw_mem"
+ROOT = "openclaw_mem"
+
+# "May import `a`, `b` …" up to the end of its clause; "Command modules (…) may import …"
+# is the CLI's rule for the modules that only adapt the facade.
+RULE_RE = re.compile(
+    r"(?P<who>Command modules[^.;]*?)?\b[Mm]ay import(?P<names>.*?)(?:[;:]|\.(?:\s|$))", re.S
+)
+NAME_RE = re.compile(r"`([A-Za-z_][A-Za-z0-9_.]*)`")
 
 
 def _module_name(path: Path) -> str:
@@ -17,25 +29,33 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def _runtime_nodes(tree: ast.AST):
-    """Every node, but those under `if TYPE_CHECKING:` (imports for annotations only)."""
-    for node in ast.iter_child_nodes(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            yield from (n for child in node.orelse for n in [child, *_runtime_nodes(child)])
-            continue
-        yield node
-        yield from _runtime_nodes(node)
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+
+
+def _tree(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
+def _lazy_api(tree: ast.Module) -> set[str]:
+    """The modules the package root names in `_API` (looked up on first use)."""
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "_API" for t in node.targets
+        ):
+            return {f"{ROOT}.{v}" for v in ast.literal_eval(node.value).values()}
+    return set()
 
 
 def _imports() -> dict[str, set[str]]:
-    """Every package module -> the package modules it imports at run time, anywhere in its
-    body (lazy imports inside functions included)."""
+    """Every package module -> the package modules it imports, anywhere in its body."""
     graph: dict[str, set[str]] = {}
-    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    modules = _modules()
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        found: set[str] = set()
-        for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = _tree(path)
+        found: set[str] = _lazy_api(tree) if name == ROOT else set()
+        for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
                 if node.level:
                     base = package.split(".")
@@ -89,86 +109,120 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def _unit(module: str) -> str:
     """A top-level module, or a subpackage as a whole: openclaw_mem.consolidate.run ->
-    openclaw_mem.consolidate."""
-    parts = module.split(".")
-    return ".".join(parts[:2])
+    openclaw_mem.consolidate; the package root is its own unit."""
+    return ".".join(module.split(".")[:2])
 
 
-def test_no_import_cycles_between_modules_or_packages():
+def _rules_in(docstring: str) -> tuple[set[str] | None, set[str] | None]:
+    """(what the module or folder may import, what its command modules may import), as
+    full module names; None where the docstring states no such rule."""
+    own = commands = None
+    for m in RULE_RE.finditer(docstring):
+        names = {ROOT if n == ROOT else f"{ROOT}.{n}" for n in NAME_RE.findall(m["names"])}
+        if m["who"]:
+            commands = names
+        else:
+            own = names
+    return own, commands
+
+
+def _is_command(module: str) -> bool:
+    return module.startswith(f"{ROOT}.cli.") and module.rsplit(".", 1)[1].endswith(
+        ("_cmds", "_cmd")
+    )
+
+
+def _rules() -> dict[str, set[str]]:
+    """Module or unit -> the modules its stated rule allows. A folder's rule (its
+    `__init__`) is its unit's; a top-level module's docstring is its own unit's; a module
+    inside a folder may state a narrower rule of its own."""
+    rules: dict[str, set[str]] = {}
+    commands: set[str] | None = None
+    for name, path in _modules().items():
+        own, for_commands = _rules_in(ast.get_docstring(_tree(path)) or "")
+        if own is not None:
+            rules[name] = own
+        if for_commands is not None:
+            commands = for_commands
+    if commands is not None:
+        rules.update({m: commands for m in _modules() if _is_command(m)})
+    return rules
+
+
+def _allows(names: set[str], target: str) -> bool:
+    """A rule's name allows that module and, unless it is the package root, what is in it."""
+    return target in names or any(target.startswith(f"{n}.") for n in names if n != ROOT)
+
+
+def test_every_folder_and_top_level_module_states_its_rule():
+    rules = _rules()
+    units = {_unit(m) for m in _modules()}
+    assert sorted(units - set(rules)) == []
+
+
+def test_the_rules_name_only_modules_that_exist():
+    modules = set(_modules())
+    for who, names in _rules().items():
+        assert names <= modules, (who, sorted(names - modules))
+
+
+def test_the_rules_are_read_as_written():
+    rules = _rules()
+    # Spot checks of the reader itself: a clause ends at ';', a rule of nothing is empty.
+    assert rules[f"{ROOT}.search"] == {f"{ROOT}.text"}
+    assert rules[f"{ROOT}.errors"] == set()
+    assert f"{ROOT}.recall" not in rules[f"{ROOT}.consolidate"]
+    assert rules[f"{ROOT}.cli.log_cmds"] == rules[f"{ROOT}.cli.demo_cmd"]
+    assert f"{ROOT}.services" not in rules[f"{ROOT}.cli.log_cmds"]
+    assert _allows({ROOT}, ROOT) and not _allows({ROOT}, f"{ROOT}.memory")
+
+
+def test_every_import_follows_its_stated_rule():
+    rules = _rules()
+    broken = []
+    for module, targets in _imports().items():
+        unit = _unit(module)
+        for target in targets:
+            if _unit(target) != unit and not _allows(rules[unit], target):
+                broken.append(f"{module} -> {target} (not in {unit}'s rule)")
+            if module != unit and module in rules and not _allows(rules[module], target):
+                broken.append(f"{module} -> {target} (not in its own rule)")
+    assert broken == []
+
+
+def test_no_import_cycles_between_modules_or_folders():
     graph = _imports()
     assert _cycles(graph) == []
-    packages: dict[str, set[str]] = {}
+    units: dict[str, set[str]] = {}
     for module, targets in graph.items():
-        packages.setdefault(_unit(module), set()).update(
+        units.setdefault(_unit(module), set()).update(
             _unit(t) for t in targets if _unit(t) != _unit(module)
         )
-    assert _cycles(packages) == []
+    assert _cycles(units) == []
 
 
-# What a command module may import from the package: the facade, the error types, plain-text
-# helpers, and the CLI's own app (state, parsing) and renderer.
-CLI_ALLOWED = {
-    "openclaw_mem",
-    "openclaw_mem.memory",
-    "openclaw_mem.serve",
-    "openclaw_mem.serve.turns",  # the per-turn commands' one declaration
-    "openclaw_mem.serve.fast_output",  # and how they print
-    "openclaw_mem.recall.reads",  # the typed request every front end sends
-    "openclaw_mem.errors",
-    "openclaw_mem.text",
-    "openclaw_mem.cli.app",
-    "openclaw_mem.cli.render",
-    "openclaw_mem.cli.turn_cmds",
-}
+def test_the_rules_themselves_are_layered():
+    """What the rules allow has no circle either: no two folders may import each other, so
+    the rules, not only today's imports, keep the package a stack."""
+    rules = _rules()
+    allowed = {
+        unit: {_unit(n) for n in names if _unit(n) != unit}
+        for unit, names in rules.items()
+        if unit == _unit(unit)
+    }
+    assert _cycles(allowed) == []
 
 
-def test_cli_commands_only_adapt_the_facade():
-    graph = _imports()
-    commands = [m for m in graph if m.startswith("openclaw_mem.cli.") and m.endswith("_cmds")]
-    commands.append("openclaw_mem.cli.demo_cmd")
-    assert len(commands) >= 6
-    for module in commands:
-        assert graph[module] <= CLI_ALLOWED, (module, graph[module] - CLI_ALLOWED)
-
-
-def test_the_mcp_server_imports_only_the_facade_and_its_types():
-    graph = _imports()
-    allowed = {"openclaw_mem", "openclaw_mem.memory", "openclaw_mem.errors"}
-    assert graph["openclaw_mem.serve.mcp_server"] <= allowed
-
-
-# The layers, lowest first: a package may import only its own layer's modules (no cycle,
-# checked above) and the layers below. docs/library.md's architecture section draws these.
-LAYERS = (
-    {"errors", "text", "openai_client"},
-    {"store"},
-    {"safety"},
-    {"format"},
-    {"search", "embed", "config"},
-    {"index", "environment", "funnel"},
-    {"recall", "consolidate", "upkeep"},
-    {"services"},
-    {"memory", ""},  # the facade; "" is the package itself (`from openclaw_mem import Memory`)
-    {"serve"},
-    {"cli"},
-    {"entry", "__main__"},
-)
-
-
-def _layer(unit: str) -> int:
-    name = unit.removeprefix("openclaw_mem").removeprefix(".")
-    found = [i for i, names in enumerate(LAYERS) if name in names]
-    assert found, f"{unit} is in no layer: add it to LAYERS"
-    return found[0]
-
-
-def test_dependencies_point_down_the_layers():
-    graph = _imports()
-    for module, targets in graph.items():
-        for target in targets:
-            a, b = _unit(module), _unit(target)
-            if a != b:
-                assert _layer(a) >= _layer(b), f"{module} ({a}) reaches up to {target}"
+def test_work_starts_detached_through_one_seam():
+    """Only services/background.py runs the package as a process (an upward call through
+    the command line would be an import no rule sees); git runs the merge driver that
+    store/gitdriver.py registers."""
+    spawns = []
+    for name, path in _modules().items():
+        text = path.read_text(encoding="utf-8")
+        if re.search(r"""["']-m["'],\s*["']openclaw_mem["']""", text):
+            spawns.append(name)
+    assert spawns == [f"{ROOT}.services.background"]
 
 
 def test_the_package_root_holds_at_most_ten_modules():

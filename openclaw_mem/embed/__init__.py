@@ -9,6 +9,9 @@
 
 An embedder turns texts into L2-normalised float32 rows; its `key` names the vector space
 (provider, model, endpoint), so cached vectors are never mixed across models.
+
+May import `safety` (a text is redacted before it leaves the machine), `openai_client`,
+`errors` and `text`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""Finding what matters: the ranking pipeline with a stage-by-stage explanation
-(`pipeline`), the context block for a model (`context`), and recall@k over a query file
-(`evaluate`).
+"""Finding what matters: the typed request (`reads`) converted once to options
+(`options`), the ranking pipeline (`pipeline`) over stages that each score and explain
+themselves (`stages`), and the context block for a model (`context`).
 
-May import `index` and everything below it, and `config`; not `consolidate`, `memory` or
-any front end.
+May import `index`, `config`, `format`, `search`, `embed`, `safety`, `store`, `errors` and
+`text`; not `consolidate`, `upkeep`, the services or any front end.
 """

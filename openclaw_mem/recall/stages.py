@@ -29,7 +29,7 @@ from ..store.workspace import day_of, glob_match
 from ..text import cjk_share
 
 if TYPE_CHECKING:
-    from .pipeline import RecallOptions
+    from .options import RecallOptions
 
 Vectors = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]  # docs -> (found, rows)
 Texts = Callable[[np.ndarray], list[str]]  # docs -> the text of their lines

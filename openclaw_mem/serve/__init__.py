@@ -10,11 +10,12 @@
   the process that prints (the resident sends data); `argv`: the one command-line reader
   the per-turn path and the full CLI share.
 
-May import `memory` (the facade) and everything below it; nothing below imports this
-package. The functions here are what front ends (cli/, entry.py) call; each imports its
-module when called, so `import openclaw_mem.serve` costs nothing on the per-turn path.
-(No function is named like a module of this package: importing the module would replace
-it.)
+May import `memory` (the facade), `services`, `recall`, `consolidate`, `index`, `embed`,
+`environment`, `format`, `store`, `errors`, `text` and the package root (`openclaw_mem`,
+for its version); nothing below imports this package. The functions here are what front
+ends (cli/, entry.py) call; each imports its module when called, so `import
+openclaw_mem.serve` costs nothing on the per-turn path. (No function is named like a module
+of this package: importing the module would replace it.)
 """
 
 from __future__ import annotations

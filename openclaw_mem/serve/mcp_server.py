@@ -12,6 +12,8 @@ Every error is one line: a domain error reads as the CLI prints it, a bad argume
 argument (`memory_search: maxResults must be at most 50`), and a line on stdin that is not
 JSON-RPC is answered with -32700 (not JSON) or -32600 (not a request), as JSON-RPC 2.0 asks,
 instead of being dropped in silence.
+
+May import only `memory`, `errors` and the package root (`openclaw_mem`, for its version).
 """
 
 # No `from __future__ import annotations`: the SDK reads the tools' Annotated signatures at

@@ -5,7 +5,7 @@ context, get: one typed `Read`), `curating` (consolidate, review, undo, forget, 
 eval) sits above reading; `scaffold` (mem init) and `status` are what keeping and the
 facade call; `background` is the one way work starts detached.
 
-May import `recall`, `consolidate`, `index`, `search`, `embed`, `config`, `environment`,
+May import `recall`, `consolidate`, `upkeep`, `index`, `search`, `embed`, `config`, `environment`,
 `format`, `safety`, `store`, `errors`, `text` and `openai_client`; not `memory` or any
 front end.
 """
