@@ -39,12 +39,13 @@ def example(tmp_path):
     return Mem(root)
 
 
-def _fast(root, *args: str, env: dict | None = None) -> str:
+def _fast(root, *args: str, env: dict | None = None, cwd=None) -> str:
     done = subprocess.run(
         [sys.executable, "-m", "openclaw_mem", "-w", str(root), *args],
         capture_output=True,
         text=True,
         env={**os.environ, **(env or {})},
+        cwd=cwd,
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
@@ -104,3 +105,120 @@ def test_a_resident_answers_with_the_callers_settings_or_declines(example):
         assert mine == json.loads(in_process)
     finally:
         server.stop()
+
+
+@pytest.mark.slow
+def test_a_recall_option_is_added_in_the_places_the_readme_names(example, tmp_path):
+    """The README's contributor note, carried out on a copy of the package: `--mode` (a
+    ranking option recall/options.py already has, unexposed) gets an `Opt` in serve/turns.py
+    and a field in recall/reads.py, nothing else, and works on the fast path, the full CLI
+    and through a resident, as the library ranks with it."""
+    import openclaw_mem
+    from openclaw_mem.memory import Memory
+    from openclaw_mem.recall.options import RecallOptions
+    from openclaw_mem.recall.pipeline import recall
+
+    copy = tmp_path / "pkg" / "openclaw_mem"
+    shutil.copytree(
+        os.path.dirname(openclaw_mem.__file__), copy, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    turns, reads = copy / "serve" / "turns.py", copy / "recall" / "reads.py"
+    anchor = '            Opt("--explain", dest="explain"'
+    text = turns.read_text(encoding="utf-8")
+    assert anchor in text
+    turns.write_text(
+        text.replace(
+            anchor,
+            '            Opt("--mode", dest="mode", help="hybrid | bm25 | lsh."),\n' + anchor,
+        ),
+        encoding="utf-8",
+    )
+    text = reads.read_text(encoding="utf-8")
+    anchor = '    "role": _TEXT,'
+    assert anchor in text
+    reads.write_text(text.replace(anchor, anchor + '\n    "mode": _TEXT,'), encoding="utf-8")
+
+    # `python -m` puts the working directory first on the path: run beside the copy.
+    here = copy.parent
+    env = {"PYTHONPATH": str(here), "MEM_NOW": NOW}
+    query = "what does the user prefer for backend work"
+    mem = Memory.open(example.root, env={**os.environ, "MEM_NOW": NOW})
+    expected = {}
+    for mode in ("bm25", "lsh"):
+        found = recall(
+            mem.ws,
+            query,
+            RecallOptions.from_config(mem.config, mode=mode, now=mem.now()),
+            mem.index_params,
+        )
+        expected[mode] = [(h.path, h.start_line) for h in found.hits]
+    assert expected["bm25"] != expected["lsh"]  # the option changes the answer
+
+    def ranked(out: str) -> list[tuple[str, int]]:
+        return [(r["path"], r["startLine"]) for r in json.loads(out)["results"]]
+
+    for mode in ("bm25", "lsh"):
+        fast = _fast(
+            example.root,
+            "recall",
+            "--json",
+            "--no-daemon",
+            "--mode",
+            mode,
+            query,
+            env=env,
+            cwd=here,
+        )
+        assert ranked(fast) == expected[mode]
+        # --explain is read by the full CLI only: the typer command has the option too.
+        full = _fast(
+            example.root,
+            "recall",
+            "--json",
+            "--explain",
+            "--no-daemon",
+            "--mode",
+            mode,
+            query,
+            env=env,
+            cwd=here,
+        )
+        assert ranked(full) == expected[mode]
+    resident = subprocess.Popen(
+        [sys.executable, "-m", "openclaw_mem", "-w", str(example.root), "watch"],
+        env={**os.environ, **env},
+        cwd=here,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        assert "answering recall" in resident.stdout.readline()
+        through = _fast(
+            example.root, "recall", "--json", "--mode", "bm25", query, env=env, cwd=here
+        )
+        assert ranked(through) == expected["bm25"]
+        # And it was the resident that answered: asked on its socket, it ranks by the mode.
+        asked = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import json, os, sys\n"
+                "from openclaw_mem.environment import settings_of\n"
+                "from openclaw_mem.serve.socket_client import ask\n"
+                "print(json.dumps(ask(sys.argv[1], 'recall', json.loads(sys.argv[2]),"
+                " settings_of(os.environ))))",
+                str(example.root),
+                json.dumps({"query": query, "mode": "bm25", "now": NOW + ":00", "agent": ""}),
+            ],
+            env={**os.environ, **env},
+            cwd=here,
+            capture_output=True,
+            text=True,
+        )
+        reply = json.loads(asked.stdout)
+        assert reply["ok"], reply
+        assert [(r["path"], r["startLine"]) for r in reply["result"]["results"]] == expected["bm25"]
+    finally:
+        resident.terminate()
+        resident.wait(10)

@@ -13,7 +13,7 @@ from ..serve import turns
 from ..text import visible
 from .app import app, state, warn
 
-_KINDS = {"flag": bool, "int": int, "float": float, "text": str}
+_KINDS = {"flag": bool, "int": int, "float": float, "text": str, "day": str}
 
 
 def _parameters(turn: turns.Turn) -> list[inspect.Parameter]:

@@ -16,7 +16,8 @@ from __future__ import annotations
 OPS = ("recall", "context", "get", "ping")
 
 # Field -> the JSON types it may hold (None is always allowed but for `op` and `current`).
-_TEXT, _INT, _NUMBER = (str,), (int,), (int, float)
+# A field named like a field of recall's options (recall/options.py) is handed to it as is.
+_TEXT, _INT, _NUMBER, _FLAG = (str,), (int,), (int, float), (bool,)
 _FIELDS = {
     "query": _TEXT,  # recall, context
     "spec": _TEXT,  # get: PATH, PATH:LINE, PATH:FROM:N, PATH#Lx-Ly
@@ -116,7 +117,9 @@ class Read:
                 continue
             if kinds is None:
                 raise ValueError(f"unknown field {name!r} in a {op} request")
-            if value is not None and (isinstance(value, bool) or not isinstance(value, kinds)):
+            if value is not None and (
+                not isinstance(value, kinds) or (isinstance(value, bool) and kinds is not _FLAG)
+            ):
                 raise ValueError(f"{name} of a {op} request has the wrong type")
         return cls(op, **data)
 

@@ -5,9 +5,10 @@ line apart with these tables (argv.py) and answers without the CLI framework; th
 (cli/turn_cmds.py) builds its four commands from the same tables. An option exists on both
 paths or on neither, and both paths build the same request and print the same bytes.
 
-To add an option to recall: an `Opt` here (its names, help and the `Read` field it fills),
-the field in recall/reads.py, and its use in services/reading.py's `options` (or the
-pipeline's). Nothing else.
+To add an option to recall: an `Opt` here (its names, kind, help and the `Read` field it
+fills), that field in recall/reads.py, and a field of the same name in recall/options.py
+that the stage using it reads. Nothing else: the request, the resident's protocol and the
+typer command follow from these.
 
 Standard library only, like argv.py: this runs before anything else on every agent turn.
 """
@@ -22,8 +23,9 @@ if TYPE_CHECKING:
 
 
 class Opt:
-    """One option: its names, the kind of value it takes ("flag", "int", "float", "text"),
-    its help, and the smallest value a number may be."""
+    """One option: its names, the kind of value it takes ("flag", "int", "float", "text",
+    "day": text read as a date), its help, and the smallest value a number may be. An
+    option whose `dest` names a field of `Read` fills that field of the request."""
 
     __slots__ = ("dest", "help", "kind", "min", "names")
 
@@ -79,8 +81,8 @@ TURNS = {
             Opt("-k", dest="k", kind="int", min=1, help="How many results (recall.k)."),
             Opt("--json", dest="json", kind="flag", help="OpenClaw's result shape."),
             Opt("--now", dest="now", help="Decay as of this ISO date or time."),
-            Opt("--since", dest="since", help="Only dated chunks from this day."),
-            Opt("--until", dest="until", help="Only dated chunks up to this day."),
+            Opt("--since", dest="since", kind="day", help="Only dated chunks from this day."),
+            Opt("--until", dest="until", kind="day", help="Only dated chunks up to this day."),
             Opt("--path", dest="path", help="Only files matching this glob."),
             Opt("--min-score", dest="min_score", kind="float", help="Drop results below this."),
             _AS_OF,
@@ -216,23 +218,20 @@ def request(name: str, words: list[str], vals: dict, env: Environment) -> Read:
         "current": bool(vals.get("current")),
         "agent": _agent(vals.get("agent"), env),
     }
-    if name == "context":
-        return Read("context", budget=vals.get("budget"), **fields)
-    from ..format.when import parse_day
+    # Every other option whose name is a field of the request fills it, a day read as ISO
+    # text: an option added to TURNS and to Read reaches the request with no line here.
+    for opt in TURNS[name].options:
+        if opt.dest in fields or opt.dest not in Read.__slots__:
+            continue
+        value = vals.get(opt.dest)
+        if opt.kind == "flag":
+            value = True if value else None
+        elif value is not None and opt.kind == "day":
+            from ..format.when import parse_day
 
-    def day(key: str) -> str | None:
-        return parse_day(vals[key]).isoformat() if vals.get(key) else None
-
-    return Read(
-        "recall",
-        k=vals.get("k"),
-        min_score=vals.get("min_score"),
-        since=day("since"),
-        until=day("until"),
-        path=vals.get("path"),
-        role=vals.get("role"),
-        **fields,
-    )
+            value = parse_day(value).isoformat()
+        fields[opt.dest] = value
+    return Read(name, **fields)
 
 
 def ask_resident(read: Read, vals: dict, env: Environment, root: str) -> dict | None:

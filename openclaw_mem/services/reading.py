@@ -19,6 +19,12 @@ if TYPE_CHECKING:
     from ..recall.pipeline import RecallOptions, RecallResult
 
 
+# The request's fields `options` reads itself: times typed, settings checked, defaults.
+_READ_HERE = frozenset(
+    "query spec budget now since until as_of current agent k min_score path".split()
+)
+
+
 class Reading:
     def __init__(self, place: Place, warm: Callable[[], object] | None = None) -> None:
         self.place = place
@@ -49,7 +55,9 @@ class Reading:
     def options(self, read: Read) -> RecallOptions:
         """The request as recall's options: settings, then what the request says. An
         `agent` of None is this process's (MEM_AGENT); "" is a caller that named none."""
-        from ..recall.pipeline import RecallOptions
+        from dataclasses import fields
+
+        from ..recall.options import RecallOptions
 
         place = self.place
         try:
@@ -62,8 +70,16 @@ class Reading:
         except ValueError as exc:
             raise UsageError(f"a {read.op} request holds a bad date: {exc}") from None
         cfg = place.config.override({"recall.k": read.k, "recall.min_score": read.min_score})
+        # A request's field named like an option's is that option, as sent (`role`, and any
+        # option added later: recall/reads.py and recall/options.py are its only homes).
+        same = {
+            f.name: getattr(read, f.name)
+            for f in fields(RecallOptions)
+            if f.name in read.__slots__ and f.name not in _READ_HERE
+        }
         return RecallOptions.from_config(
             cfg,
+            **same,
             now=now or place.now(),
             since=since,
             until=until,
@@ -72,7 +88,6 @@ class Reading:
             current=read.current or None,
             agent=place.agent if read.agent is None else read.agent,
             isolated=cfg["agents.isolation"] == "isolated",
-            role=read.role,
         )
 
     def _query(self, read: Read) -> str:
