@@ -15,8 +15,6 @@ May import `memory`, `recall.reads`, `store.workspace`, `format`, `config`,
 
 from __future__ import annotations
 
-from importlib import import_module
-
 __version__ = "0.1.0"
 
 _API = {
@@ -41,5 +39,8 @@ __all__ = ["__version__", *_API]
 
 def __getattr__(name: str) -> object:  # not typing.Any: typing costs ~2 ms to import
     if name in _API:
+        # importlib only here: its package costs every `mem log` ~4 ms to import.
+        from importlib import import_module
+
         return getattr(import_module(f".{_API[name]}", __name__), name)
     raise AttributeError(f"module 'openclaw_mem' has no attribute {name!r}")

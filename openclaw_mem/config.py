@@ -13,15 +13,18 @@ May import `store`, `errors` and `text`.
 
 from __future__ import annotations
 
-import math
-import re
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+import os
 
 from .errors import ConfigError, MemError, UsageError
-from .store.workspace import DEFAULT_INCLUDE
+from .store.workspace_root import DEFAULT_INCLUDE
+
+# Every `mem log` reads its settings: nothing here imports re, dataclasses, pathlib or
+# typing until a path that needs them (a check of a pattern, the trust file, an error).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from pathlib import Path
+    from typing import Any
 
 CONFIG_FILE = "mem.toml"
 FLAG = "on the command line"
@@ -46,6 +49,8 @@ def _regexes(value: list[str]) -> str | None:
     """Each pattern compiles, and runs in linear-looking time on strings made of its own
     characters (the shape that makes `(a+)+$` take forever). Python's re cannot be
     interrupted, so the trial runs in a child process with a time limit."""
+    import re
+
     for pattern in value:
         try:
             compiled = re.compile(pattern)
@@ -81,15 +86,27 @@ def _regexes(value: list[str]) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
 class Key:
-    name: str  # "section.key"
-    default: Any
-    doc: str
-    choices: tuple[str, ...] = ()
-    min: float | None = None  # numbers: inclusive bounds
-    max: float | None = None
-    check: Callable[[Any], str | None] | None = None  # returns what is wrong, or None
+    """One setting: its name ("section.key"), default, doc, and constraints: choices,
+    inclusive bounds for numbers, and a check that returns what is wrong, or None."""
+
+    __slots__ = ("check", "choices", "default", "doc", "max", "min", "name")
+
+    def __init__(
+        self,
+        name: str,
+        default: Any,
+        doc: str,
+        choices: tuple[str, ...] = (),
+        min: float | None = None,
+        max: float | None = None,
+        check: Callable[[Any], str | None] | None = None,
+    ) -> None:
+        self.name, self.default, self.doc, self.choices = name, default, doc, choices
+        self.min, self.max, self.check = min, max, check
+
+    def __repr__(self) -> str:
+        return f"Key({self.name!r}, {self.default!r})"
 
     @property
     def env(self) -> str:
@@ -429,7 +446,7 @@ def _problem(k: Key, value: Any) -> str | None:
     if k.choices and value not in k.choices:
         return f"must be one of {', '.join(k.choices)}, not {value!r}"
     if isinstance(value, int | float) and not isinstance(value, bool):
-        if not math.isfinite(value):
+        if value != value or value in (float("inf"), float("-inf")):
             return f"must be a finite number, not {value!r}"
         if k.min is not None and value < k.min:
             return f"must be at least {k.min:g}, not {value!r}"
@@ -520,6 +537,8 @@ def read_config_file(path: Path) -> dict[str, Any]:
     except UnicodeDecodeError:
         raise ConfigError(f"{path} is not valid UTF-8") from None
     except ValueError as exc:  # tomllib.TOMLDecodeError
+        import re
+
         m = re.search(r"Cannot declare \('?([^)']*)'?,?\) twice", str(exc))
         if m:  # two [section] blocks: say which, and what to do
             raise ConfigError(
@@ -568,6 +587,8 @@ UNTRUSTED_OK = (
 def trust_file(env: Mapping[str, str]) -> Path:
     """Where this machine records the mem.toml versions its user trusts (outside any
     workspace, so no sync can write it)."""
+    from pathlib import Path
+
     if env.get("MEM_TRUST_FILE"):
         return Path(env["MEM_TRUST_FILE"])
     base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME") or Path.home()) / ".config")
@@ -603,9 +624,11 @@ def trust(root: Path, env: Mapping[str, str]) -> str:
     """Trust the workspace's mem.toml as it is now; returns its digest. Its settings are
     kept with the digest: they stay this machine's until it trusts another version."""
     import json
+    from pathlib import Path
 
     from .store.fsutil import atomic_write_text
 
+    root = Path(root)
     path = root / CONFIG_FILE
     if _config_bytes(path) is None:
         raise UsageError(f"{path} does not exist; there is nothing to trust")
@@ -623,12 +646,12 @@ def trust(root: Path, env: Mapping[str, str]) -> str:
 
 def trusted_version(root: Path, env: Mapping[str, str]) -> dict | None:
     """What this machine trusts of the workspace's mem.toml: {"digest", "values"}."""
-    return _trusted(env).get(str(root.resolve()))
+    return _trusted(env).get(os.path.realpath(root))
 
 
 def is_trusted(root: Path, env: Mapping[str, str]) -> bool:
     record = trusted_version(root, env)
-    return record is not None and record["digest"] == _digest(root / CONFIG_FILE)
+    return record is not None and record["digest"] == _digest(os.path.join(root, CONFIG_FILE))
 
 
 def _valid(values: Mapping[str, Any]) -> dict[str, Any]:
@@ -646,12 +669,30 @@ def _valid(values: Mapping[str, Any]) -> dict[str, Any]:
 KEYS_BY_ORDER = tuple(k.name for k in KEYS)
 
 
-@dataclass(frozen=True)
 class Config:
-    values: dict[str, Any]
-    sources: dict[str, str] = field(default_factory=dict)
-    warnings: tuple[str, ...] = ()
-    untrusted: tuple[str, ...] = ()  # keys mem.toml sets that this machine has not trusted
+    """Every setting's value and where it came from; `untrusted`: the keys mem.toml sets
+    that this machine has not trusted (they kept this machine's values)."""
+
+    __slots__ = ("sources", "untrusted", "values", "warnings")
+
+    def __init__(
+        self,
+        values: dict[str, Any],
+        sources: dict[str, str] | None = None,
+        warnings: tuple[str, ...] = (),
+        untrusted: tuple[str, ...] = (),
+    ) -> None:
+        self.values, self.sources = values, {} if sources is None else sources
+        self.warnings, self.untrusted = warnings, untrusted
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Config):
+            return NotImplemented
+        mine = (self.values, self.sources, self.warnings, self.untrusted)
+        return mine == (other.values, other.sources, other.warnings, other.untrusted)
+
+    def __repr__(self) -> str:
+        return f"Config({self.values!r})"
 
     def __getitem__(self, name: str) -> Any:
         key(name)  # a typo in code fails loudly, with a suggestion
@@ -687,7 +728,7 @@ def load_config(
     warnings: list[str] = []
     ignored: tuple[str, ...] = ()
     if root is not None:
-        path = root / CONFIG_FILE
+        path = os.path.join(root, CONFIG_FILE)
         found = read_config_file(path)
         for name, value in found.items():  # a bad value is a bad value, trusted or not
             _coerce(key(name), value, CONFIG_FILE)

@@ -24,7 +24,12 @@ def settings_of(env) -> dict[str, str]:
 
 def local_now():
     """Local wall-clock time, naive, to the second: daily logs are written in local time."""
-    from datetime import datetime
+    try:
+        # CPython's datetime module runs its whole pure-Python version before it swaps in
+        # this C one (~2 ms of every `mem log`); the class is the same either way.
+        from _datetime import datetime
+    except ImportError:  # an interpreter without the C module
+        from datetime import datetime
 
     return datetime.now().replace(microsecond=0)
 

@@ -8,12 +8,33 @@ May import nothing from the package.
 
 from __future__ import annotations
 
-from enum import IntEnum
 from os import PathLike
 
 
-class ExitCode(IntEnum):
-    """Documented exit codes of `mem` (docs/commands.md, "Errors and exit codes")."""
+class ExitCode(int):
+    """Documented exit codes of `mem` (docs/commands.md, "Errors and exit codes"). An int
+    with a name, like an IntEnum member, without `enum`: every `mem log` imports this
+    module, and enum costs it more than its append."""
+
+    __slots__ = ()
+
+    def __new__(cls, value: int) -> ExitCode:
+        if value not in _NAMES:
+            raise ValueError(f"{value!r} is not a mem exit code")
+        return int.__new__(cls, value)
+
+    @property
+    def name(self) -> str:
+        return _NAMES[int(self)]
+
+    @property
+    def value(self) -> int:
+        return int(self)
+
+    def __repr__(self) -> str:
+        return f"<ExitCode.{self.name}: {int(self)}>"
+
+    __str__ = int.__repr__
 
     OK = 0
     ERROR = 1  # unexpected failure (a bug): rerun with --debug
@@ -27,6 +48,11 @@ class ExitCode(IntEnum):
     UNWRITABLE = 9  # the workspace cannot be written (permissions, read-only, disk full)
     FINDINGS = 10  # mem audit found lines to look at (not an error: like a linter's exit 1)
     INTERRUPTED = 130  # Ctrl-C
+
+
+_NAMES = {v: k for k, v in vars(ExitCode).items() if k.isupper()}
+for _value, _name in _NAMES.items():
+    setattr(ExitCode, _name, ExitCode(_value))
 
 
 class MemError(Exception):

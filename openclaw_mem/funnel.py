@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
 
 from .errors import ExitCode, MemError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 def say(message: str, stream=None) -> None:

@@ -23,10 +23,6 @@ and `text`.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
-from datetime import date, datetime
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from .config import load_config
 from .environment import fixed_clock, local_now
@@ -35,7 +31,15 @@ from .recall.reads import Read
 from .services.place import Place
 from .store.workspace import init_target, resolve_workspace
 
+# `mem log` opens a Memory on every agent turn: pathlib, typing and collections.abc are
+# for annotations here, and datetime comes with the clock (environment.py).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Mapping
+    from datetime import date, datetime
+    from pathlib import Path
+    from typing import Any
+
     from .services.curating import Curating
     from .services.keeping import Keeping
     from .services.reading import Reading
@@ -82,14 +86,15 @@ def _register_driver(root: Path) -> None:
     if not needs_driver(root):
         return
     import contextlib
+    from pathlib import Path
 
     from .errors import MemError
     from .store.gitrepo import open_repo, register_merge_driver
 
     with contextlib.suppress(MemError, OSError, ValueError):
-        repo = open_repo(root)
+        repo = open_repo(Path(root))
         if repo is not None:
-            register_merge_driver(repo, root)
+            register_merge_driver(repo, Path(root))
 
 
 class Memory:
@@ -117,12 +122,12 @@ class Memory:
         """The workspace given, else MEM_WORKSPACE, the nearest ancestor of cwd holding
         MEMORY.md or memory/, else ~/.openclaw/workspace; settings from mem.toml and MEM_*."""
         env = dict(os.environ) if env is None else env
-        flag = Path(workspace).expanduser() if workspace is not None else None
-        ws = resolve_workspace(flag, env, cwd, home or Path.home())
+        flag = os.path.expanduser(os.fspath(workspace)) if workspace is not None else None
+        ws = resolve_workspace(flag, env, cwd, home or os.path.expanduser("~"))
         if env.get("MEM_NOW") and clock is local_now:
             clock = fixed_clock(env["MEM_NOW"])
-        _register_driver(ws.root)
-        return cls(ws, load_config(ws.root, env), env, clock)
+        _register_driver(ws.top)
+        return cls(ws, load_config(ws.top, env), env, clock)
 
     @classmethod
     def _at(cls, place: Place) -> Memory:
@@ -327,6 +332,9 @@ class Memory:
 
     def notices(self) -> list[str]:
         """The settings' warnings, each version of mem.toml said once (status says it always)."""
+        config = self.place.config
+        if not (config.untrusted or config.warnings):
+            return []  # the common case, without loading the keeping service
         return self.keeping.notices()
 
     def audit(self, *, history: bool = False):

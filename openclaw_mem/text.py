@@ -16,22 +16,35 @@ CJK = (
 )
 
 
-def __getattr__(name: str):
-    if name == "CJK_RE":  # compiled on first use: `re` costs the per-turn client ~5 ms
-        return _cjk_re()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# re's flags as plain numbers (re.I, re.M, re.S, re.X, re.A): naming them imports re.
+IGNORECASE, MULTILINE, DOTALL, VERBOSE, ASCII = 2, 8, 16, 64, 256
 
 
-_CJK_RE = None
+class Lazy:
+    """A regular expression compiled where it is first used, not where it is written:
+    importing `re` and compiling costs more than `mem log`'s whole append, and most runs
+    use few of a module's patterns. Used like the compiled pattern (`.match`, `.sub`, …)."""
+
+    __slots__ = ("_compiled", "_flags", "source")
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self.source, self._flags, self._compiled = source, flags, None
+
+    def compiled(self):
+        if self._compiled is None:
+            import re
+
+            self._compiled = re.compile(self.source, self._flags)
+        return self._compiled
+
+    def __getattr__(self, name: str):
+        return getattr(self.compiled(), name)
+
+    def __repr__(self) -> str:
+        return f"Lazy({self.source!r}, {self._flags})"
 
 
-def _cjk_re():
-    global _CJK_RE
-    if _CJK_RE is None:
-        import re
-
-        _CJK_RE = re.compile(f"[{CJK}]")
-    return _CJK_RE
+CJK_RE = Lazy(f"[{CJK}]")
 
 
 # What a terminal acts on instead of showing: the C0 controls (ESC starts every escape
@@ -62,14 +75,14 @@ def cjk_share(text: str) -> float:
     """The share of a text's letters that are CJK: 0 for English, 1 for Chinese, between
     for a mix (0 without letters)."""
     letters = sum(c.isalpha() for c in text)
-    cjk = sum(c.isalpha() for c in _cjk_re().findall(text))  # "・", "゛" are no letters
+    cjk = sum(c.isalpha() for c in CJK_RE.findall(text))  # "・", "゛" are no letters
     return cjk / letters if letters else 0.0
 
 
 def estimate_tokens(text: str) -> int:
     """LLM tokens, roughly: a CJK character is about one token, other text about four
     characters a token. Good enough to size chunks, prompts and budgets."""
-    cjk = len(_cjk_re().findall(text))
+    cjk = len(CJK_RE.findall(text))
     return cjk + (len(text) - cjk + 3) // 4
 
 

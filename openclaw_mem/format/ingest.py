@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date, datetime
 
 from ..errors import UsageError
@@ -202,7 +202,7 @@ def append_messages(
         seen: Counter[str] = Counter()
         for n, e in enumerate(entries):
             key = f"{e.when:%Y-%m-%d %H:%M}\x1f{e.label}\x1f{e.session or ''}\x1f{e.text}"
-            entries[n] = replace(e, id=content_id(f"import\x1f{key}\x1e{seen[key]}"))
+            entries[n] = e.with_id(content_id(f"import\x1f{key}\x1e{seen[key]}"))
             seen[key] += 1
     for day in sorted(by_day):
         path = ws.day_file(day)

@@ -27,11 +27,26 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 
-from ..errors import BadEncoding, UsageError
+from . import appending
+from .appending import (
+    AGENT_RE,
+    ROLES,
+    SESSION_RE,
+    Appended,
+    NewEntry,
+    check_agent,
+    check_label,
+    check_session,
+    content_id,
+    format_entry,
+    normalize_text,
+    random_id,
+    replayable_id,
+)
+from .appending import line_sum as _line_sum
 from .markdown import (
     DAY_TITLE_RE,
     entry_heading,
-    entry_heading_text,
     front_matter_end,
     is_heading,
     is_top_bullet,
@@ -39,13 +54,30 @@ from .markdown import (
     strip_bom,
 )
 
-ROLES = ("user", "assistant", "system", "note")
+# What appending.py holds, still importable from here, where readers of logs look first.
+__all__ = [
+    "AGENT_RE",
+    "ROLES",
+    "SESSION_RE",
+    "Appended",
+    "Entry",
+    "NewEntry",
+    "append_entries",
+    "check_agent",
+    "check_label",
+    "check_session",
+    "content_id",
+    "format_entry",
+    "normalize_text",
+    "parse_log",
+    "random_id",
+    "read_entries",
+    "replayable_id",
+]
 
 LEADING_TIME_RE = re.compile(
     r"^(?:[-*+]|\d{1,3}[.)])?[ \t]*(?:\*\*|`)?\[?(\d{1,2}):(\d{2})(?::\d{2})?\]?(?:\*\*|`)?(?=\s|$)"
 )
-SESSION_RE = re.compile(r"^[\w.:/@+=-]{1,128}$")
-AGENT_RE = re.compile(r"^[\w.-]{1,64}$")
 ID_RE = re.compile(r"^[0-9a-f]{12}$")  # an entry id: the same shape as a content id
 _META_RE = re.compile(r"(\w+)\s*:\s*([^;]*?)\s*(?:;|$)")
 
@@ -73,115 +105,6 @@ class Entry:
         return datetime(self.day.year, self.day.month, self.day.day, hour, minute)
 
 
-@dataclass(frozen=True)
-class NewEntry:
-    """What a caller asks to append."""
-
-    when: datetime
-    label: str
-    text: str
-    session: str | None = None
-    agent: str | None = None
-    id: str | None = None  # drawn when appended, unless the caller brings one
-
-
-@dataclass(frozen=True)
-class Appended:
-    path: Path
-    start_line: int
-    end_line: int
-    count: int  # entries written (ingest may skip ones already there)
-    written: tuple[NewEntry, ...] = ()
-
-
-def normalize_text(text: str) -> str:
-    """The text as it is stored: byte for byte, but without the one final newline that
-    shells and editors add."""
-    if text.endswith("\r\n"):
-        return text[:-2]
-    if text.endswith("\n"):
-        return text[:-1]
-    return text
-
-
-def check_label(label: str) -> str:
-    if label in ROLES:
-        return label
-    clean = label.strip()
-    if (
-        not clean
-        or clean != label
-        or len(clean) > 80
-        or any(c in clean for c in "\r\n")
-        or "<!--" in clean
-        or "-->" in clean
-        or clean.startswith(("·", "#"))
-    ):
-        raise UsageError(
-            f"speaker {label!r} must be one line of 1-80 characters without '<!--' or '-->'"
-        )
-    return clean
-
-
-def check_agent(agent: str | None) -> str | None:
-    if agent is not None and not AGENT_RE.fullmatch(agent):
-        raise UsageError(f"agent id {agent!r} may hold only letters, digits and . - _ (at most 64)")
-    return agent
-
-
-def check_session(session: str | None) -> str | None:
-    if session is not None and not SESSION_RE.fullmatch(session):
-        raise UsageError(
-            f"session id {session!r} may hold only letters, digits and . : / @ + = - _ "
-            "(at most 128)"
-        )
-    return session
-
-
-def format_entry(entry: NewEntry) -> str:
-    text = normalize_text(entry.text)
-    meta = []
-    if entry.session:
-        meta.append(f"session: {entry.session}")
-    if entry.agent:
-        meta.append(f"agent: {entry.agent}")
-    if entry.id:
-        meta.append(f"id: {entry.id}")
-    body = text.split("\n")
-    if any(entry_heading(line) for line in body):
-        # The text holds a line that reads like an entry heading: say how long the
-        # entry is so the parser does not split it there.
-        meta.append(f"lines: {len(body)}; sum: {_line_sum(body)}")
-    heading = entry_heading_text(entry.when, entry.label, "; ".join(meta))
-    return f"{heading}\n{text}\n\n"
-
-
-IdDraw = Callable[[bytes, int, "NewEntry"], str]  # (the file so far, n in the batch, entry)
-
-
-def random_id(existing: bytes, n: int, entry: NewEntry) -> str:
-    """A fresh entry id: 48 random bits, so no two machines ever draw the same one."""
-    import os
-
-    return os.urandom(6).hex()
-
-
-def replayable_id(existing: bytes, n: int, entry: NewEntry) -> str:
-    """An id drawn from where and what the entry is, for a replayed clock (MEM_NOW): the
-    same commands give the same files, byte for byte."""
-    return content_id(f"{len(existing)}\x1f{n}\x1f{entry.when}\x1f{entry.label}\x1f{entry.text}")
-
-
-def content_id(key: str) -> str:
-    import hashlib
-
-    return hashlib.sha1(key.encode("utf-8")).hexdigest()[:12]
-
-
-def _line_sum(body: Sequence[str]) -> str:
-    return content_id("\n".join(x.removesuffix("\r") for x in body))[:8]
-
-
 def _honest(body: Sequence[str], declared: str | None) -> bool:
     """Whether a `lines:` count holds: its `sum:` names exactly the lines it covers; or,
     counts written before sums were, it covers no heading that carries an `id:` (which
@@ -196,14 +119,6 @@ def _honest(body: Sequence[str], declared: str | None) -> bool:
     return True
 
 
-def _separator_for(existing: bytes, nl: bytes) -> bytes:
-    if not existing or existing.endswith((b"\n\n", b"\r\n\r\n")):
-        return b""
-    if existing.endswith(b"\n"):
-        return nl
-    return nl + nl
-
-
 def append_entries(
     path: Path,
     day: date,
@@ -211,66 +126,32 @@ def append_entries(
     *,
     skip_existing: bool = False,
     rel: str | None = None,
-    draw_id: IdDraw = random_id,
+    draw_id: Callable[[bytes, int, NewEntry], str] = random_id,
 ) -> Appended:
-    """Append entries to one day's log under its lock.
+    """Append entries to one day's log under its lock (appending.py).
 
     With skip_existing, an entry whose (time, label, text) is already in the file as
     many times as the batch holds it is left out, so ingesting a transcript twice adds
     nothing the second time.
     """
-    from ..store.fsutil import append_locked
+    return appending.append_entries(
+        path, day, entries, rel=rel, draw_id=draw_id, keep=_new_ones(day) if skip_existing else None
+    )
 
-    for e in entries:
-        if not normalize_text(e.text).strip():
-            raise UsageError("nothing to log: the text is empty")
-        if "\x00" in e.text:  # no Markdown file, editor or model can carry it: refused here
-            raise UsageError("the text holds a NUL byte, which a daily log cannot keep")
-        check_label(e.label)
-        check_session(e.session)
-        check_agent(e.agent)
-    written: list[NewEntry] = []
-    heads: list[bytes] = []
 
-    def render(existing: bytes) -> bytes:
-        try:
-            current = existing.decode("utf-8")
-        except UnicodeDecodeError:
-            raise BadEncoding(path, rel) from None
-        todo = list(entries)
-        if skip_existing and current:
-            have = Counter((e.time, e.role, e.text) for e in parse_log(current, day))
-            todo = []
-            for e in entries:
-                k = (f"{e.when:%H:%M}", e.label, normalize_text(e.text))
-                if have[k] > 0:
-                    have[k] -= 1
-                else:
-                    todo.append(e)
-        from dataclasses import replace
+def _new_ones(day: date) -> Callable[[str, Sequence[NewEntry]], list[NewEntry]]:
+    def keep(current: str, entries: Sequence[NewEntry]) -> list[NewEntry]:
+        have = Counter((e.time, e.role, e.text) for e in parse_log(current, day))
+        todo = []
+        for e in entries:
+            k = (f"{e.when:%H:%M}", e.label, normalize_text(e.text))
+            if have[k] > 0:
+                have[k] -= 1
+            else:
+                todo.append(e)
+        return todo
 
-        todo = [e if e.id else replace(e, id=draw_id(existing, n, e)) for n, e in enumerate(todo)]
-        written[:] = todo
-        if not todo:
-            return b""
-        # A file written with CRLF (an editor on Windows) stays CRLF, every line of it. Its
-        # first line tells; a CRLF inside someone's verbatim text further down does not.
-        first = existing.split(b"\n", 1)[0]
-        nl = b"\r\n" if b"\n" in existing and first.endswith(b"\r") else b"\n"
-        head = _separator_for(existing, nl) if existing else f"# {day.isoformat()}\n\n".encode()
-        body = "".join(format_entry(e) for e in todo).encode("utf-8")
-        if nl == b"\r\n":
-            body = body.replace(b"\r\n", b"\n").replace(b"\n", b"\r\n")
-        heads.append(head)
-        return head + body
-
-    existing, data = append_locked(path, render, rel)
-    if not written:
-        line = existing.count(b"\n") + 1
-        return Appended(path, line, line, 0)
-    start = (existing + heads[0]).count(b"\n") + 1
-    end = (existing + data).rstrip(b"\r\n").count(b"\n") + 1
-    return Appended(path, start, end, len(written), tuple(written))
+    return keep
 
 
 # ---------------------------------------------------------------- parsing

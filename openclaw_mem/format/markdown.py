@@ -25,6 +25,13 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
+# A log entry's heading is appending.py's (the per-turn path reads no more than it needs);
+# readers of Markdown find it here too.
+from .appending import LOG_SEPARATOR as LOG_SEPARATOR
+from .appending import citation as citation
+from .appending import entry_heading as entry_heading
+from .appending import entry_heading_text as entry_heading_text
+
 BOM = "\ufeff"
 
 # ----------------------------------------------------------------- lines
@@ -265,25 +272,7 @@ def parse_meta(line: str) -> LineMeta | None:
 
 # ----------------------------------------------------------------- daily logs
 
-LOG_SEPARATOR = "·"
-# Lenient on purpose: people and other agents write `## 09:30 - Alice` or `### [9:30] user`.
-_ENTRY_HEADING_RE = re.compile(
-    r"^#{2,3}[ \t]+\[?(?P<h>\d{1,2}):(?P<m>\d{2})(?::\d{2})?\]?"
-    r"(?:[ \t]*[·•|—–:-][ \t]*|[ \t]+|$)(?P<label>.*?)[ \t]*"
-    r"(?:<!--(?P<meta>.*?)-->)?[ \t]*$"
-)
 DAY_TITLE_RE = re.compile(r"^#[ \t]+(\d{4}-\d{2}-\d{2})\b")
-
-
-def entry_heading(line: str) -> re.Match[str] | None:
-    """A log entry heading (`## 14:05 · user`) with groups h, m, label, meta; else None."""
-    m = _ENTRY_HEADING_RE.match(line.removesuffix("\r"))
-    return m if m and int(m["h"]) < 24 and int(m["m"]) < 60 else None
-
-
-def entry_heading_text(when: datetime, label: str, meta: str = "") -> str:
-    head = f"## {when:%H:%M} {LOG_SEPARATOR} {label}"
-    return head + (f" <!-- {meta} -->" if meta else "")
 
 
 # ----------------------------------------------------------------- HISTORY.md
@@ -363,10 +352,6 @@ def covered_lines(history_text: str) -> dict[str, int]:
 # ----------------------------------------------------------------- citations
 
 _CITATION_RE = re.compile(r"^(?P<path>[^#]+?)#L(?P<a>\d+)(?:-L?(?P<b>\d+))?$")
-
-
-def citation(path: str, start: int, end: int | None = None) -> str:
-    return f"{path}#L{start}" + (f"-L{end}" if end is not None else "")
 
 
 def parse_citation(text: str) -> tuple[str, int, int] | None:

@@ -12,19 +12,23 @@ module flags such text; the rest of mem acts on the flags:
 - `mem audit [--history]` lists every flagged line in the workspace (and its git history).
 
 Every pattern is linear in the text (bounded gaps, no nested repetition).
+
+`mem log` scans every entry it appends, and compiling these patterns costs more than the
+rest of its work: each pattern has a gate (firewall_gates.py, written from the patterns
+themselves), the words it cannot match without, and is compiled and run only on a text
+that holds them. Most notes pass no gate, and no pattern is compiled at all.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
+from ..text import IGNORECASE, MULTILINE, Lazy
+from .firewall_gates import FOLD_AFTER, FOLD_BEFORE, GATES
 from .standing import standing_order
 
 STANDING_ORDER = "standing-order"  # the kind of a flag standing.py raised
 
-_I = re.I
-_IM = re.I | re.M
+_I = IGNORECASE
+_IM = IGNORECASE | MULTILINE
 
 # Metadata comments mem writes itself are not payloads: exactly their grammar, up to the
 # comment's end, so a payload cannot borrow one of their openings.
@@ -50,10 +54,10 @@ _ADDRESS = (
     r"\b[\w-]+(?:\.[\w-]+)*\.(?:com|net|org|io|example|xyz|ru)/)"
 )
 
-PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+PATTERNS: tuple[tuple[str, Lazy], ...] = (
     (
         "override",
-        re.compile(
+        Lazy(
             r"\b(?:ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}?"
             r"\b(?:previous|prior|above|earlier|all|any|your|the system|original)\b[^.\n]{0,30}?"
             r"\b(?:instructions?|prompts?|rules|directions|directives|guidelines|messages)\b",
@@ -62,14 +66,14 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "override",
-        re.compile(
+        Lazy(
             r"(?:忽略|无视|忘记|忘掉|不要理会|跳过)[^。\n]{0,12}?(?:之前|以上|上面|先前|所有|前面|原来)"
             r"[^。\n]{0,12}?(?:指令|指示|规则|设定|提示|要求|命令)"
         ),
     ),
     (
         "override",
-        re.compile(
+        Lazy(
             r"\byou are now\b|\bfrom now on,? you\b|\bnew (?:system )?instructions?\s*(?::|from\b)|"
             r"\b(?:ignore|disregard|forget)\s+(?:everything|anything)\s+"
             r"(?:you were|you've been|above|before|said)\b|"
@@ -83,7 +87,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "role-markup",
-        re.compile(
+        Lazy(
             r"<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|\[/?INST\]|<</?SYS>>|"
             r"^\s*#{1,6}\s*(?:system|assistant|instructions?)\s*:|</?(?:system|assistant)\s*>|"
             r"^\s*(?:system|assistant)\s*:\s*\S|</?memory\s*>",
@@ -92,7 +96,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "tool-markup",
-        re.compile(
+        Lazy(
             r"</?(?:tool_call|tool_calls|function_calls|function_call|invoke|tool_use)\b|"
             r"\"(?:tool_calls|function_call)\"\s*:|<\|tool",
             _I,
@@ -100,7 +104,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "exfiltration",
-        re.compile(
+        Lazy(
             r"\b(?:send|post|upload|exfiltrate|forward|transmit|leak|paste|email)\b[^\n]{0,80}?"
             r"(?:https?://|\bcurl\b|\bwget\b)|"
             r"\bcurl\b[^\n]{0,60}?(?:-d\s*@|--data(?:-binary)?\s*@|-F\s*\S*=@|-T\s)|"
@@ -117,7 +121,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "startup-read",
-        re.compile(
+        Lazy(
             r"\b(?:on|at|every|each|before|to your|into your)\s+(?:every\s+|each\s+)?(?:start-?up|"
             r"boot(?: sequence)?|launch|session start|new session|conversation)\b[^\n]{0,60}?"
             r"\b(?:read|cat|open|load|include|print|run)\b|"
@@ -131,15 +135,13 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "hidden-chars",
-        re.compile(
-            "[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\U000e0000-\U000e007f]"
-        ),
+        Lazy("[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\U000e0000-\U000e007f]"),
     ),
     (
         "command",
         # A standing order to run something: a pipe into a shell, a download run, a
         # destructive or privileged command. Whoever said it, it waits for a person.
-        re.compile(
+        Lazy(
             r"\b(?:curl|wget|iwr|invoke-webrequest)\b[^\n|]{0,200}?\|\s{0,3}(?:sudo\s+)?"
             r"(?:ba|z|da)?sh\b|"
             r"\b(?:always|every time|each time|before (?:every|each|answering|replying)|"
@@ -153,7 +155,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "reveal",
-        re.compile(
+        Lazy(
             r"\b(?:print|show|reveal|output|display|paste|share|send|tell)\b[^\n]{0,40}?"
             r"(?:~/\.ssh|\bid_rsa\b|\bid_ed25519\b|/etc/shadow|\.env\b|private key|api keys?\b|"
             r"(?:the|my|your|all) (?:passwords?|credentials|secrets|tokens))|"
@@ -165,7 +167,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "exfiltration",
         # A standing order to pass things on to an address, in any words: an e-mail address,
         # a URL or a host with a path, after a verb of sending and a word that makes it a habit.
-        re.compile(
+        Lazy(
             rf"{_STANDING}[^\n]{{0,80}}?{_SEND}[^\n]{{0,80}}?{_ADDRESS}|"
             rf"{_SEND}[^\n]{{0,80}}?{_ADDRESS}[^\n]{{0,60}}?{_STANDING}|"
             r"(?:以后|今后|每次|每当|总是|自动|悄悄|默默|偷偷)[^。\n]{0,30}?"
@@ -177,7 +179,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "command",
         # Fetch something and run it, as a habit, without the words curl or bash.
-        re.compile(
+        Lazy(
             rf"{_STANDING}[^\n]{{0,60}}?\b(?:download|fetch|grab|pull|get)\b[^\n]{{0,80}}?"
             r"(?:\band\b|\bthen\b|,)\s*(?:run|execute|source|install)\b|"
             r"(?:以后|今后|每次|每当|总是|开始[^。\n]{0,8}?前)[^。\n]{0,20}?(?:下载|获取|拉取)"
@@ -188,7 +190,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "reveal",
         # Put a secret's contents into what the agent writes, without saying "print" or "show".
-        re.compile(
+        Lazy(
             r"\b(?:include|attach|append|quote|paste|add|insert|embed)(?:s|d|ed|ing)?\b[^\n]{0,40}?"
             r"\b(?:contents? of|what(?:'s| is) in|whatever is in)\b[^\n]{0,40}?"
             r"(?:\bkeys?\b|\.pem\b|\.env\b|secrets?|passwords?|tokens?|credentials?|\bssh\b)|"
@@ -199,7 +201,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "no-confirmation",
-        re.compile(
+        Lazy(
             r"\bno need to (?:check|run it by|clear it)\b|"
             r"\b(?:don't|do not|never) (?:bother|check with|wait for|loop in)\b[^\n]{0,20}?"
             r"\b(?:me|anyone|the user|approval|a human|someone)\b|"
@@ -213,7 +215,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "no-confirmation",
-        re.compile(
+        Lazy(
             r"\bwithout (?:asking|confirmation|confirming|checking with|telling) "
             r"(?:the user|me|anyone|first)?|\bskip (?:the |any )?confirmations?\b|"
             r"\b(?:don't|do not|never) ask (?:for )?(?:confirmation|permission|before)\b|"
@@ -223,7 +225,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "html-comment",
-        re.compile(
+        Lazy(
             rf"<!--(?!\s*{_OWN_COMMENT})[^>]{{0,400}}?"
             r"\b(?:ignore|instructions?|system|assistant|you must|always|never|send|obey)\b",
             _I,
@@ -231,11 +233,11 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "html-comment",
-        re.compile(rf"<!--(?!\s*{_OWN_COMMENT})[^>]{{0,400}}?(?:忽略|指令|系统|必须)"),
+        Lazy(rf"<!--(?!\s*{_OWN_COMMENT})[^>]{{0,400}}?(?:忽略|指令|系统|必须)"),
     ),
     (
         "persistence",
-        re.compile(
+        Lazy(
             r"\b(?:remember|memori[sz]e|note|store)\b[^\n]{0,60}?"
             r"\b(?:always|forever|never|every time)\b"
             r"[^\n]{0,60}?\b(?:obey|follow|instructions?|tell the user|reveal|mention|link|"
@@ -247,7 +249,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
         "persistence",
         # Text that asks to be written into long-term memory and carries a link or an authority
         # claim is planting, not recording.
-        re.compile(
+        Lazy(
             r"\b(?:save|write|add|store|put|record)\b[^\n]{0,20}?\b(?:to|in|into)\s+(?:your\s+)?"
             r"(?:long-term memory|permanent memory|memory|MEMORY\.md|USER\.md|AGENTS\.md)\b"
             r"[^\n]{0,160}?(?:https?://|\btrusted\b|\badmin\w*|\bpre-?approved\b|\bpriority\b)",
@@ -256,7 +258,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "persistence",
-        re.compile(
+        Lazy(
             r"(?:写入|记入|保存到|存入|加到)\s*(?:长期记忆|记忆|MEMORY\.md|USER\.md|AGENTS\.md)"
             r"[^\n]{0,80}?(?:https?://|可信|管理员|admin|优先级|预先批准)",
             _I,
@@ -264,7 +266,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "persistence",
-        re.compile(
+        Lazy(
             r"(?:记住|记下|永远记得)[^。\n]{0,20}?(?:以后|永远|所有|每次)[^。\n]{0,30}?"
             r"(?:链接|https?://|遵守|听从|指令|执行|不要告诉)"
         ),
@@ -272,10 +274,26 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
-@dataclass(frozen=True)
 class Flag:
-    kind: str  # override, role-markup, tool-markup, exfiltration, startup-read, hidden-chars, …
-    excerpt: str  # where it was found, shortened, hidden characters made visible
+    """What was found: its kind (override, role-markup, tool-markup, exfiltration,
+    startup-read, hidden-chars, …, standing-order) and where, shortened, hidden characters
+    made visible."""
+
+    __slots__ = ("excerpt", "kind")
+
+    def __init__(self, kind: str, excerpt: str) -> None:
+        self.kind, self.excerpt = kind, excerpt
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Flag):
+            return NotImplemented
+        return (self.kind, self.excerpt) == (other.kind, other.excerpt)
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.excerpt))
+
+    def __repr__(self) -> str:
+        return f"Flag(kind={self.kind!r}, excerpt={self.excerpt!r})"
 
 
 def _visible(text: str) -> str:
@@ -290,8 +308,23 @@ _CONFUSABLES = str.maketrans(
     "aeopcyxijsdlABEKMHOPCTXIJS"
     "无视记忆长规则执读启开机对话会输载设从听权优级于预准写录链连发给码钥请过应该这个时后为们",
 )
-_INVISIBLE = re.compile("[\u00ad\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff\U000e0000-\U000e007f]")
-_BASE64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{24,4096}={0,2}(?![A-Za-z0-9+/=])")
+# Characters a reader never sees: deleted by str.translate (no pattern to compile).
+_INVISIBLE = dict.fromkeys(
+    (
+        0x00AD,
+        0x034F,
+        0x180E,
+        *range(0x200B, 0x2010),
+        *range(0x2060, 0x2065),
+        0xFEFF,
+        *range(0xE0000, 0xE0080),
+    )
+)
+_BASE64 = Lazy(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{24,4096}={0,2}(?![A-Za-z0-9+/=])")
+# A base64 blob is a run of 24 or more of its characters: marked "x" (every other ASCII
+# character a space), a text without 24 x's in a row holds none, and the pattern stays
+# uncompiled.
+_B64_MARK = {c: "x" if chr(c).isalnum() or chr(c) in "+/" else " " for c in range(128)}
 
 
 def normalized(text: str) -> str:
@@ -303,9 +336,10 @@ def normalized(text: str) -> str:
     else:
         import unicodedata
 
-        plain = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).translate(_CONFUSABLES)
+        plain = unicodedata.normalize("NFKC", text).translate(_INVISIBLE).translate(_CONFUSABLES)
     decoded = []
-    for m in _BASE64.finditer(text):
+    blobs = _BASE64.finditer(text) if "x" * 24 in text.translate(_B64_MARK) else ()
+    for m in blobs:
         import base64  # only when a blob is there: `mem log` of prose never imports it
         import binascii
 
@@ -320,13 +354,32 @@ def normalized(text: str) -> str:
     return plain + ("\n" + "\n".join(decoded) if decoded else "")
 
 
+def _fold(text: str) -> str:
+    """The text as re's case-insensitive matching sees it (firewall_gates.py says how)."""
+    return text.translate(FOLD_BEFORE).lower().translate(FOLD_AFTER)
+
+
+def _candidates(text: str, plain: str) -> list[tuple[str, Lazy]]:
+    """(kind, pattern) of each pattern whose gate the text, or what it normalises to
+    (`plain`), passes."""
+    seen = (text, plain) if plain != text else (text,)
+    folded = [_fold(s) for s in seen]
+    out = []
+    for (kind, pattern), (icase, clauses) in zip(PATTERNS, GATES, strict=True):
+        for s in folded if icase else seen:
+            if all(any(word in s for word in clause) for clause in clauses):
+                out.append((kind, pattern))
+                break
+    return out
+
+
 def scan(text: str) -> list[Flag]:
     """What in this text reads as an instruction to the agent (one flag per kind), judged
     on the text and on what it normalises to: the patterns above, then a standing order in
     any words (standing.py) that none of them named."""
     out = []
     plain = normalized(text)
-    for kind, pattern in PATTERNS:
+    for kind, pattern in _candidates(text, plain):
         if any(f.kind == kind for f in out):
             continue
         for seen in (text, plain) if plain != text else (text,):
@@ -347,7 +400,7 @@ def flagged(text: str) -> bool:
     return (
         any(
             pattern.search(text) or (plain != text and pattern.search(plain))
-            for _, pattern in PATTERNS
+            for _, pattern in _candidates(text, plain)
         )
         or standing_order(plain) is not None
     )

@@ -51,9 +51,26 @@ same phrases as regular expressions cost a `mem log` process over 100 ms.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from functools import lru_cache
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+
+def _once(build: Callable[[], object]):
+    """`build` run on first call and kept (functools.lru_cache without importing functools,
+    which the per-turn `mem log` does not otherwise need)."""
+    kept: list = []
+
+    def get():
+        if not kept:
+            kept.append(build())
+        return kept[0]
+
+    get.__doc__, get.__name__ = build.__doc__, build.__name__
+    get.cache_clear = kept.clear  # type: ignore[attr-defined]
+    get.built = lambda: bool(kept)  # type: ignore[attr-defined]
+    return get
+
 
 THRESHOLD = 4.0
 
@@ -606,7 +623,7 @@ _WORD_RE = (
 )
 
 
-@lru_cache(maxsize=1)
+@_once
 def _english():
     """The word classes and the phrases, indexed by their first word (built on first use)."""
     bases = frozenset(w for group in _EN_ACTIONS.values() for w in group.split())
@@ -656,6 +673,8 @@ def _english():
                 keys = (None,)
             for key in keys:
                 index.setdefault(key, []).append((name, items))
+    import re
+
     shapes = {k: re.compile(v, re.I if k != "destination" else 0) for k, v in _EN_SHAPES.items()}
     return classes, frozenset(deleting), leads, index, shapes, re.compile(_WORD_RE)
 
@@ -1011,19 +1030,31 @@ _SPLIT = r"(?<=[.!?])\s+|[。！？；;\n]+"
 _WRAP = r"(?<=[^\s.!?。！？:;：；])[ \t]*\n[ \t]*(?=[^\s\-*+#>|\d])"
 
 
-@dataclass(frozen=True)
 class Reading:
-    score: float
-    parts: tuple[str, ...]
-    sentence: str
+    """A sentence read for a standing order: its score, the parts found, the sentence."""
+
+    __slots__ = ("parts", "score", "sentence")
+
+    def __init__(self, score: float, parts: tuple[str, ...], sentence: str) -> None:
+        self.score, self.parts, self.sentence = score, parts, sentence
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Reading):
+            return NotImplemented
+        return (self.score, self.parts, self.sentence) == (other.score, other.parts, other.sentence)
+
+    def __repr__(self) -> str:
+        return f"Reading({self.score!r}, {self.parts!r}, {self.sentence!r})"
 
 
-@lru_cache(maxsize=1)
+@_once
 def _splitting():
+    import re
+
     return re.compile(_SPLIT), re.compile(_WRAP)
 
 
-@lru_cache(maxsize=1)
+@_once
 def _chinese():
     """The Chinese parts' strings, and their few patterns (used only on text with Chinese)."""
     words = {
@@ -1031,6 +1062,8 @@ def _chinese():
         for name, pattern in _ZH_WORDS.items()
     }
     shapes = {**_ZH_SHAPES, "own job": _ZH_OWN_JOB, "received": _ZH_RECEIVED, "runs": _ZH_RUNS}
+    import re
+
     return words, {name: re.compile(p) for name, p in shapes.items()}
 
 
@@ -1194,7 +1227,7 @@ _BEFORE, _AFTER = 120, 160
 _LENT = frozenset({"scope", "recurs", "condition", "secrecy", "authority"})
 
 
-@lru_cache(maxsize=1)
+@_once
 def _cue_words() -> frozenset[str]:
     bases = {w for group in _EN_ACTIONS.values() for w in group.split()}
     out = set(bases) | _ACTION_NOUNS | {"let", "make", "walk", "go", "goes"}
@@ -1224,10 +1257,24 @@ def _actions(sentence: str) -> list[int]:
     return sorted(at)
 
 
+# re.findall("[a-z]+", lowered) without re: every character but a-z becomes a space, and
+# the words are what split() gives. ASCII text through a plain table (all in C); other text
+# through one whose default is a space.
+class _Spaces(dict):
+    def __missing__(self, code: int) -> str:
+        return " "
+
+
+_ASCII_WORDS = {c: chr(c) if "a" <= chr(c) <= "z" else " " for c in range(128)}
+_NOT_A_TO_Z = _Spaces({c: chr(c) for c in range(ord("a"), ord("z") + 1)})
+
+
 def _may_order(text: str) -> bool:
     """Whether the text holds a word an order needs (an action, or an idiom's first word):
     without one, nothing else is read or built."""
-    if set(re.findall(r"[a-z]+", text.lower())) & _cue_words():
+    lowered = text.lower()
+    spaced = lowered.translate(_ASCII_WORDS if lowered.isascii() else _NOT_A_TO_Z)
+    if set(spaced.split()) & _cue_words():
         return True
     return _has_chinese(text) and any(a in text for a in _ZH_ACTIONS)
 

@@ -5,20 +5,21 @@ hidden)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from datetime import datetime
-from typing import TYPE_CHECKING, Any
-
-from ..config import Config
 from ..environment import local_now
 from ..errors import GitError, UsageError
-from ..store.workspace import Workspace
 
+TYPE_CHECKING = False  # `mem log` builds a Place on every agent turn: typing stays out
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from datetime import datetime
+    from typing import Any
+
+    from ..config import Config
     from ..consolidate.proposal import Provider
     from ..consolidate.write import Options
     from ..embed import Embedder
     from ..index.cache import IndexParams
+    from ..store.workspace import Workspace
 
 
 class Place:
@@ -52,7 +53,7 @@ class Place:
     def agent(self) -> str | None:
         """The agent this process works for (MEM_AGENT): its log entries carry the id, and
         its recall sees its own entries and what is shared (agents.isolation)."""
-        from ..format.logs import check_agent
+        from ..format.appending import check_agent
 
         return check_agent(self.env.get("MEM_AGENT") or None)
 
@@ -64,7 +65,7 @@ class Place:
 
     def for_agent(self, agent: str | None) -> Place:
         """This place working for one agent (as MEM_AGENT=agent would)."""
-        from ..format.logs import check_agent
+        from ..format.appending import check_agent
 
         if not agent:
             return self

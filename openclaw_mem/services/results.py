@@ -5,32 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..format.markdown import citation
-
 if TYPE_CHECKING:
     from ..consolidate.citations import Citations
     from ..format.ingest import IngestReport
     from ..upkeep.cleanup import Stale
     from ..upkeep.forgetting import Forgotten
-
-
-@dataclass(frozen=True)
-class Logged:
-    """Where an appended entry landed, and what happened after."""
-
-    path: str
-    start_line: int
-    end_line: int
-    commit: str | None = None  # short sha, when git.autocommit = "log"
-    consolidating: bool = False  # a background consolidation was started
-    warnings: tuple[str, ...] = ()
-
-    @property
-    def citation(self) -> str:
-        return citation(self.path, self.start_line, self.end_line)
-
-    def to_json(self) -> dict:
-        return {"path": self.path, "startLine": self.start_line, "endLine": self.end_line}
 
 
 @dataclass(frozen=True)

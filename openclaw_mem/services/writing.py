@@ -5,16 +5,57 @@ agent turn: nothing heavy is imported on its way."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from datetime import datetime
-from pathlib import Path
-
 from ..errors import UsageError
-from ..format.logs import ROLES, NewEntry, append_entries, check_label, random_id, replayable_id
+from ..format.appending import (
+    ROLES,
+    NewEntry,
+    append_entries,
+    check_label,
+    citation,
+    random_id,
+    replayable_id,
+)
 from ..store.commits import COMMIT_INGEST, COMMIT_LOG
-from ..text import plural
+from ..store.workspace_root import MEMORY_DIR
 from .place import Place
-from .results import Ingested, Logged
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from datetime import datetime
+    from pathlib import Path
+
+    from .results import Ingested
+
+
+class Logged:
+    """Where an appended entry landed (a workspace path, 1-based lines), and what happened
+    after: the commit `git.autocommit = "log"` made, a background consolidation started,
+    warnings. A plain class: `mem log` returns one on every agent turn."""
+
+    __slots__ = ("commit", "consolidating", "end_line", "path", "start_line", "warnings")
+
+    def __init__(
+        self,
+        path: str,
+        start_line: int,
+        end_line: int,
+        commit: str | None = None,
+        consolidating: bool = False,
+        warnings: tuple[str, ...] = (),
+    ) -> None:
+        self.path, self.start_line, self.end_line = path, start_line, end_line
+        self.commit, self.consolidating, self.warnings = commit, consolidating, warnings
+
+    def __repr__(self) -> str:
+        return f"Logged({self.citation!r}, commit={self.commit!r})"
+
+    @property
+    def citation(self) -> str:
+        return citation(self.path, self.start_line, self.end_line)
+
+    def to_json(self) -> dict:
+        return {"path": self.path, "startLine": self.start_line, "endLine": self.end_line}
 
 
 class Writing:
@@ -50,8 +91,8 @@ class Writing:
         if place.config["log.redact"]:  # opt-in: daily logs are otherwise kept verbatim
             text = place.redact(text)
         when = at or place.now()
-        path = place.ws.day_file(when.date())
-        rel = place.ws.rel(path)
+        rel = f"{MEMORY_DIR}/{when.date().isoformat()}.md"
+        path = place.ws.inside_text(rel)  # no link on the way
         entry = NewEntry(when, label, text, session, agent or place.agent)
         draw = replayable_id if place.replayed else random_id
         result = append_entries(path, when.date(), [entry], rel=rel, draw_id=draw)
@@ -84,6 +125,7 @@ class Writing:
     ) -> Ingested:
         """Append a transcript, each message into its own day; repeats are skipped."""
         from ..format.ingest import ingest
+        from .results import Ingested
 
         place = self.place
         report = ingest(
@@ -101,6 +143,7 @@ class Writing:
         from ..format.importers import read_export
         from ..format.ingest import append_messages
         from ..store.transaction import transaction
+        from .results import Ingested
 
         place = self.place
         messages, skipped = read_export(kind, path)
@@ -132,6 +175,8 @@ class Writing:
 def _flagged(report) -> list[str]:
     if not report.flagged:
         return []
+    from ..text import plural
+
     return [
         f"{plural(report.flagged, 'message')} read like an instruction to the agent; "
         "kept verbatim, and consolidation holds anything drawn from them for mem review "

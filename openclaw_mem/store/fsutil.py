@@ -8,14 +8,18 @@ read, appended to or replaced. Directories on the way are checked by Workspace.i
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import stat
-from collections.abc import Callable, Iterator
-from pathlib import Path
 
 from ..errors import BadEncoding, UsageError, WriteError
+
+# `mem log` appends through here on every agent turn: no pathlib, contextlib or typing at
+# import. Paths may be str or Path; os.path functions take both.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
@@ -32,7 +36,7 @@ class SymlinkRefused(UsageError):
 
 
 def _refuse_link(path: Path, rel: str | None = None) -> None:
-    if path.is_symlink():
+    if os.path.islink(path):
         raise SymlinkRefused(path, rel)
 
 
@@ -79,13 +83,16 @@ def _open(path: Path, flags: int, mode: int = 0o666, rel: str | None = None) -> 
     try:
         fd = os.open(path, flags | _NOFOLLOW | _NONBLOCK, mode)
     except OSError as exc:
-        if exc.errno == errno.ELOOP or path.is_symlink():
+        if exc.errno == errno.ELOOP or os.path.islink(path):
             raise SymlinkRefused(path, rel) from None
         if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
             raise WriteError(path, exc) from None
         if exc.errno in (errno.EISDIR, errno.ENXIO):  # a directory; a FIFO nobody reads
-            with contextlib.suppress(OSError):
-                raise NotAFile(path, _kind(os.lstat(path).st_mode), rel) from None
+            try:
+                kind = _kind(os.lstat(path).st_mode)
+            except OSError:
+                raise exc from None
+            raise NotAFile(path, kind, rel) from None
         raise
     st = os.fstat(fd)
     if not stat.S_ISREG(st.st_mode):
@@ -142,29 +149,46 @@ except ImportError:  # Windows: lock the first byte; blocking mode retries for ~
         msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
 
 
-@contextlib.contextmanager
-def lock_file(path: Path, *, wait: bool = True, optional: bool = False) -> Iterator[bool]:
+def _mkdirs_for(path: Path) -> None:
+    os.makedirs(os.path.dirname(os.fspath(path)) or ".", exist_ok=True)
+
+
+class lock_file:  # used like a function: `with lock_file(path) as held:`
     """Hold an exclusive lock on a lock file in .mem/ (created if missing) for the block:
     the one way mem serialises its processes. Without `wait`, BlockingIOError when another
     process holds it. `optional`: a lock file that cannot be created (a read-only .mem/)
     yields False and the block runs unserialised; else that is an OSError."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o644)
-    except OSError:
-        if not optional:
-            raise
-        yield False
-        return
-    try:
-        _lock(fd, wait)
+
+    __slots__ = ("fd", "optional", "path", "wait")
+
+    def __init__(self, path: Path, *, wait: bool = True, optional: bool = False) -> None:
+        self.path, self.wait, self.optional, self.fd = path, wait, optional, -1
+
+    def __enter__(self) -> bool:
         try:
-            yield True
-        finally:
-            with contextlib.suppress(OSError):
+            _mkdirs_for(self.path)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | _NOFOLLOW, 0o644)
+        except OSError:
+            if not self.optional:
+                raise
+            return False
+        try:
+            _lock(fd, self.wait)
+        except BaseException:
+            os.close(fd)
+            raise
+        self.fd = fd
+        return True
+
+    def __exit__(self, *exc: object) -> None:
+        if self.fd >= 0:
+            fd, self.fd = self.fd, -1
+            try:
                 _unlock(fd)
-    finally:
-        os.close(fd)
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
 
 
 def decode(data: bytes, path: Path, rel: str | None = None) -> str:
@@ -192,7 +216,7 @@ def replaceable(path: Path) -> int | None:
     read-only: os.replace would swap it anyway, the folder being writable, so the mode is
     honoured here. Callers that write several files ask first, so none is half-done."""
     try:
-        mode = path.stat().st_mode & 0o7777
+        mode = os.stat(path).st_mode & 0o7777
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -215,9 +239,11 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
     _refuse_link(path)
     mode = replaceable(path)
+    folder = os.path.dirname(os.fspath(path)) or "."
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        os.makedirs(folder, exist_ok=True)
+        name = os.path.basename(os.fspath(path))
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
     except OSError as exc:
         raise WriteError(path, exc) from None
     try:
@@ -228,15 +254,25 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         os.chmod(tmp, mode if mode is not None else 0o666 & ~_umask())
         os.replace(tmp, path)
     except OSError as exc:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        _unlink_quietly(tmp)
         if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC):
             raise WriteError(path, exc) from None
         raise
     except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
+        _unlink_quietly(tmp)
         raise
+
+
+def _quietly(action, *args, ignore: type[BaseException] = OSError) -> None:
+    """`action(*args)`, an `ignore` error left unsaid (contextlib costs `mem log` its import)."""
+    try:  # noqa: SIM105 - contextlib.suppress is what this avoids importing
+        action(*args)
+    except ignore:
+        pass
+
+
+def _unlink_quietly(path: str) -> None:
+    _quietly(os.unlink, path, ignore=FileNotFoundError)
 
 
 def _still_there(fd: int, path: Path) -> bool:
@@ -251,31 +287,43 @@ def _still_there(fd: int, path: Path) -> bool:
     return (held.st_ino, held.st_dev) == (now.st_ino, now.st_dev)
 
 
-@contextlib.contextmanager
-def locked_append_fd(path: Path, rel: str | None = None) -> Iterator[int]:
+class locked_append_fd:  # used like a function: `with locked_append_fd(p) as fd:`
     """An O_APPEND descriptor on `path` (created if missing) holding an exclusive lock, on
     the file that is at `path` when the lock is taken (never on one replaced meanwhile)."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise WriteError(path, exc) from None
-    while True:
-        fd = _open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666, rel)
+
+    __slots__ = ("fd", "path", "rel")
+
+    def __init__(self, path: Path, rel: str | None = None) -> None:
+        self.path, self.rel, self.fd = path, rel, -1
+
+    def __enter__(self) -> int:
+        path = self.path
         try:
-            _lock(fd)
-        except BaseException:
-            os.close(fd)
-            raise
-        if _still_there(fd, path):
-            break
-        _unlock(fd)
-        os.close(fd)
-    try:
-        yield fd
-    finally:
-        with contextlib.suppress(OSError):
+            _mkdirs_for(path)
+        except OSError as exc:
+            raise WriteError(path, exc) from None
+        while True:
+            fd = _open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666, self.rel)
+            try:
+                _lock(fd)
+            except BaseException:
+                os.close(fd)
+                raise
+            if _still_there(fd, path):
+                break
             _unlock(fd)
-        os.close(fd)
+            os.close(fd)
+        self.fd = fd
+        return fd
+
+    def __exit__(self, *exc: object) -> None:
+        fd, self.fd = self.fd, -1
+        try:
+            _unlock(fd)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
 
 
 def read_locked(path: Path, rel: str | None = None) -> bytes | None:
@@ -313,7 +361,7 @@ def replace_locked(path: Path, change: Callable[[bytes | None], bytes | None]) -
     waiting for the lock lands in the new file, never in the replaced one. Returns whether
     the file changed."""
     _refuse_link(path)
-    existed = path.exists()
+    existed = os.path.exists(path)
     with locked_append_fd(path) as fd:
         current = _read_all(fd) if existed or os.fstat(fd).st_size else None
         try:
@@ -323,8 +371,7 @@ def replace_locked(path: Path, change: Callable[[bytes | None], bytes | None]) -
             raise
         finally:
             if current is None and not new:  # the lock made an empty file nobody asked for
-                with contextlib.suppress(OSError):
-                    os.unlink(path)
+                _quietly(os.unlink, path)
         if new is None or new == current or (current is None and not new):
             return False
         atomic_write_bytes(path, new)
@@ -365,7 +412,6 @@ def append_locked(
             except OSError as exc:
                 # All or nothing: a full disk (or any failure) midway leaves no torn entry.
                 # Under the lock nobody else has appended, so the file ends where it did.
-                with contextlib.suppress(OSError):
-                    os.ftruncate(fd, len(existing))
+                _quietly(os.ftruncate, fd, len(existing))
                 raise WriteError(path, exc) from None
         return existing, data

@@ -13,9 +13,12 @@ no longer exists is registered anew.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from .workspace import MERGE_DRIVER as DRIVER
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 ARGS = "merge-file %O %A %B %P"
 _FALLBACK = " -P -m openclaw_mem "
@@ -33,7 +36,8 @@ def needs_driver(root: Path) -> bool:
     not the top of a repository with a plain .git folder (the git commands see to those).
     Plain string work: this runs before every `mem log`."""
     try:
-        text = (root / ".git" / "config").read_text(encoding="utf-8", errors="replace")
+        with open(os.path.join(root, ".git", "config"), encoding="utf-8", errors="replace") as f:
+            text = f.read()
     except OSError:
         return False
     start = text.find(f'[merge "{DRIVER}"]')
@@ -50,13 +54,22 @@ def needs_driver(root: Path) -> bool:
 def works(current: str) -> bool:
     """Whether a registered driver command is this module's, with a fallback interpreter
     that still exists (an older mem's command named one interpreter, nothing else)."""
-    import shlex
-
     _, bar, tail = current.partition("|| ")
     if not bar or _FALLBACK not in tail:
         return False
+    python = _unquoted(tail.split(_FALLBACK, 1)[0])
+    return python is not None and os.path.exists(python)
+
+
+def _unquoted(word: str) -> str | None:
+    """The one word `shlex.quote` wrote (bare, or in single quotes with `'"'"'` for a
+    quote), read without importing shlex on every `mem log`; anything else through shlex."""
+    if "'" not in word and '"' not in word and "\\" not in word:
+        return word.split()[0] if word.split() else None
+    import shlex
+
     try:
-        python = shlex.split(tail.split(_FALLBACK, 1)[0])[0]
-    except (ValueError, IndexError):
-        return False
-    return os.path.exists(python)
+        words = shlex.split(word)
+    except ValueError:
+        return None
+    return words[0] if words else None

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Mapping, Sequence
-from functools import lru_cache
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..errors import UsageError
-from .workspace_root import MEMORY_DIR, find_root
+from ..text import Lazy
+from .workspace_root import DEFAULT_INCLUDE, MEMORY_DIR, find_root
 
-if TYPE_CHECKING:  # the per-turn fast path resolves a workspace and needs no datetime
+# The per-turn fast path resolves a workspace and appends to a day file through here: no
+# pathlib, re, functools or typing at import (a `root` Path is made when first asked for).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
     from datetime import date
+    from pathlib import Path
 
 STATE_DIR = ".mem"  # derived, git-ignored: index cache, access stats, locks
 CORE_FILES = ("AGENTS.md", "USER.md", "MEMORY.md", "HISTORY.md")
@@ -33,8 +34,8 @@ GITATTRIBUTES = """# mem: daily logs and HISTORY.md merge by entry, through a dr
 /memory/.consolidated merge=union
 """
 MERGE_DRIVER = "mem-entries"
-DEFAULT_INCLUDE = ("*.md", "memory/**/*.md")
-DAY_FILE_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[-_ ].*)?\.md$")
+DAY_FILE_RE = Lazy(r"^(\d{4})-(\d{2})-(\d{2})(?:[-_ ].*)?\.md$")
+__all__ = ["DEFAULT_INCLUDE", "MEMORY_DIR", "Workspace"]
 
 
 class Workspace:
@@ -42,13 +43,22 @@ class Workspace:
     default), and the symlinks the last scan met. A plain class, not a dataclass: the
     per-turn fast path resolves a workspace, and `dataclasses` costs it ~5 ms to import."""
 
-    __slots__ = ("found_by", "links", "odd_names", "root")
+    __slots__ = ("_path", "found_by", "links", "odd_names", "top")
 
-    def __init__(self, root: Path, found_by: str = "flag", links: list[str] | None = None):
-        object.__setattr__(self, "root", root)
+    def __init__(self, root: Path | str, found_by: str = "flag", links: list[str] | None = None):
+        object.__setattr__(self, "top", os.fspath(root))  # the root as text
+        object.__setattr__(self, "_path", None if isinstance(root, str) else root)
         object.__setattr__(self, "found_by", found_by)
         object.__setattr__(self, "links", [] if links is None else links)
         object.__setattr__(self, "odd_names", [])  # names not UTF-8 the last scan skipped
+
+    @property
+    def root(self) -> Path:
+        if self._path is None:
+            from pathlib import Path
+
+            object.__setattr__(self, "_path", Path(self.top))
+        return self._path
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"Workspace is read-only: cannot set {name}")
@@ -56,10 +66,10 @@ class Workspace:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Workspace):
             return NotImplemented
-        return (self.root, self.found_by) == (other.root, other.found_by)
+        return (self.top, self.found_by) == (other.top, other.found_by)
 
     def __hash__(self) -> int:
-        return hash((self.root, self.found_by))
+        return hash((self.top, self.found_by))
 
     def __repr__(self) -> str:
         return f"Workspace(root={self.root!r}, found_by={self.found_by!r})"
@@ -92,18 +102,25 @@ class Workspace:
         """The path of a workspace file named relative to the root. Refuses an absolute
         path, `..`, and a symlink anywhere on the way: what mem reads and writes stays
         inside the workspace, whatever links a sync or a person put there."""
+        from pathlib import Path
+
+        return Path(self.inside_text(rel))
+
+    def inside_text(self, rel: str) -> str:
+        """`inside` as text, for the per-turn path that builds no Path."""
         from .fsutil import SymlinkRefused
 
-        candidate = Path(rel)
-        if candidate.is_absolute() or rel.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", rel):
+        drive = len(rel) > 1 and rel[1] == ":" and rel[0].isascii() and rel[0].isalpha()
+        if rel.startswith(("/", "\\")) or drive:
             raise UsageError(f"{rel}: give a path inside the workspace, relative to it")
-        if any(part == ".." for part in candidate.parts):
+        parts = [part for part in rel.split("/") if part not in ("", ".")]
+        if ".." in parts:
             raise UsageError(f"{rel}: `..` is not allowed; paths stay inside the workspace")
-        path = self.root
-        for part in candidate.parts:
-            path = path / part
-            if path.is_symlink():
-                raise SymlinkRefused(path, self.rel(path))
+        path = self.top
+        for n, part in enumerate(parts):
+            path = os.path.join(path, part)
+            if os.path.islink(path):
+                raise SymlinkRefused(path, "/".join(parts[: n + 1]))
         return path
 
     def rel(self, path: Path) -> str:
@@ -171,7 +188,7 @@ class Workspace:
             return []
         found = self.scan((f"{MEMORY_DIR}/**/*.md",))
         return sorted(
-            (self.root / rel for rel in found if day_of(Path(rel)) is not None),
+            (self.root / rel for rel in found if day_of(rel) is not None),
             key=lambda p: (p.name, p.as_posix()),
         )
 
@@ -186,9 +203,9 @@ def _undecodable(name: str) -> bool:
     return False
 
 
-def day_of(path: Path) -> date | None:
+def day_of(path: Path | str) -> date | None:
     """The date a daily log's file name carries (OpenClaw also writes YYYY-MM-DD-slug.md)."""
-    m = DAY_FILE_RE.match(path.name)
+    m = DAY_FILE_RE.match(os.path.basename(os.fspath(path)))
     if not m:
         return None
     try:
@@ -199,8 +216,21 @@ def day_of(path: Path) -> date | None:
         return None
 
 
-@lru_cache(maxsize=256)
-def _glob_re(pattern: str) -> re.Pattern[str]:
+_GLOBS: dict[str, object] = {}
+
+
+def _glob_re(pattern: str):
+    found = _GLOBS.get(pattern)
+    if found is None:
+        if len(_GLOBS) > 256:
+            _GLOBS.clear()
+        found = _GLOBS[pattern] = _glob_compiled(pattern)
+    return found
+
+
+def _glob_compiled(pattern: str):
+    import re
+
     out, i = [], 0
     while i < len(pattern):
         if pattern.startswith("**/", i):
@@ -251,7 +281,7 @@ def resolve_workspace(
     memory/, then ~/.openclaw/workspace (the rules: workspace_root.find_root)."""
     where = None if cwd is None else str(cwd)
     root, how = find_root(None if flag is None else str(flag), env, where, str(home))
-    return Workspace(Path(root), how)
+    return Workspace(root, how)
 
 
 def init_target(
@@ -259,6 +289,8 @@ def init_target(
 ) -> Path:
     """The directory `mem init` sets up: its argument, else -w / MEM_WORKSPACE, else the
     current directory (as `git init` does)."""
+    from pathlib import Path
+
     for candidate in (arg, flag, Path(env["MEM_WORKSPACE"]) if env.get("MEM_WORKSPACE") else None):
         if candidate is not None:
             target = candidate.expanduser()

@@ -9,11 +9,15 @@ wraps it, so the rules live here once.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 
 from ..errors import WorkspaceNotFound
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 MEMORY_DIR = "memory"
+DEFAULT_INCLUDE = ("*.md", "memory/**/*.md")  # the memory files, relative to the root
 _HINT = "; `mem init` creates one"
 
 
