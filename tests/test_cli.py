@@ -6,7 +6,7 @@ import sys
 from datetime import date, timedelta
 
 import pytest
-from helpers import without_ids
+from helpers import REPO, without_ids
 
 from openclaw_mem.cli import app
 from openclaw_mem.format.logs import read_entries
@@ -129,6 +129,32 @@ def test_python_dash_m_and_the_light_import_path(ws):
         text=True,
     )
     assert result.returncode == 0 and result.stdout.startswith("memory/2026-11-30.md#L")
+
+
+def test_the_mem_script_logs_without_the_heavy_standard_library(ws):
+    """Issue 33: `mem log` costs about what the interpreter costs to start. Run as the
+    installed script runs (scripts/mem, not pip's launcher, which imports re), a plain note
+    imports none of the modules that used to cost more than the append itself."""
+    heavy = (
+        "re dataclasses inspect pathlib typing enum functools contextlib importlib json "
+        "tomllib hashlib tempfile shlex subprocess collections"
+    ).split()
+    script = str(REPO / "scripts" / "mem")
+    for text in ("我最近在用FastAPI做项目", "Lunch with Mei at 12:30, then the dentist."):
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", script, "-w", str(ws.root), "log", text],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert done.stdout.startswith("memory/")
+        imported = {
+            line.rsplit("|", 1)[1].strip()
+            for line in done.stderr.splitlines()
+            if line.startswith("import time:") and line.count("|") == 2
+        }
+        assert "openclaw_mem.services.writing" in imported  # the probe sees imports
+        assert sorted(imported & set(heavy)) == [], text
 
 
 # ------------------------------------------------------------ what a new user trips on

@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from openclaw_mem import serve
+from openclaw_mem.embed.base import EmbedError
 from openclaw_mem.memory import Memory
 from openclaw_mem.serve import resident
 
@@ -459,3 +460,32 @@ def test_an_answer_takes_a_now_with_an_offset(memory):
     memory.log("x marks the spot")
     for op in ("recall", "context"):
         assert memory.answer(Read(op, query="x marks", now="2026-01-05T10:00+08:00"))
+
+
+def test_a_resident_loads_a_slow_model_before_it_serves_and_leaves_a_remote_one_alone(ws):
+    """Issue 33: a hand-started `mem watch` or `mem serve` loaded its model only at its first
+    query, so the first calls after it still paid the load. A model that is slow to start is
+    loaded before the socket says it serves; a remote endpoint is not called to warm it."""
+
+    class Model:
+        def __init__(self, slow: bool) -> None:
+            self.slow_start, self.asked = slow, []
+            self.key = "fake"
+
+        def embed(self, texts, *, query: bool = False):
+            self.asked.append((list(texts), query, resident.serving(ws.root)))
+            raise EmbedError("a fake model embeds nothing")
+
+    for slow in (True, False):
+        mem = Memory.open(ws.root, env=dict(os.environ))
+        model = Model(slow)
+        mem.place._embedder = model
+        server = serve.start_resident(mem)
+        assert server is not None
+        try:
+            if slow:  # loaded once, and before the socket served
+                assert model.asked == [(["warm"], True, False)]
+            else:
+                assert model.asked == []
+        finally:
+            server.stop()

@@ -37,11 +37,16 @@ def serving(root: str | os.PathLike[str]) -> bool:
 
 
 def start_resident(mem: Memory) -> Resident | None:
-    """Serve this memory on .mem/mem.sock; None when another process already does."""
+    """Serve this memory on .mem/mem.sock; None when another process already does. The
+    embedding model is loaded first: the socket says it serves when the first query will
+    not wait for the model (a hand-started `mem watch` or `mem serve` included)."""
     from ..environment import Environment
     from ..store import heap
     from .resident import Resident
 
+    if serving(mem.root):
+        return None
+    _load_model(mem)
     server = Resident(mem.root, mem.answer, Environment(dict(mem.env)).settings())
     if not server.start():
         return None
@@ -90,18 +95,26 @@ def on_demand_idle(mem: Memory) -> int:
 def prepare_on_demand(mem: Memory) -> bool:
     """For a resident started on demand (`mem watch --idle`): False when another one already
     serves; else the model is loaded before the socket says it serves."""
-    import contextlib
-
-    from ..embed.base import EmbedError
     from .autostart import started
 
     if serving(mem.root):
         started(mem)
         return False
-    if mem.embedder is not None:
+    _load_model(mem)
+    return True
+
+
+def _load_model(mem: Memory) -> None:
+    """A model that is slow to load (`slow_start`: a local one, not a remote endpoint
+    that would bill a call) loaded by embedding one query; one that fails here fails
+    again, and says so, at the first query."""
+    import contextlib
+
+    from ..embed.base import EmbedError
+
+    if getattr(mem.embedder, "slow_start", False):
         with contextlib.suppress(EmbedError):
             mem.embedder.embed(["warm"], query=True)
-    return True
 
 
 def on_demand_started(mem: Memory) -> None:
