@@ -129,3 +129,51 @@ def test_a_disk_that_refuses_the_streamed_build_leaves_recall_working(tmp_path, 
 
     with pytest.raises(WriteError):
         open_index(ws, IndexParams(), must_save=True)
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_long_build_at_once_and_leaves_the_index_it_had(tmp_path):
+    """Issue 33: Ctrl-C during `mem index` must stop it within a second with exit 130, as a
+    terminal sends it (to the whole process group, worker processes included: none of them
+    prints a traceback), and leave the index that was there working."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    root = tmp_path / "ws"
+    (root / "memory").mkdir(parents=True)
+    (root / "MEMORY.md").write_text("# Memory\n", encoding="utf-8")
+    rnd = random.Random(7)
+    words = "redis timeout deploy staging marathon 跑步 公里 项目 FastAPI settlement 上海".split()
+    for day in range(1, 29):
+        text = f"# 2026-02-{day:02d}\n\n## 09:00 · user\nfirst note of the day {day}\n"
+        (root / "memory" / f"2026-02-{day:02d}.md").write_text(text, encoding="utf-8")
+    env = {**os.environ, "MEM_EMBED_PROVIDER": "none", "MEM_NO_DAEMON": "1"}
+    mem = [sys.executable, "-m", "openclaw_mem", "-w", str(root)]
+    subprocess.run([*mem, "index"], check=True, capture_output=True, env=env)
+    for n in range(2500):  # ~11 MB: a rebuild takes seconds
+        lines = [f"# 2025-{1 + n % 12:02d}-{1 + n % 28:02d}", ""]
+        for j in range(30):
+            said = " ".join(rnd.choice(words) for _ in range(25))
+            lines += [f"## {9 + j // 6:02d}:{j % 60:02d} · user", said, ""]
+        (root / "memory" / f"old-{n:04d}.md").write_text("\n".join(lines), encoding="utf-8")
+    build = subprocess.Popen(
+        [*mem, "index", "--rebuild"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        start_new_session=True,
+    )
+    time.sleep(1.0)  # started, its worker processes reading
+    assert build.poll() is None, "the build ended before it could be interrupted"
+    sent = time.monotonic()
+    os.killpg(build.pid, signal.SIGINT)
+    _, err = build.communicate(timeout=30)
+    assert build.returncode == 130 and time.monotonic() - sent < 1.5
+    assert b"Traceback" not in err, err.decode()
+    found = subprocess.run(
+        [*mem, "recall", "--json", "first note of the day"], capture_output=True, env=env
+    )
+    assert found.returncode == 0 and b"memory/2026-02-" in found.stdout

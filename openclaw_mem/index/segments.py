@@ -432,7 +432,7 @@ def analyze_all(
         bounds = [round(i * len(items) / pieces) for i in range(pieces + 1)]
         jobs = [(root, items[bounds[i] : bounds[i + 1]], params) for i in range(pieces)]
         parts = []
-        with pool_context().Pool(workers) as pool:
+        with worker_pool(workers) as pool:
             for i, part in enumerate(pool.imap(_analyze_job, jobs)):
                 parts.append(part)
                 if progress:
@@ -442,6 +442,20 @@ def analyze_all(
 
 def _analyze_job(job: tuple[Path, list[tuple[str, int, int]], IndexParams]) -> Part:
     return analyze_files(*job)
+
+
+def worker_pool(workers: int):
+    """A pool of worker processes that leave Ctrl-C to the process that started them: the
+    terminal sends it to every process in its group, and a worker that took it would print
+    its own traceback. The parent's KeyboardInterrupt leaves the `with` block, which
+    terminates the workers; what was being built is never renamed into place."""
+    return pool_context().Pool(workers, initializer=_leave_interrupts_to_the_parent)
+
+
+def _leave_interrupts_to_the_parent() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def pool_context():

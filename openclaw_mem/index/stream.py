@@ -41,8 +41,8 @@ from .segments import (
     embed_part,
     empty_docs,
     load_segment,
-    pool_context,
     segment_from,
+    worker_pool,
 )
 
 if TYPE_CHECKING:
@@ -173,7 +173,7 @@ def _parts(root: Path, jobs: list[tuple[str, object]], params: IndexParams):
         for a in args:
             yield _run_job(a)
         return
-    with pool_context().Pool(workers) as pool:
+    with worker_pool(workers) as pool:
         pending: deque = deque()
         todo = iter(args)
         for a in todo:
