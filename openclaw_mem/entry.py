@@ -44,8 +44,8 @@ def _fast(argv: list[str], env: Environment):
     vals = values(turn, read.options)
     if vals is None or not read.words:
         return None
-    if turn.name == "recall" and not vals["json"]:
-        return None  # a recall's table needs rich
+    if turn.name == "recall" and _recall_format(vals, env) == "table":
+        return None  # a terminal's table needs rich
     flag = read.globals[-1][1] if read.globals else None
     from .funnel import run
 
@@ -75,11 +75,18 @@ def _answer(turn: Turn, words: list[str], vals: dict, flag: str | None, env: Env
         data = turns.answer(read, vals, mem)
     from .serve.fast_output import render
 
-    shown = render(turn.name, data, vals["json"], explain=bool(vals.get("explain")))
+    fmt = _recall_format(vals, env) if turn.name == "recall" else "json" if vals["json"] else ""
+    shown = render(turn.name, data, fmt, explain=bool(vals.get("explain")))
     for line in shown["stderr"]:
         print(line, file=sys.stderr)
     sys.stdout.write(shown["stdout"])
-    return 0
+    return shown["exit"]
+
+
+def _recall_format(vals: dict, env: Environment) -> str:
+    from .serve.fast_output import recall_format
+
+    return recall_format(vals, env.stdout_tty)
 
 
 def _memory(flag: str | None, env: Environment):

@@ -28,8 +28,9 @@ CASES = [
     (["log", "- buy eggs", "--role", "user"], 0, ""),
     (["recall", "- buy milk", "--jsn"], 2, "did you mean --json?"),
     (["log", "--role=user", "--session", "s1", "an option with ="], 0, ""),
-    (["recall", "--json", "-k1", "Hugo blog"], 0, ""),
-    (["recall", "--json", "-k", "1", "--", "-1 degrees"], 0, ""),
+    # A new workspace holds nothing to find: exit 1, as grep and rg (no message).
+    (["recall", "--json", "-k1", "Hugo blog"], 1, ""),
+    (["recall", "--json", "-k", "1", "--", "-1 degrees"], 1, ""),
     (["log", "--role"], 2, "requires an argument"),
     # A value option last, after the text: never handed `--` (the word put before the text).
     (["log", "hi", "--session"], 2, "requires an argument"),
@@ -132,7 +133,8 @@ def test_piped_tables_are_tab_separated_with_no_box_drawing(ws):
         assert lines and not any(line.endswith("  ") for line in lines)  # no padding
         width = lines[0].count("\t")
         assert width >= 2 and all(line.count("\t") == width for line in lines), out
-    assert "连接池\\tmax_connections 调到 50\\n之后" in ws("recall", "连接池").stdout  # whole
+    # A cell holds no tab or newline, escaped or not: its whitespace is one space each.
+    assert "连接池 max_connections 调到 50 之后" in ws("recall", "连接池").stdout
 
 
 def test_force_color_and_no_color_are_honoured(monkeypatch):

@@ -9,8 +9,10 @@ import pytest
 
 
 def _hits(ws, *query: str) -> list[tuple[str, int]]:
-    out = ws("recall", "--json", "--now", "2026-11-30T12:00", *query).stdout
-    return [(r["path"], r["startLine"]) for r in json.loads(out)["results"]]
+    run = ws("recall", "--json", "--now", "2026-11-30T12:00", *query, ok=False)
+    found = [(r["path"], r["startLine"]) for r in json.loads(run.stdout)["results"]]
+    assert run.exit_code == (0 if found else 1)  # nothing found is exit 1, as grep
+    return found
 
 
 def _two_notes(ws, with_templates: bool = True):

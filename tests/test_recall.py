@@ -63,8 +63,8 @@ def test_json_shape_snippet_limit_and_terminal_view(ws):
         assert len(r["snippet"]) <= 700 and r["source"] == "memory"
         assert 0 < r["score"] <= 1
     assert any("redis timeout here" in r["snippet"] for r in out["results"])
-    table = ws("recall", "--now", "2026-11-22", "redis").stdout
-    assert "memory/2026-11-21.md#L3-L4" in table and "score" in table
+    table = ws("recall", "--now", "2026-11-22", "redis").stdout  # piped: rank, score, citation
+    assert "\tmemory/2026-11-21.md#L3-L4\t" in table and "score" not in table  # no header
 
 
 def test_explain_filters_and_min_score(memory):

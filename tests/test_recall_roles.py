@@ -4,6 +4,7 @@ is loaded once, by a resident process the first recall starts."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -59,7 +60,8 @@ def test_a_question_that_says_user_finds_the_fact_not_the_filler(ws):
     assert hits and "Lisbon" in hits[0]["snippet"]
     assert all(h["snippet"].split("\n")[-1] not in ("ok", "好的", "thanks") for h in hits)
     # A time in the question is no word either: it does not match every heading.
-    assert ws.json("recall", "09:03", "-k", "3")["results"] == []
+    nothing = ws("recall", "09:03", "-k", "3", "--json", ok=False)
+    assert json.loads(nothing.stdout)["results"] == [] and nothing.exit_code == 1
     # A role is a filter.
     said = ws.json("recall", "Friday", "--role", "assistant")["results"]
     assert [h["snippet"].split("\n")[-1] for h in said] == ["Sure, Friday morning."]

@@ -353,11 +353,11 @@ def test_the_resident_sends_data_and_the_client_renders_what_the_command_prints(
     spec = "memory/2026-11-30.md#L3-L4"
     data = resident.ask(ws.root, "get", {"spec": spec})["result"]
     assert data["path"] == "memory/2026-11-30.md" and "stdout" not in data  # data, not output
-    shown = render("get", data, as_json=False)
-    assert shown == {"stdout": ws("get", spec, "--no-daemon").stdout, "stderr": []}
+    shown = render("get", data, "")
+    assert shown == {"stdout": ws("get", spec, "--no-daemon").stdout, "stderr": [], "exit": 0}
     data = resident.ask(ws.root, "recall", {"query": "redis", "k": 2})["result"]
     full = ws("recall", "--json", "-k", "2", "--no-daemon", "redis").stdout
-    assert render("recall", data, as_json=True)["stdout"] == full
+    assert render("recall", data, "json")["stdout"] == full
 
 
 def test_the_clients_json_writer_prints_what_json_dumps_prints():

@@ -161,12 +161,15 @@ def test_fast_output_renders_resident_data_escaped():
     from openclaw_mem.serve.fast_output import render
 
     data = {"path": "memory/x.md", "from": 1, "lines": 1, "text": HOSTILE}
-    for as_json in (False, True):
-        shown = render("get", data, as_json)
+    for fmt in ("", "json"):
+        shown = render("get", data, fmt)
         assert not _raw(shown["stdout"])
-    recall = {"results": [{"path": "a.md", "snippet": HOSTILE}], "warnings": [HOSTILE]}
-    shown = render("recall", recall, True)
-    assert not _raw(shown["stdout"]) and not any(_raw(line) for line in shown["stderr"])
+    hit = {"path": "a.md", "startLine": 1, "endLine": 2, "score": 1.0, "snippet": HOSTILE}
+    recall = {"results": [hit], "warnings": [HOSTILE]}
+    for fmt in ("json", "tsv", "rg"):
+        shown = render("recall", recall, fmt)
+        assert not _raw(shown["stdout"]) and not any(_raw(line) for line in shown["stderr"])
+    shown = render("recall", recall, "json")
     assert json.loads(shown["stdout"])["results"][0]["snippet"] == HOSTILE
 
 

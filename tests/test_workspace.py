@@ -51,8 +51,11 @@ def test_no_workspace_is_one_line_with_the_fix(tmp_path, runner, monkeypatch):
     assert missing.exit_code == 3 and "mem init" in missing.stderr
 
 
-def test_init_creates_templates_and_commits(tmp_path):
+def test_init_creates_templates_and_commits(tmp_path, monkeypatch):
     root = tmp_path / "new"
+    for who in ("AUTHOR", "COMMITTER"):  # a machine where git knows who commits
+        monkeypatch.setenv(f"GIT_{who}_NAME", "Lin Wei")
+        monkeypatch.setenv(f"GIT_{who}_EMAIL", "lin@example.com")
     report = init(root, env={})
     for name in ("AGENTS.md", "USER.md", "MEMORY.md", "HISTORY.md", "mem.toml", ".gitignore"):
         assert (root / name).is_file(), name
@@ -169,3 +172,18 @@ def test_a_missing_workspace_is_named_as_given_and_a_symlink_is_followed(tmp_pat
     via = tmp_path / "link" / ".." / "real"  # `..` after a link: the link is followed first
     found = resolve_workspace(via, {}, tmp_path, tmp_path)
     assert found.root == real.resolve() and found.found_by == "flag --workspace"
+
+
+def test_init_says_whose_name_it_commits_under_when_git_knows_none(tmp_path, monkeypatch):
+    """Issue 34: on a machine where git has no user.name / user.email, `mem init` commits
+    as openclaw-mem <mem@localhost>, and says so instead of leaving it to `git log`."""
+    for var in ("NAME", "EMAIL"):
+        for who in ("AUTHOR", "COMMITTER"):
+            monkeypatch.delenv(f"GIT_{who}_{var}", raising=False)
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "no-gitconfig"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    report = init(tmp_path / "new", env={})
+    assert report.commit and report.warnings == [
+        "committed as openclaw-mem <mem@localhost>: git has no user.name / user.email here; "
+        '`git config --global user.name "…"` (and user.email) makes the next commits yours'
+    ]

@@ -188,6 +188,16 @@ def main(
         raise typer.Exit()
 
 
+def one_of(*values: str):
+    """A completer for an option or argument that takes one of a few values: the shell
+    offers them (mem completion)."""
+
+    def complete(incomplete: str) -> list[str]:
+        return [v for v in values if v.startswith(incomplete)]
+
+    return complete
+
+
 def read_stdin(what: str = "the text") -> str:
     data = typer.get_binary_stream("stdin").read()
     try:

@@ -6,7 +6,7 @@ import typer
 
 from ..errors import UsageError
 from ..text import visible
-from .app import app, parse_when, state, warn
+from .app import app, one_of, parse_when, state, warn
 
 
 @app.command("consolidate")
@@ -22,7 +22,12 @@ def consolidate_cmd(
         bool, typer.Option("--propose", help="Keep it for `mem review` instead of applying.")
     ] = False,
     provider: Annotated[
-        str | None, typer.Option("--provider", help="auto | openai | offline.")
+        str | None,
+        typer.Option(
+            "--provider",
+            help="auto | openai | offline.",
+            autocompletion=one_of("auto", "openai", "offline"),
+        ),
     ] = None,
     model: Annotated[str | None, typer.Option("--model", help="Model name (llm.model).")] = None,
     base_url: Annotated[
@@ -85,6 +90,21 @@ def review_cmd(
     from . import render
 
     st = state(ctx)
+    acting = [
+        n
+        for n, on in (
+            ("--accept-all", accept_all),
+            ("--accept", accept),
+            ("--reject", reject),
+            ("--edit", edit is not None),
+            ("--drop", drop),
+        )
+        if on
+    ]
+    if proposal is None and acting:  # acting on no proposal would only list them, exit 0
+        raise UsageError(
+            f"{acting[0]} needs a proposal id: `mem review` lists them (see `mem review --help`)"
+        )
     mem = st.memory()
     if proposal is None:
         waiting = mem.proposals()

@@ -5,9 +5,9 @@ from typing import Annotated
 
 import typer
 
-from ..errors import UsageError
+from ..errors import NotFound, UsageError
 from ..text import plural, visible
-from .app import app, state
+from .app import app, one_of, state
 
 
 @app.command("commit")
@@ -47,12 +47,16 @@ def history_cmd(
         if not target.exists() and (here / path).exists():
             target = here / path
     commits = mem.history(limit, target)
+    if target is not None and not commits and not target.exists():
+        raise NotFound(f"{path}: no such file in the workspace, and no commit touched it")
     from . import render
 
     if as_json:
         render.print_json({"commits": [c.to_json() for c in commits]})
     elif not commits:
-        typer.echo("no commits touch memory yet")
+        typer.echo(
+            f"no commits touch {path}" if target is not None else "no commits touch memory yet"
+        )
     else:
         render.history_table(st.term, commits)
 
@@ -61,7 +65,14 @@ def history_cmd(
 def diff_cmd(
     ctx: typer.Context,
     rev: Annotated[str, typer.Argument(help="Compare memory with this revision.")] = "HEAD",
-    color: Annotated[str, typer.Option("--color", help="auto | always | never.")] = "auto",
+    color: Annotated[
+        str,
+        typer.Option(
+            "--color",
+            help="auto | always | never.",
+            autocompletion=one_of("auto", "always", "never"),
+        ),
+    ] = "auto",
 ) -> None:
     """Show the change to memory files since REV, new files included; coloured on a
     terminal, plain when piped."""

@@ -9,7 +9,7 @@ import typer
 
 from ..errors import UsageError
 from ..text import plural
-from .app import app, parse_when, read_stdin, state, warn
+from .app import app, one_of, parse_when, read_stdin, state, warn
 from .turn_cmds import declare
 
 declare("log")
@@ -80,7 +80,13 @@ def _appended(done, as_json: bool, verb: str, unit: str, left: str) -> None:
 @app.command("import")
 def import_cmd(
     ctx: typer.Context,
-    kind: Annotated[str, typer.Argument(help="chatgpt | claude | claude-code.")],
+    kind: Annotated[
+        str,
+        typer.Argument(
+            help="chatgpt | claude | claude-code.",
+            autocompletion=one_of("chatgpt", "claude", "claude-code"),
+        ),
+    ],
     source: Annotated[
         Path,
         typer.Argument(

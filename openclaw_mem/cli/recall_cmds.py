@@ -5,7 +5,7 @@ from typing import Annotated
 
 import typer
 
-from .app import app, state, warn
+from .app import app, one_of, state, warn
 from .turn_cmds import declare
 
 declare("recall")
@@ -17,7 +17,12 @@ def index_cmd(
     ctx: typer.Context,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Throw the cache away first.")] = False,
     embed: Annotated[
-        str | None, typer.Option("--embed", help="none | local | openai (embed.provider).")
+        str | None,
+        typer.Option(
+            "--embed",
+            help="none | local | openai (embed.provider).",
+            autocompletion=one_of("none", "local", "openai"),
+        ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:

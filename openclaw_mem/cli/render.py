@@ -35,7 +35,7 @@ def console(term: Environment) -> Console:
         soft_wrap=False,
         width=term.width,
         no_color=not term.color,
-        force_terminal=term.stdout_tty,
+        force_terminal=term.stdout_tty or term.color,  # FORCE_COLOR colours a pipe too
     )
 
 

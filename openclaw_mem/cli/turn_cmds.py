@@ -27,6 +27,8 @@ def _parameters(turn: turns.Turn) -> list[inspect.Parameter]:
     ]
     for opt in turn.options:
         limits = {"min": opt.min} if opt.min is not None else {}
+        if opt.choices:  # the shell completes them; turns.checked says a wrong one
+            limits["autocompletion"] = _completer(opt.choices)
         option = typer.Option(*opt.names, help=opt.help, **limits)
         flag = opt.kind == "flag"
         typ = bool if flag else _KINDS[opt.kind] | None
@@ -41,6 +43,13 @@ def _parameters(turn: turns.Turn) -> list[inspect.Parameter]:
     return out
 
 
+def _completer(choices: tuple[str, ...]):
+    def complete(incomplete: str) -> list[str]:
+        return [c for c in choices if c.startswith(incomplete)]
+
+    return complete
+
+
 def _command(turn: turns.Turn):
     def command(ctx: typer.Context, words, **vals) -> None:
         _run(turn.name, [words] if isinstance(words, str) else list(words), vals, ctx)
@@ -52,6 +61,7 @@ def _command(turn: turns.Turn):
 
 
 def _run(name: str, words: list[str], vals: dict, ctx: typer.Context) -> None:
+    turns.checked(turns.TURNS[name], vals)
     st = state(ctx)
     if name == "log":
         logged = turns.log(words, vals, st.memory(), st.term)
@@ -64,22 +74,28 @@ def _run(name: str, words: list[str], vals: dict, ctx: typer.Context) -> None:
     data = turns.ask_resident(read, vals, st.term, str(mem.root))
     if data is None:  # no resident process, or one with other settings: the same answer here
         data = turns.answer(read, vals, mem)
-    if name == "recall" and not vals["json"]:
-        for w in data["warnings"]:
-            warn(w)
-        from . import render
-
-        if not data["results"]:
-            typer.echo(f"no memories match {visible(repr(read.query.strip()))}", err=True)
-        else:
-            render.recall_table(st.term, data["results"], read.query, vals["explain"])
-        return
+    from ..serve.fast_output import recall_format
     from ..serve.fast_output import render as shown
 
-    out = shown(name, data, vals["json"], explain=bool(vals.get("explain")))
+    fmt = recall_format(vals, st.term.stdout_tty) if name == "recall" else ""
+    if fmt == "table":
+        for w in data["warnings"]:
+            warn(w)
+        if not data["results"]:  # as grep and rg: nothing found is exit 1, not an error
+            typer.echo(f"no memories match {visible(repr(read.query.strip()))}", err=True)
+            raise typer.Exit(1)
+        from . import render
+
+        render.recall_table(st.term, data["results"], read.query, vals["explain"])
+        return
+    out = shown(
+        name, data, fmt or ("json" if vals["json"] else ""), explain=bool(vals.get("explain"))
+    )
     for line in out["stderr"]:
         typer.echo(line, err=True)
     sys.stdout.write(out["stdout"])
+    if out["exit"]:
+        raise typer.Exit(out["exit"])
 
 
 def declare(name: str) -> None:

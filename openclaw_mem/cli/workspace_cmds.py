@@ -7,7 +7,7 @@ import typer
 
 from .. import serve
 from ..memory import init
-from .app import app, state, warn
+from .app import app, one_of, state, warn
 
 
 @app.command("init")
@@ -104,7 +104,9 @@ def config_cmd(
 
 @app.command("completion")
 def completion_cmd(
-    shell: Annotated[str, typer.Argument(help="bash, zsh or fish.")],
+    shell: Annotated[
+        str, typer.Argument(help="bash, zsh or fish.", autocompletion=one_of("bash", "zsh", "fish"))
+    ],
 ) -> None:
     """Print the shell completion script: eval "$(mem completion bash)" in ~/.bashrc
     (zsh: ~/.zshrc; fish: mem completion fish > ~/.config/fish/completions/mem.fish)."""

@@ -17,16 +17,80 @@ from ..text import camel_keys, visible, visible_json
 from .socket_client import dumps
 
 
-def render(op: str, data: dict, as_json: bool, explain: bool = False) -> dict:
-    """{"stdout": the text to print, "stderr": [lines to print on stderr]}. A recall's
-    results are OpenClaw's shape; with `explain`, every ranking stage too."""
-    stderr = []
+def recall_format(vals: dict, stdout_tty: bool) -> str:
+    """How a recall prints: "json", "table" (a terminal's, drawn by the full CLI), "tsv"
+    (a pipe's) or "rg"."""
+    if vals.get("json"):
+        return "json"
+    return vals.get("format") or ("table" if stdout_tty else "tsv")
+
+
+def render(op: str, data: dict, fmt: str, explain: bool = False) -> dict:
+    """{"stdout": the text to print, "stderr": [lines for stderr], "exit": the exit code}.
+    `fmt`: "json", or for a recall "tsv" or "rg" (the table is the full CLI's), else the
+    command's plain text. A recall's results are OpenClaw's shape; with `explain`, every
+    ranking stage too. A recall that finds nothing exits 1, as grep and rg do."""
+    stderr, code = [], 0
     if op == "recall":
         stderr = [visible(f"mem: warning: {w}") for w in data["warnings"]]
-        hits = data["results"] if explain else [plain(h) for h in data["results"]]
-        data = {"results": hits}
-    if as_json:
+        code = 0 if data["results"] else 1
+        if fmt in ("tsv", "rg"):
+            full = data["results"]
+            lines = tsv_lines(full, explain) if fmt == "tsv" else rg_lines(full)
+            return {"stdout": "".join(f"{x}\n" for x in lines), "stderr": stderr, "exit": code}
+        data = {"results": data["results"] if explain else [plain(h) for h in data["results"]]}
+    if fmt == "json":
         stdout = visible_json(dumps(camel_keys(data), indent=2)) + "\n"
     else:
         stdout = visible(data["text"]) + ("\n" if op == "get" else "")  # as echo ends get's lines
-    return {"stdout": stdout, "stderr": stderr}
+    return {"stdout": stdout, "stderr": stderr, "exit": code}
+
+
+def citation_of(hit: dict) -> str:
+    return f"{hit['path']}#L{hit['startLine']}-L{hit['endLine']}"
+
+
+def when_of(hit: dict) -> str:
+    """When a hit was said ("evergreen": a curated line, no day), and what it is now."""
+    when = hit["date"].replace("T", " ") if hit.get("date") else "evergreen"
+    if hit.get("deprecated"):
+        when += " (deprecated)"
+    return when
+
+
+def _cell(text: str) -> str:
+    """One TSV cell: every run of whitespace (tabs and newlines too) one space, controls
+    shown. Nothing is escaped: `cut -f` hands a program the text as it reads."""
+    return visible(" ".join(text.split()), lines=False)
+
+
+def explained(hit: dict) -> str:
+    """A hit's ranking stages on one line (the table's, joined)."""
+    e = hit["explain"]
+    meaning = f" meaning {e['meaning']:.2f}" if e.get("vectors") == "embedding" else ""
+    return (
+        f"bm25 {e['bm25']:.2f} (own {e['own']:.2f}) minhash {e['lsh']:.2f}{meaning}; "
+        f"text {e['text']:.2f} vector {e['vector']:.2f}; "
+        f"fused {e['fused']:.2f} x decay {e['decay']:.2f}; "
+        f"rank {e['rank_before_mmr']} -> mmr {e['mmr_position']}"
+    )
+
+
+def tsv_lines(hits: list[dict], explain: bool = False) -> list[str]:
+    """rank, score, citation, when, snippet (and the stages, with --explain; a subject, when
+    found through the entry it refers back to): no header, one hit a line."""
+    out = []
+    for rank, h in enumerate(hits, 1):
+        cells = [str(rank), f"{h['score']:.3f}", citation_of(h), when_of(h), h["snippet"]]
+        if explain:
+            cells.append(explained(h))
+        if h.get("subject"):
+            cells.append(f"subject {h['subject']}")
+        out.append("\t".join(_cell(c) for c in cells))
+    return out
+
+
+def rg_lines(hits: list[dict]) -> list[str]:
+    """`path:line:text`, one hit a line, best first, as `rg -n` prints a match: a terminal
+    or an editor opens path:line, and the text is the snippet on one line."""
+    return [f"{h['path']}:{h['startLine']}:{_cell(h['snippet'])}" for h in hits]

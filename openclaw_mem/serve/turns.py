@@ -24,13 +24,17 @@ if TYPE_CHECKING:
 
 class Opt:
     """One option: its names, the kind of value it takes ("flag", "int", "float", "text",
-    "day": text read as a date), its help, and the smallest value a number may be. An
-    option whose `dest` names a field of `Read` fills that field of the request."""
+    "day": text read as a date), its help, the smallest value a number may be, and the
+    values text may take when they are few. An option whose `dest` names a field of `Read`
+    fills that field of the request."""
 
-    __slots__ = ("dest", "help", "kind", "min", "names")
+    __slots__ = ("choices", "dest", "help", "kind", "min", "names")
 
-    def __init__(self, *names: str, dest: str, kind: str = "text", help: str = "", min=None):
+    def __init__(
+        self, *names: str, dest: str, kind: str = "text", help: str = "", min=None, choices=()
+    ):
         self.names, self.dest, self.kind, self.help, self.min = names, dest, kind, help, min
+        self.choices = tuple(choices)  # the values it takes (the shell completes them)
 
 
 class Turn:
@@ -58,6 +62,9 @@ _NO_DAEMON = Opt(
     "--no-daemon", dest="no_daemon", kind="flag", help="Answer in this process, not a resident one."
 )
 
+ROLES = ("user", "assistant", "system", "note")  # format/appending.py's, without importing it
+FORMATS = ("table", "tsv", "rg")  # how a recall is printed (--json: OpenClaw's shape)
+
 TURNS = {
     "log": Turn(
         "log",
@@ -65,7 +72,7 @@ TURNS = {
         "text",
         "The text to append, kept byte for byte; `-` reads standard input.",
         [
-            Opt("--role", "-r", dest="role", help="user | assistant | system | note."),
+            Opt("--role", "-r", dest="role", help="Who said it.", choices=ROLES),
             Opt("--speaker", "-s", dest="speaker", help="A name written instead of a role."),
             Opt("--session", dest="session", help="Session id, kept as an HTML comment."),
             Opt("--at", dest="at", help="ISO time to log at instead of now (local)."),
@@ -80,6 +87,13 @@ TURNS = {
         [
             Opt("-k", dest="k", kind="int", min=1, help="How many results (recall.k)."),
             Opt("--json", dest="json", kind="flag", help="OpenClaw's result shape."),
+            Opt(
+                "--format",
+                dest="format",
+                choices=FORMATS,
+                help="table (a terminal's), tsv (a pipe's: rank, score, citation, when, "
+                "snippet), rg (path:line:text, as rg -n prints).",
+            ),
             Opt("--now", dest="now", help="Decay as of this ISO date or time."),
             Opt("--since", dest="since", kind="day", help="Only dated chunks from this day."),
             Opt("--until", dest="until", kind="day", help="Only dated chunks up to this day."),
@@ -90,7 +104,12 @@ TURNS = {
             _CURRENT,
             Opt("--role", dest="role", help="Only log entries of this role or speaker."),
             Opt("--explain", dest="explain", kind="flag", help="Show every ranking stage."),
-            Opt("--embed", dest="embed", help="none | local | openai (embed.provider)."),
+            Opt(
+                "--embed",
+                dest="embed",
+                help="The embedding provider for this call (embed.provider).",
+                choices=("none", "local", "openai"),
+            ),
             _NO_DAEMON,
         ],
     ),
@@ -136,6 +155,8 @@ def values(turn: Turn, options: list[tuple[str, str | None]]) -> dict | None:
         if opt.kind == "flag":
             out[opt.dest] = True
             continue
+        if opt.choices and raw not in opt.choices:
+            return None
         if opt.kind in ("int", "float"):
             try:
                 number = int(raw) if opt.kind == "int" else float(raw)
@@ -147,6 +168,22 @@ def values(turn: Turn, options: list[tuple[str, str | None]]) -> dict | None:
         else:
             out[opt.dest] = raw
     return out
+
+
+def checked(turn: Turn, vals: dict) -> dict:
+    """The values, once every option with a fixed set of values holds one of them; else a
+    usage error that names them (the fast path hands such a command line to the full app,
+    which says this)."""
+    for opt in turn.options:
+        value = vals.get(opt.dest)
+        if opt.choices and value is not None and value not in opt.choices:
+            from ..errors import UsageError
+
+            raise UsageError(
+                f"{opt.names[0]} must be one of {', '.join(opt.choices)}, not {value!r} "
+                f"(see `mem {turn.name} --help`)"
+            )
+    return vals
 
 
 # ------------------------------------------------------------------ what they do

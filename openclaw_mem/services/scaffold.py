@@ -72,7 +72,7 @@ def _init_git(report: InitReport) -> None:
     try:
         repo = gitrepo.open_repo(report.root)
         if repo is None:
-            gitrepo.init_repo(report.root)
+            repo = gitrepo.init_repo(report.root)
             report.git = "initialised"
         else:  # a clone (git keeps drivers out of what it clones) or an existing repository
             gitrepo.register_merge_driver(repo, report.root)
@@ -87,6 +87,13 @@ def _init_git(report: InitReport) -> None:
                 report.root, f"{COMMIT_INIT} create memory workspace", paths=files
             )
             report.commit = info.short if info else None
+            borrowed = gitrepo.borrowed_identity(repo) if info else None
+            if borrowed:
+                report.warnings.append(
+                    f"committed as {borrowed}: git has no user.name / user.email here; "
+                    '`git config --global user.name "…"` (and user.email) makes the next '
+                    "commits yours"
+                )
     except GitError as exc:
         report.git = "unavailable"
         report.warnings.append(exc.message)

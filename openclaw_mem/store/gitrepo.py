@@ -146,6 +146,21 @@ def _has_head(repo: git.Repo) -> bool:
         return False
 
 
+def borrowed_identity(repo: git.Repo) -> str | None:
+    """The identity mem commits under when git has none for this repository (neither
+    user.name/user.email nor GIT_AUTHOR_*/GIT_COMMITTER_*), as `name <email>`; else None."""
+    reader = repo.config_reader()
+    missing = [
+        f
+        for f in ("name", "email")
+        if not reader.get_value("user", f, default="")
+        and not os.environ.get(f"GIT_AUTHOR_{f.upper()}")
+    ]
+    if not missing:
+        return None
+    return f"{_FALLBACK_IDENTITY['name']} <{_FALLBACK_IDENTITY['email']}>"
+
+
 @contextmanager
 def _identity(repo: git.Repo) -> Iterator[None]:
     """Commit with the user's identity, or a neutral one on a machine with none set
