@@ -151,3 +151,29 @@ def test_the_cli_cleanup_commits_and_reports_json(ws):
     assert "MEMORY.md:5 (importance 0.1" in out and "committed " in out
     assert not git.Repo(ws.root).is_dirty(untracked_files=True)
     assert json.loads(ws("cleanup", "--json").stdout)["lines"] == []
+
+
+def test_forgetting_by_words_strikes_only_the_fact_they_name(memory):
+    """Issue 34: `mem forget "Doudou"` struck the whole "Manager / Partner / Cat" line. The
+    words name one fact of the line: that fact is struck on a line of its own, the others
+    stay as they were; --hard leaves only the others. A PATH:LINE still means the line."""
+    user = memory.root / "USER.md"
+    family = "- Manager: 陈姐 (Chen Jing). Partner: 小雨 (Xiaoyu). Cat: 豆豆 (Doudou).\n"
+    chinese = "- 住在杭州。养了一只猫叫豆豆。\n"
+    user.write_text(f"# USER\n\n## Identity\n\n{family}", encoding="utf-8")
+    done = memory.forget("Doudou").done
+    assert (done.mode, done.lines) == ("deprecated", (5, 5))
+    lines = user.read_text(encoding="utf-8").splitlines()
+    assert lines[4] == "- Manager: 陈姐 (Chen Jing). Partner: 小雨 (Xiaoyu)."
+    assert lines[5].startswith("- ~~Cat: 豆豆 (Doudou).~~ (forgotten ")
+    assert memory.recall("Xiaoyu partner").hits  # what was kept is still recalled
+    user.write_text(f"# USER\n\n## Identity\n\n{family}{chinese}", encoding="utf-8")
+    assert memory.forget("Partner Xiaoyu", hard=True).done.mode == "deleted"
+    memory.forget("杭州", hard=True)
+    assert user.read_text(encoding="utf-8").splitlines()[4:] == [
+        "- Manager: 陈姐 (Chen Jing). Cat: 豆豆 (Doudou).",
+        "- 养了一只猫叫豆豆。",
+    ]
+    user.write_text(f"# USER\n\n## Identity\n\n{family}", encoding="utf-8")
+    memory.forget("USER.md:5")  # a place, not words: the whole line
+    assert user.read_text(encoding="utf-8").splitlines()[4].startswith("- ~~Manager: 陈姐")

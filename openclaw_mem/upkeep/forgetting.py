@@ -15,6 +15,7 @@ from ..format.file_lines import safe_path
 from ..format.markdown import (
     BULLET_RE,
     MARKER_RE,
+    bullet_prefix,
     core,
     entry_heading,
     heading,
@@ -23,6 +24,7 @@ from ..format.markdown import (
     parse_citation,
     split_doc,
     strike,
+    trailing_comment,
 )
 from ..safety.secrets import redact_excerpt
 from ..search.tokenize import shingles, tokenize
@@ -69,16 +71,41 @@ def find_line(ws: Workspace, query: str) -> tuple[str, int]:
     return scored[0][1], scored[0][2]
 
 
-def parse_target(ws: Workspace, spec: str) -> tuple[str, int, int]:
+def parse_target(ws: Workspace, spec: str) -> tuple[str, int, int, str | None]:
+    """(path, first line, last line, the query when the spec is words, not a place)."""
     m = _LINE_SPEC_RE.match(spec.strip())
     found = (m["path"], int(m["line"]), int(m["line"])) if m else parse_citation(spec)
     if found and found[0].endswith(".md"):
         path, first, last = found
         if last < first or first < 1:
             raise UsageError(f"{spec}: bad line range")
-        return path, first, last
+        return path, first, last, None
     rel, line = find_line(ws, spec)
-    return rel, line, line
+    return rel, line, line, spec
+
+
+# Where one fact of a line ends: a sentence's end before what starts a sentence (not
+# "e.g. pytest"), or a Chinese sentence's end. A semicolon joins clauses of one fact.
+_FACT_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“(\u3400-\u9fff])|(?<=[。！？])\s*")
+
+
+def facts_of(text: str) -> list[str]:
+    """The facts one line states ("Manager: Chen. Partner: Xiaoyu. Cat: Doudou." is three),
+    each with its own punctuation."""
+    return [part for part in _FACT_END_RE.split(text.strip()) if part.strip()]
+
+
+def _matched_facts(line: str, query: str) -> tuple[list[str], list[str]] | None:
+    """(the facts of a line the query names, the others), when it names some but not all;
+    None when the line is one fact or the query names every one of them."""
+    facts = facts_of(core(line))
+    if len(facts) < 2:
+        return None
+    words = shingles(tokenize(query))
+    named = [f for f in facts if words & shingles(tokenize(f))]
+    if not named or len(named) == len(facts):
+        return None
+    return named, [f for f in facts if f not in named]
 
 
 def forget(
@@ -89,7 +116,7 @@ def forget(
     (with redact_extra)."""
     from ..store.fsutil import decode, replace_locked
 
-    rel, first, last = parse_target(ws, spec)
+    rel, first, last, query = parse_target(ws, spec)
     path = safe_path(ws, rel)
     done: list[Forgotten] = []
 
@@ -98,7 +125,7 @@ def forget(
             raise NotFound(f"no file {rel} in the workspace")
         text = decode(current, path, rel)
         text, forgotten = _forgotten(
-            rel, path, spec, text, (first, last), hard, today, redact_extra
+            rel, path, spec, text, (first, last), hard, today, redact_extra, query
         )
         done.append(forgotten)
         return text.encode("utf-8")
@@ -116,6 +143,7 @@ def _forgotten(
     hard: bool,
     today: date,
     redact_extra: Sequence[str],
+    query: str | None = None,
 ) -> tuple[str, Forgotten]:
     first, last = span
     doc = split_doc(text)
@@ -132,6 +160,9 @@ def _forgotten(
         line = lines[first - 1]
         if not core(line):
             raise UsageError(f"{rel}:{first} is blank; nothing to forget")
+        split = _matched_facts(line, query) if query is not None else None
+        if split is not None:  # forget the fact the words name, keep the line's others
+            return _forget_facts(rel, lines, doc, first, before, split, hard, today)
         if hard:
             del lines[first - 1]
             after, mode = [], "deleted"
@@ -168,6 +199,33 @@ def _forgotten(
             f"{rel}: forget works on MEMORY.md, USER.md, AGENTS.md, HISTORY.md and daily logs"
         )
     return doc.text(lines), Forgotten(rel, (first, last), before, after, mode)
+
+
+def _forget_facts(
+    rel: str,
+    lines: list[str],
+    doc,
+    n: int,
+    before: list[str],
+    split: tuple[list[str], list[str]],
+    hard: bool,
+    today: date,
+) -> tuple[str, Forgotten]:
+    """Line n keeps the facts the query did not name (and its metadata); the named ones
+    are struck through on a line of their own just below it, or, with --hard, gone."""
+    named, kept = split
+    line = lines[n - 1]
+    indent, marker = bullet_prefix(line)
+    comment = trailing_comment(line)
+    lines[n - 1] = f"{indent}{marker} {' '.join(kept)}" + (f" {comment}" if comment else "")
+    after = [lines[n - 1]]
+    if not hard:
+        struck = strike(f"{indent}{marker} {' '.join(named)}", today, why="forgotten")
+        lines.insert(n, struck)
+        after.append(struck)
+    return doc.text(lines), Forgotten(
+        rel, (n, n), before, after, "deleted" if hard else "deprecated"
+    )
 
 
 def _keep_identity(lines: list[str], text: str, first: int, last: int) -> None:
