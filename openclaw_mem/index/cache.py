@@ -534,11 +534,12 @@ def _changes(
     return changed, bad, touched_stat
 
 
-def _refresh(ws: Workspace, index: Index, scan: Scan, build: Build) -> tuple[Index, str]:
-    """Bring a loaded index up to date. Returns the index and what must be saved: "" (it
-    was fresh), "files" (only stats moved), "delta" or "base"."""
+def _refresh(
+    ws: Workspace, index: Index, scan: Scan, build: Build, known: dict
+) -> tuple[Index, str]:
+    """Bring a loaded index up to date (`known`: index.known()). Returns the index and what
+    must be saved: "" (it was fresh), "files" (only stats moved), "delta" or "base"."""
     params = index.params
-    known = index.known()
     suspects = [rel for rel, st in scan.stats.items() if known.get(rel) != st]
     deleted = sorted(known.keys() - scan.stats.keys())
     _bad_warnings(ws, index, scan, suspects)
@@ -667,13 +668,14 @@ def open_index(
                     f"({type(exc).__name__}); rebuilt it"
                 )
                 index = None
-        scan = walk(ws, params.include, params.exclude, index.known() if index else ())
+        known = index.known() if index is not None else {}
+        scan = walk(ws, params.include, params.exclude, known)
         level = ""
         build.may_stream = writable
         if index is not None:
             index.started_ns = scan.started_ns
             try:
-                index, level = _refresh(ws, index, scan, build)
+                index, level = _refresh(ws, index, scan, build, known)
             except _StreamInstead:  # so much changed that a rebuild in pieces costs less
                 index = None
         if index is None:

@@ -2,8 +2,8 @@
 
 The walk is the workspace's own rule (Workspace.scan: include and exclude globs, hidden
 names and .mem/ skipped, symlinks and names that are not UTF-8 listed, never followed),
-made cheap enough to run on every call. Each directory a glob can reach is listed with
-os.scandir, and each memory file stat'ed once, with no pathlib object made: at 100k
+made cheap enough to run on every call. Each directory a glob can reach is listed and each
+of its entries stat'ed once relative to the directory, with no pathlib object made: at 100k
 chunks (3,300 daily logs) the walk it replaces spent 14 ms of 33 building paths. A file the
 index already holds matched the same globs when it was indexed (they are part of the
 index's stamp), so it is not matched again.
@@ -22,9 +22,17 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Container, Sequence
+from stat import S_ISDIR, S_ISLNK, S_ISREG
 
 from ..store.workspace import STATE_DIR, Workspace, _may_hold, _undecodable, glob_match
 from .segments import Scan
+
+_DIR_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_DIRECTORY", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
 
 
 def walk(
@@ -41,38 +49,40 @@ def walk(
     while stack:
         prefix, folder = stack.pop()
         try:
-            with os.scandir(folder) as listing:
-                entries = list(listing)
+            fd = os.open(folder, _DIR_FLAGS)
         except OSError:
             continue
-        for entry in entries:
-            name = entry.name
-            if name[0] == "." or name == STATE_DIR:
-                continue
-            rel = prefix + name
-            try:
-                if rel in known and entry.is_file(follow_symlinks=False):
-                    st = entry.stat(follow_symlinks=False)
+        try:
+            names = os.listdir(fd)
+            for name in names:
+                if name[0] == "." or name == STATE_DIR:
+                    continue
+                rel = prefix + name
+                try:
+                    st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                except OSError:  # vanished between listing and stat
+                    continue
+                mode = st.st_mode
+                if rel in known and S_ISREG(mode):
                     found[rel] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
-                    continue
-                if not name.isprintable() and _undecodable(name):
+                elif not name.isprintable() and _undecodable(name):
                     ws.odd_names.append(rel.encode("utf-8", "replace").decode("utf-8"))
-                    continue
-                if entry.is_symlink():
+                elif S_ISLNK(mode):
                     if any(glob_match(rel, pat) for pat in include) or _may_hold(
                         rel + "/", include
                     ):
                         ws.links.append(rel)
-                elif entry.is_dir(follow_symlinks=False):
+                elif S_ISDIR(mode):
                     if _may_hold(rel + "/", include):
-                        stack.append((rel + "/", entry.path))
+                        stack.append((rel + "/", os.path.join(folder, name)))
                 elif (
-                    entry.is_file(follow_symlinks=False)
+                    S_ISREG(mode)
                     and any(glob_match(rel, pat) for pat in include)
                     and not any(glob_match(rel, ex) for ex in exclude)
                 ):
-                    st = entry.stat(follow_symlinks=False)
                     found[rel] = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
-            except OSError:  # vanished between listing and stat
-                continue
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
     return Scan(found, started)
