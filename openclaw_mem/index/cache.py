@@ -58,6 +58,7 @@ from .segments import (
     analyze_files,
     days_since_epoch,
     embed_part,
+    empty_docs,
     empty_segment,
     load_segment,
     save_segment,
@@ -68,6 +69,7 @@ from .table import FileTable, racy
 from .walk import walk
 
 STAT_KEYS = ("size", "mtime_ns", "ctime_ns", "ino")
+_DOC_DTYPES = {name: a.dtype for name, a in empty_docs().items()}
 
 __all__ = [
     "DOC_FIELDS",
@@ -135,7 +137,8 @@ class Index:
         parts = (self.base.docs[name], self.delta.docs[name])
         kept = self._joined.get(name)
         if kept is None or kept[0] is not parts[0] or kept[1] is not parts[1]:
-            joined = np.concatenate(parts)
+            # Columns are stored narrowed (segments.narrowest): widened here, exactly.
+            joined = np.concatenate(parts, dtype=_DOC_DTYPES[name])
             joined.flags.writeable = False
             kept = self._joined[name] = (*parts, joined)
         return kept[2]

@@ -526,9 +526,26 @@ def save_segment(seg: Segment, path: Path, extra: dict[str, np.ndarray] | None =
     from . import pack
 
     arrays = {f"post.{name}": getattr(seg.post, name) for name in POST_FIELDS}
-    arrays.update({f"doc.{name}": seg.docs[name] for name in DOC_FIELDS})
+    arrays.update({f"doc.{name}": narrowest(seg.docs[name]) for name in DOC_FIELDS})
     arrays.update({"sig": seg.sig, "sim": seg.sim, **(extra or {})})
     pack.write(path, arrays)
+
+
+def narrowest(a: np.ndarray) -> np.ndarray:
+    """A per-document column in the smallest dtype of its kind that holds every value
+    exactly (day numbers in float32, line numbers in uint16, an agent column of zeros in
+    uint8...): about 4 MB less at 100k chunks. Index.doc widens it back, value for value."""
+    a = np.asarray(a)
+    if a.dtype.kind == "f" and a.dtype.itemsize > 4 and len(a):
+        small = a.astype(np.float32)
+        return small if np.array_equal(small.astype(a.dtype), a, equal_nan=True) else a
+    if a.dtype.kind in "iu" and len(a):
+        lo, hi = int(a.min()), int(a.max())
+        for t in (np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32):
+            info = np.iinfo(t)
+            if np.dtype(t).itemsize < a.dtype.itemsize and info.min <= lo and hi <= info.max:
+                return a.astype(t)
+    return a
 
 
 def load_segment(

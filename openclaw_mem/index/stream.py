@@ -44,6 +44,7 @@ from .segments import (
     embed_part,
     empty_docs,
     load_segment,
+    narrowest,
     pool_context,
     segment_from,
 )
@@ -375,7 +376,7 @@ def rebuild(ws: Workspace, params: IndexParams, scan: Scan, build: Build, root: 
             joined = np.concatenate(columns[f]) if columns[f] else empty
             if f == "path_id" and len(joined):
                 joined = remap[joined]
-            arrays[f"doc.{f}"] = joined.astype(empty.dtype)
+            arrays[f"doc.{f}"] = narrowest(joined.astype(empty.dtype))
         del columns
         arrays.update({"sig": sig.close(), "sim": sim.close()})
         arrays.update({"perm_a": perm[0], "perm_b": perm[1]})
