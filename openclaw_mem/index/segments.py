@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 SCHEMA = 8  # 8: one pack file a segment, packed postings, 8-bit signatures, a file table
 PARALLEL_BYTES = 1_000_000  # below this a rebuild is quicker in one process
 EMBED_BATCH = 128
+HASHES_KEPT = 300_000  # words whose hashes one build keeps for its next piece
 _EPOCH = datetime(1970, 1, 1)
 DOC_FIELDS = (
     "path_id",
@@ -397,14 +398,26 @@ def segment_from(
     params: IndexParams,
     perm: tuple[np.ndarray, np.ndarray],
     vectors: _Vectors,
+    hashes: dict[str, tuple[int, int]] | None = None,
+    plain: bool = False,
 ) -> Segment:
+    """A segment of the part's documents, numbered from `first`. `hashes` keeps each term's
+    (BM25 hash, MinHash hash) across the calls of one build (a streamed build meets the same
+    words in every piece); `plain` leaves the postings as term-major arrays (terms, ptr,
+    docs, tfs, ctfs) for a streamed build to merge, instead of packing them."""
     an = part.an
     n = len(an.lengths)
-    post = bm25.from_analysis(an, first)
+    v = len(an.terms)
+    if hashes is None or len(hashes) > HASHES_KEPT:
+        hashes = {}  # (a bound on what a build keeps: a huge vocabulary is hashed again)
+    pairs = [hashes.get(t) or hashes.setdefault(t, _term_hashes(t)) for t in an.terms]
+    h64 = np.fromiter((p[0] for p in pairs), np.uint64, v)
+    term_h32 = np.fromiter((p[1] for p in pairs), np.uint32, v)
+    arrays = bm25.term_major(an, first, h64)
+    post = arrays if plain else bm25.Postings.pack(*arrays)
     # MinHash signs each document's own distinct content tokens: borrowed context is for
     # BM25 only, capped by what the own words score, so it must not make a signature match.
-    keep = np.fromiter((is_shingle(t) for t in an.terms), bool, len(an.terms))
-    term_h32 = np.fromiter((minhash.hash32(t) for t in an.terms), np.uint32, len(an.terms))
+    keep = np.fromiter((is_shingle(t) for t in an.terms), bool, v)
     mask = keep[an.term] & ((an.tf > 0) | params.sign_context)
     sig = minhash.signatures_from_pairs(n, an.doc[mask], an.term[mask], term_h32, *perm)
     sig = minhash.narrow(sig, params.sig_bits)
@@ -417,6 +430,10 @@ def segment_from(
         "ekey": vectors.keys,
     }
     return Segment(post, docs, sig, vectors.sim)
+
+
+def _term_hashes(term: str) -> tuple[int, int]:
+    return bm25.term_hash(term), minhash.hash32(term)
 
 
 def analyze_all(

@@ -223,14 +223,12 @@ class _Piece:
     pairs: int
 
 
-def _save_piece(post: bm25.Postings, folder: Path) -> _Piece:
+def _save_piece(post: tuple[np.ndarray, ...], folder: Path) -> _Piece:
+    """A piece's plain term-major postings (terms, ptr, docs, tfs, ctfs) as raw files."""
     folder.mkdir()
-    docs, tfs, ctfs = post.unpacked()
-    for name, a in (("terms", post.terms), ("ptr", post.ptr), ("docs", docs)):
+    for name, a in zip(("terms", "ptr", "docs", "tfs", "ctfs"), post, strict=True):
         np.ascontiguousarray(a).tofile(folder / name)
-    tfs.tofile(folder / "tfs")
-    ctfs.tofile(folder / "ctfs")
-    return _Piece(folder, len(post.terms), len(docs))
+    return _Piece(folder, len(post[0]), len(post[2]))
 
 
 def _merge_postings(pieces: list[_Piece], scratch: Path, block_pairs: int = BLOCK_PAIRS) -> dict:
@@ -335,6 +333,7 @@ def rebuild(ws: Workspace, params: IndexParams, scan: Scan, build: Build, root: 
         columns: dict[str, list[np.ndarray]] = {f: [] for f in DOC_FIELDS}
         pieces: list[_Piece] = []
         files: dict[str, dict] = {}
+        hashes: dict[str, tuple[int, int]] = {}  # each word's hashes, once a build
         n = 0
         dim = 0
         for j, part in enumerate(_parts(ws.root, jobs, params)):
@@ -351,7 +350,7 @@ def rebuild(ws: Workspace, params: IndexParams, scan: Scan, build: Build, root: 
             warnings += part.warnings
             vectors = embed_part(part, params, build.embedder, build.state_dir, dim, warnings, None)
             dim = dim or vectors.dim
-            seg = segment_from(part, path_ids, n, params, perm, vectors)
+            seg = segment_from(part, path_ids, n, params, perm, vectors, hashes, plain=True)
             del part
             for f in DOC_FIELDS:
                 columns[f].append(seg.docs[f])

@@ -330,13 +330,28 @@ def concat(parts: Sequence[Analysis]) -> Analysis:
     )
 
 
-def from_analysis(an: Analysis, first_doc: int = 0) -> Postings:
-    """Term-major postings from doc-major pairs: one stable sort by term (documents stay
-    ascending within a term), terms ordered by hash for lookups."""
+def from_analysis(an: Analysis, first_doc: int = 0, hashes: np.ndarray | None = None) -> Postings:
+    """Term-major postings from doc-major pairs, packed (`hashes`: term_hash of each of
+    an.terms, when the caller has them)."""
+    return Postings.pack(*term_major(an, first_doc, hashes))
+
+
+def term_major(
+    an: Analysis, first_doc: int = 0, hashes: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(terms, ptr, docs, tfs, ctfs) from doc-major pairs: one stable sort by term
+    (documents stay ascending within a term), terms ordered by hash for lookups."""
     v = len(an.terms)
     if v == 0 or len(an.term) == 0:
-        return Postings.empty()
-    hashes = np.fromiter((term_hash(t) for t in an.terms), np.uint64, v)
+        return (
+            np.zeros(0, np.uint64),
+            np.zeros(1, np.int64),
+            np.zeros(0, np.int32),
+            np.zeros(0, np.float32),
+            np.zeros(0, np.float32),
+        )
+    if hashes is None:
+        hashes = np.fromiter((term_hash(t) for t in an.terms), np.uint64, v)
     by_hash = np.argsort(hashes)
     rank = np.empty(v, np.int64)
     rank[by_hash] = np.arange(v)
@@ -345,12 +360,12 @@ def from_analysis(an: Analysis, first_doc: int = 0) -> Postings:
     counts = np.bincount(keys, minlength=v)
     present = counts > 0
     ptr = np.r_[0, np.cumsum(counts[present])].astype(np.int64)
-    return Postings.pack(
+    return (
         hashes[by_hash][present],
         ptr,
-        an.doc[order] + first_doc,
-        an.tf[order],
-        an.ctf[order],
+        (an.doc[order] + first_doc).astype(np.int32),
+        an.tf[order].astype(np.float32),
+        an.ctf[order].astype(np.float32),
     )
 
 
