@@ -3,11 +3,17 @@
     python bench/recall_speed.py                 # 1k, 10k and 100k chunks, 7 runs each
     python bench/recall_speed.py --sizes 1000,10000 --runs 10
 
-Every command runs as its own process; for each one the table gives the median wall time,
-its ratio to `python -c pass` (the floor for any Python process), the median CPU time (user +
-sys of exactly that child, from os.wait4) and the peak RSS of that child (ru_maxrss). Rows:
+Every command runs as its own process, and the commands of one table run in turn (A B C A B
+C ...), so that each ratio is taken round by round and a machine whose speed drifts (a
+shared one) moves both sides of it. For each command the table gives the median wall time,
+the median CPU time (user + sys of exactly that child, from os.wait4), the peak RSS of that
+child (ru_maxrss), and the median of its per-round CPU ratios to `python -c pass` (this
+interpreter: the floor for any Python process) and to the FTS5 query. Rows:
 
 - `python -c pass`;
+- SQLite FTS5 from Python (`bench/fts5_baseline.py`): an any-word query, best 10 by bm25,
+  over a database the bench builds from the same workspace (one row per log entry): what a
+  small tool built on SQLite would cost a turn;
 - ripgrep, `rg -c -i redis memory/` (the floor for reading the same files without ranking),
   when rg is on PATH;
 - qmd, `qmd search redis` over memory/ indexed as a qmd collection, when a working `qmd` is on
@@ -17,11 +23,12 @@ sys of exactly that child, from os.wait4) and the peak RSS of that child (ru_max
   and `mem get` of a daily log's first lines the same way;
 - `mem log --at 2026-11-30T09:00 "one more note"` (smallest size only).
 
-It also prints the cold `mem index --rebuild` per size. Children run with
-MEM_EMBED_PROVIDER=none (no embedding model) and HOME in a temporary directory. A tool that
-is missing or fails is a note, not a crash. The benchmark process itself imports nothing of
-openclaw_mem, so that it stays small: on Linux a child's ru_maxrss can include its parent's
-RSS at the moment it was spawned.
+It also prints, per size, the cold `mem index --rebuild` (MB of Markdown a second, wall),
+the index on disk against the FTS5 database over the same entries, and the FTS5 build.
+Children run with MEM_EMBED_PROVIDER=none (no embedding model) and HOME in a temporary
+directory. A tool that is missing or fails is a note, not a crash. The benchmark process
+itself imports nothing of openclaw_mem, so that it stays small: on Linux a child's
+ru_maxrss can include its parent's RSS at the moment it was spawned.
 """
 
 from __future__ import annotations
@@ -117,7 +124,6 @@ class Row:
     wall: list[float]
     cpu: list[float]
     rss_kb: int
-    qmd_ratio: bool = False  # a mem row compared with qmd
 
 
 class Runner:
@@ -164,6 +170,20 @@ class Runner:
             )
         text = out_path.read_text(encoding="utf-8", errors="replace") if keep else ""
         return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, text)
+
+    def rotation(self, commands: list[tuple[str, list[str], dict]], runs: int) -> list[Row]:
+        """The commands in turn, `runs` rounds after one warm-up round: run i of every row
+        is from the same round, so ratios can be taken pair by pair."""
+        for _, cmd, kw in commands:
+            self.once(cmd, **kw)
+        samples: list[list[Sample]] = [[] for _ in commands]
+        for _ in range(runs):
+            for got, (_, cmd, kw) in zip(samples, commands, strict=True):
+                got.append(self.once(cmd, **kw))
+        return [
+            Row(name, [x.wall for x in got], [x.cpu for x in got], max(x.rss_kb for x in got))
+            for got, (name, _, _) in zip(samples, commands, strict=True)
+        ]
 
     def row(self, name: str, cmd: list[str], runs: int, **kw) -> Row:
         """One warm-up run, then `runs` timed ones."""
@@ -251,8 +271,9 @@ class Qmd:
         return cls(exe)
 
 
-def qmd_row(runner: Runner, qmd: str, root: Path, state: Path, runs: int) -> tuple[Row, float]:
-    """Index ROOT/memory as a qmd collection (state under STATE), time `qmd search redis`."""
+def qmd_setup(runner: Runner, qmd: str, root: Path, state: Path) -> tuple[list[str], dict, float]:
+    """Index ROOT/memory as a qmd collection (state under STATE): the search command, its
+    environment and how long `collection add` took."""
     state.mkdir(parents=True)
     env = {
         **runner.env,
@@ -268,28 +289,28 @@ def qmd_row(runner: Runner, qmd: str, root: Path, state: Path, runs: int) -> tup
     hits = runner.once([qmd, "search", "redis"], cwd=root, env=env, keep=True).out
     if "redis" not in hits.lower():
         raise ChildFailed(f"`qmd search redis` found nothing: {hits.strip()[:120]!r}")
-    return runner.row("qmd search redis", [qmd, "search", "redis"], runs, cwd=root, env=env), build
+    return [qmd, "search", "redis"], env, build
 
 
-def print_table(size: int, rows: list[Row], notes: list[str], qmd: Row | None) -> None:
-    floor = statistics.median(rows[0].wall)
-    head = f"{'command':<52} {'wall ms':>8} {'x python':>8} {'CPU ms':>7} {'RSS MiB':>8}"
-    if qmd:
-        head += f" {'mem/qmd wall':>12} {'mem/qmd CPU':>11}"
+def paired(row: Row, base: Row) -> float:
+    """The median of the per-round CPU ratios row / base (the two ran in turn)."""
+    return statistics.median(a / max(b, 1e-9) for a, b in zip(row.cpu, base.cpu, strict=True))
+
+
+def print_table(size: int, rows: list[Row], notes: list[str], refs: dict[str, Row]) -> None:
+    """refs: the rows each ratio column divides by ("python", "FTS5", "qmd"), all from the
+    same rotation as the rows they divide."""
+    head = f"{'command':<52} {'wall ms':>8} {'CPU ms':>7} {'RSS MiB':>8}"
+    head += "".join(f" {'CPU x ' + name:>11}" for name in refs)
     print(f"\n{size:,} chunks")
     print(head)
     print("-" * len(head))
     for r in rows:
         wall, cpu = statistics.median(r.wall), statistics.median(r.cpu)
-        line = (
-            f"{r.name:<52} {wall * 1000:>8.1f} {wall / floor:>8.2f} {cpu * 1000:>7.1f} "
-            f"{r.rss_kb / 1024:>8.1f}"
-        )
-        if qmd and r.qmd_ratio:
-            line += (
-                f" {wall / statistics.median(qmd.wall):>12.2f}"
-                f" {cpu / max(statistics.median(qmd.cpu), 1e-9):>11.2f}"
-            )
+        line = f"{r.name:<52} {wall * 1000:>8.1f} {cpu * 1000:>7.1f} {r.rss_kb / 1024:>8.1f}"
+        for base in refs.values():
+            same_round = len(base.cpu) == len(r.cpu) and r.name != base.name
+            line += f" {paired(r, base):>11.2f}" if same_round else f" {'':>11}"
         print(line)
     for note in notes:
         print(f"  note: {note}")
@@ -343,54 +364,85 @@ def bench_size(
         print(f"\n{size:,} chunks: cold `mem index --rebuild` failed: {exc}")
         return
 
-    rows = [runner.row("python -c pass", [sys.executable, "-c", "pass"], runs)]
+    index_mb = _tree_bytes(root / ".mem" / "index") / 1e6
+    fts_db = tmp / f"fts{size}.db"
+    fts = [sys.executable, str(Path(__file__).with_name("fts5_baseline.py"))]
+    try:
+        built = runner.once([*fts, "build", str(root), str(fts_db)])
+        fts_mb = fts_db.stat().st_size / 1e6
+        print(
+            f"  index on disk {index_mb:.1f} MB = {index_mb / fts_mb:.2f} x the FTS5 database "
+            f"over the same entries ({fts_mb:.1f} MB, built in {built.wall:.2f} s, "
+            f"{mb / built.wall:.1f} MB/s)"
+        )
+    except ChildFailed as exc:
+        print(f"  index on disk {index_mb:.1f} MB; FTS5 build failed: {exc}")
+        fts_db = None
 
+    pass_cmd = ("python -c pass", [sys.executable, "-c", "pass"], {})
+    commands = [pass_cmd]
+    if fts_db is not None:
+        commands.append(
+            ("FTS5 any-word query (Python sqlite3)", [*fts, "query", str(fts_db), *QUERY], {})
+        )
     rg = shutil.which("rg")
     if rg:
-        try:
-            rg_cmd = [rg, "-c", "-i", "redis", "memory/"]
-            rows.append(runner.row("rg -c -i redis memory/", rg_cmd, runs, cwd=root, ok=(0, 1)))
-        except ChildFailed as exc:
-            notes.append(f"rg: failed ({exc})")
+        commands.append(
+            (
+                "rg -c -i redis memory/",
+                [rg, "-c", "-i", "redis", "memory/"],
+                {"cwd": root, "ok": (0, 1)},
+            )
+        )
     else:
         notes.append("rg: not on PATH, skipped")
-
-    qmd_result: Row | None = None
     if qmd.exe:
         try:
-            qmd_result, qmd_build = qmd_row(runner, qmd.exe, root, tmp / f"qmd{size}", runs)
-            rows.append(qmd_result)
-            notes.append(f"qmd: `collection add` (index) took {qmd_build:.2f} s")
+            cmd, env, build = qmd_setup(runner, qmd.exe, root, tmp / f"qmd{size}")
+            commands.append(("qmd search redis", cmd, {"cwd": root, "env": env}))
+            notes.append(f"qmd: `collection add` (index) took {build:.2f} s")
         except ChildFailed as exc:
             notes.append(f"qmd: not available ({exc})")
     else:
         notes.append(f"qmd: not available ({qmd.why})")
-
-    query = ["recall", "--json", *QUERY]
+    in_process = [*ws, "recall", "--no-daemon", "--json", *QUERY]
     try:
-        probe = runner.once([*ws, "recall", "--no-daemon", "--json", *QUERY], keep=True)
-        if '"path"' not in probe.out:
+        if '"path"' not in runner.once(in_process, keep=True).out:
             notes.append("mem recall returned no results")
-        row = runner.row(
-            "mem recall --no-daemon --json (in-process)",
-            [*ws, "recall", "--no-daemon", "--json", *QUERY],
-            runs,
-        )
-        row.qmd_ratio = True
-        rows.append(row)
+        commands.append(("mem recall --no-daemon --json (in-process)", in_process, {}))
     except ChildFailed as exc:
         notes.append(f"mem recall --no-daemon: failed ({exc})")
+    if smallest:
+        log = [*ws, "log", "--at", "2026-11-30T09:00", "one more note"]
+        commands.append(('mem log --at 2026-11-30T09:00 "one more note"', log, {}))
+    try:
+        rows = runner.rotation(commands, runs)
+    except ChildFailed as exc:
+        print(f"\n{size:,} chunks: {exc}")
+        return
+    by_name = {r.name: r for r in rows}
+    refs = {"python": rows[0]}
+    for label, name in (("FTS5", commands[1][0] if fts_db else ""), ("qmd", "qmd search redis")):
+        if name in by_name:
+            refs[label] = by_name[name]
+    print_table(size, rows, notes, refs)
 
+    notes = []
+    query = ["recall", "--json", *QUERY]
     try:
         t = time.perf_counter()
         resident = Resident([*ws, "watch", "--debounce", "0.2"], runner.env)
         ready = time.perf_counter() - t
         try:
-            row = runner.row("mem recall --json (resident `mem watch`)", [*ws, *query], runs)
-            row.qmd_ratio = True
-            rows.append(row)
             spec = f"{min((root / 'memory').glob('*.md')).relative_to(root).as_posix()}:1:3"
-            rows.append(runner.row("mem get PATH:1:3 (resident)", [*ws, "get", spec], runs))
+            rows = runner.rotation(
+                [
+                    pass_cmd,
+                    ("mem recall --json (resident `mem watch`)", [*ws, *query], {}),
+                    ("mem get PATH:1:3 (resident)", [*ws, "get", spec], {}),
+                ],
+                runs,
+            )
             notes.append(bare_note(runner, root, query, runs))
         finally:
             watch_kb = resident.stop()
@@ -398,17 +450,13 @@ def bench_size(
             f"`mem watch` answered after {ready:.2f} s"
             + (f", its own peak RSS {watch_kb / 1024:.0f} MiB" if watch_kb else "")
         )
+        print_table(size, rows, notes, {"python": rows[0]})
     except ChildFailed as exc:
-        notes.append(f"resident recall: failed ({exc})")
+        print(f"  note: resident recall: failed ({exc})")
 
-    if smallest:
-        try:
-            log = [*ws, "log", "--at", "2026-11-30T09:00", "one more note"]
-            rows.append(runner.row('mem log --at 2026-11-30T09:00 "one more note"', log, runs))
-        except ChildFailed as exc:
-            notes.append(f"mem log: failed ({exc})")
 
-    print_table(size, rows, notes, qmd_result)
+def _tree_bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
 
 
 def main() -> None:
@@ -449,6 +497,8 @@ def main() -> None:
             bench_size(runner, size, args.runs, tmp, mem, qmd, size == sizes[0])
             shutil.rmtree(tmp / f"ws{size}", ignore_errors=True)
             shutil.rmtree(tmp / f"qmd{size}", ignore_errors=True)
+            with contextlib.suppress(OSError):
+                (tmp / f"fts{size}.db").unlink()
 
 
 if __name__ == "__main__":

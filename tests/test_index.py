@@ -117,8 +117,8 @@ def test_a_corrupt_cache_is_rebuilt_and_recall_never_fails(tmp_path):
     store = ws.state_dir / "index"
     meta = json.loads((store / "meta.json").read_text(encoding="utf-8"))
 
-    sig = store / meta["base"] / "sig.npy"
-    sig.write_bytes(sig.read_bytes()[: sig.stat().st_size // 2])  # truncated
+    base = store / meta["base"]
+    base.write_bytes(base.read_bytes()[: base.stat().st_size // 2])  # truncated
     index = open_index(ws, params)
     assert index.warnings and "unreadable" in index.warnings[0] and "rebuilt" in index.warnings[0]
     assert _ranking(index, "redis 连接超时") == want
@@ -127,11 +127,26 @@ def test_a_corrupt_cache_is_rebuilt_and_recall_never_fails(tmp_path):
     assert _ranking(open_index(ws, params), "redis 连接超时") == want
 
     meta = json.loads((store / "meta.json").read_text(encoding="utf-8"))
-    (store / meta["delta"] / "live.npy").write_bytes(b"\x93NUMPY garbage")
+    (store / meta["delta"]).write_bytes(b"MEMPACK1 garbage")
     assert _ranking(open_index(ws, params), "redis 连接超时") == want
     meta = json.loads((store / "meta.json").read_text(encoding="utf-8"))
-    np.save(store / meta["base"] / "docs.npy", np.array([10**6], np.int32))  # ids out of range
+    (store / meta["files"]).write_bytes(b"")
     assert _ranking(open_index(ws, params), "redis 连接超时") == want
+    meta = json.loads((store / "meta.json").read_text(encoding="utf-8"))
+    _overwrite(store / meta["base"], "post.gaps", 0x7F)  # document ids out of range
+    assert _ranking(open_index(ws, params), "redis 连接超时") == want
+
+
+def _overwrite(path: Path, name: str, byte: int) -> None:
+    """Every byte of one array of a pack set to `byte`, the file's size unchanged."""
+    from openclaw_mem.index import pack
+
+    arrays, offsets = pack.read_with_offsets(path)
+    size = arrays[name].nbytes
+    del arrays
+    with open(path, "r+b") as f:
+        f.seek(offsets[name])
+        f.write(bytes([byte]) * size)
 
 
 def test_non_utf8_files_are_skipped_with_a_warning(tmp_path):

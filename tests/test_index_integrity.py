@@ -1,10 +1,9 @@
 """A cache file damaged without changing its size is detected when the index opens (a
-checksum per array file) and rebuilt with one warning; line numbers are range-checked."""
+checksum per pack file) and rebuilt with one warning; line numbers are range-checked."""
 
 from __future__ import annotations
 
 import json
-import os
 from datetime import datetime
 from pathlib import Path
 
@@ -15,6 +14,7 @@ NOW = datetime(2026, 11, 30)
 
 
 def _setup(memory) -> Path:
+    """The base pack of an indexed workspace."""
     for i in range(6):
         memory.log(f"redis note number {i} about timeouts", at=datetime(2026, 11, 30, 9, i))
     memory.index()
@@ -22,29 +22,47 @@ def _setup(memory) -> Path:
     return memory.root / ".mem" / "index" / meta["base"]
 
 
+def _array(path: Path, name: str) -> tuple[np.ndarray, int]:
+    """One array of a pack (a copy) and its offset in the file."""
+    from openclaw_mem.index import pack
+
+    arrays, offsets = pack.read_with_offsets(path)
+    return np.array(arrays[name]), offsets[name]
+
+
+def _put(path: Path, name: str, arr: np.ndarray) -> None:
+    """Write an array of the same size over one array of a pack, in place."""
+    old, offset = _array(path, name)
+    assert arr.nbytes == old.nbytes
+    with open(path, "r+b") as f:
+        f.seek(offset)
+        f.write(np.ascontiguousarray(arr, old.dtype).tobytes())
+
+
 def _hits(found) -> list[dict]:
     return [h.to_json() for h in found.hits]
 
 
-def _corrupt_same_size(path: Path, how: str) -> None:
-    arr = np.load(path)
+def _corrupt_same_size(path: Path, name: str, how: str) -> None:
+    arr, _ = _array(path, name)
     if how == "randomise":
         arr = np.random.default_rng(1).integers(-(2**31), 2**31, arr.shape).astype(arr.dtype)
     elif how == "zero":
         arr = np.zeros_like(arr)
     before = path.stat().st_size
-    np.save(path, arr)
+    _put(path, name, arr)
     assert path.stat().st_size == before
 
 
 @pytest.mark.parametrize(
-    "name, how", [("start.npy", "randomise"), ("sig.npy", "zero"), ("tfs.npy", "randomise")]
+    "name, how",
+    [("doc.start", "randomise"), ("sig", "zero"), ("post.freqs", "randomise")],
 )
 def test_same_size_corruption_is_caught_and_rebuilt(memory, name, how):
     base = _setup(memory)
     good = memory.recall("redis", now=NOW)
     assert good.hits and not good.warnings
-    _corrupt_same_size(base / name, how)
+    _corrupt_same_size(base, name, how)
     found = memory.recall("redis", now=NOW)
     assert len(found.warnings) == 1 and "was unreadable" in found.warnings[0]
     assert _hits(found) == _hits(good)
@@ -57,7 +75,7 @@ def test_the_cli_warns_once_of_a_rebuilt_index(ws):
     ws("index")
     meta = json.loads((ws.root / ".mem" / "index" / "meta.json").read_text(encoding="utf-8"))
     good = ws.json("recall", "--now", "2026-11-30", "redis")["results"]
-    _corrupt_same_size(ws.root / ".mem" / "index" / meta["base"] / "start.npy", "randomise")
+    _corrupt_same_size(ws.root / ".mem" / "index" / meta["base"], "doc.start", "randomise")
     result = ws("recall", "--json", "--now", "2026-11-30", "redis")
     assert "was unreadable" in result.stderr and result.stderr.count("\n") == 1
     assert json.loads(result.stdout)["results"] == good
@@ -65,11 +83,9 @@ def test_the_cli_warns_once_of_a_rebuilt_index(ws):
 
 def test_swapped_permutations_are_caught(memory):
     base = _setup(memory)
-    a, b = base / "perm_a.npy", base / "perm_b.npy"
-    tmp = base / "swap.npy"
-    os.replace(a, tmp)
-    os.replace(b, a)
-    os.replace(tmp, b)
+    a, b = _array(base, "perm_a")[0], _array(base, "perm_b")[0]
+    _put(base, "perm_a", b)
+    _put(base, "perm_b", a)
     summary = memory.index()
     assert any("was unreadable" in w for w in summary.warnings)
     assert summary.to_json()["mode"] == "rebuild"  # what `mem index` prints: "index rebuild"
@@ -77,15 +93,14 @@ def test_swapped_permutations_are_caught(memory):
 
 def test_out_of_range_line_numbers_are_refused(memory):
     base = _setup(memory)
-    start = np.load(base / "start.npy")
-    start[0] = -2085931748
-    np.save(base / "start.npy", start)
+    start, _ = _array(base, "doc.start")
+    start[0] = 0  # there is no line 0 (the column is stored narrowed: no negative values)
+    _put(base, "doc.start", start)
     meta_path = memory.root / ".mem" / "index" / "meta.json"
     meta = json.loads(meta_path.read_text(encoding="utf-8"))
     from openclaw_mem.index.cache import _file_hash
 
-    rel = f"{meta['base']}/start.npy"
-    meta["checksums"][rel] = _file_hash(base / "start.npy")  # a consistent lie
+    meta["checksums"][meta["base"]] = _file_hash(base)  # a consistent lie
     meta_path.write_text(json.dumps(meta), encoding="utf-8")
     hits = memory.recall("redis", now=NOW).hits
     assert hits and all(h.start_line > 0 for h in hits)

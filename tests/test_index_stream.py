@@ -74,7 +74,7 @@ def test_a_streamed_rebuild_is_the_in_memory_index(tmp_path, monkeypatch, window
     reloaded = open_index(ws, IndexParams())
     assert reloaded.stats == {} and reloaded.base.n == whole.base.n
     left = sorted(p.name.split("-")[0] for p in (ws.state_dir / "index").iterdir())
-    assert left == ["base", "delta", "meta.json", "verified.json"]
+    assert left == ["base", "delta", "files", "meta.json", "verified.json"]
 
 
 def test_windows_cut_only_at_entry_headings(tmp_path):

@@ -1,10 +1,12 @@
 """The recall index: a cache in .mem/index/, rebuilt from the Markdown whenever in doubt.
 
-Layout: `meta.json` (schema and parameter stamp, one record per file: size, mtime,
-SHA-256, which documents it owns) and two segments of plain .npy arrays that memory-map in
-milliseconds: a large `base` and a small `delta`. A refresh re-chunks only files whose
-content changed (stat first, SHA-256 to confirm): their old documents are masked dead in
-the base, and the delta is rebuilt from the files it owns. When the delta outgrows a
+Layout: a small `meta.json` (schema and parameter stamp, which files are current and their
+checksums) and three packs (pack.py: arrays in one file, one memory map each): a large
+`base` segment, a small `delta` segment, and the file table (table.py: per file its stat,
+SHA-256 and the documents it owns). Every call walks the memory files and stats each one
+(walk.py says why that, and no less); a refresh re-chunks only files whose stat differs
+(SHA-256 to confirm): their old documents are masked dead in the base, and the delta is
+rebuilt from the files it owns. When the delta outgrows a
 share of the base, or too much of the base is dead, the two are merged from their arrays,
 without reading or tokenising any text again.
 
@@ -56,12 +58,18 @@ from .segments import (
     analyze_files,
     days_since_epoch,
     embed_part,
+    empty_docs,
     empty_segment,
     load_segment,
     save_segment,
     segment_from,
     sha256_hex,
 )
+from .table import FileTable, racy
+from .walk import walk
+
+STAT_KEYS = ("size", "mtime_ns", "ctime_ns", "ino")
+_DOC_DTYPES = {name: a.dtype for name, a in empty_docs().items()}
 
 __all__ = [
     "DOC_FIELDS",
@@ -97,11 +105,31 @@ class Index:
     delta: Segment
     live: np.ndarray  # bool, base + delta
     perm: tuple[np.ndarray, np.ndarray]
-    files: dict[str, dict]
+    records: dict[str, dict] | None = None  # per file, made from `table` when first needed
     dim: int = 0  # embedding dimension (0: no vectors yet)
     warnings: list[str] = field(default_factory=list)
     stats: dict = field(default_factory=dict)  # what the last refresh did
+    table: FileTable | None = None  # the file table as loaded (None once records replace it)
+    stored: tuple[str | None, str | None] = (None, None)  # base and delta packs on disk
+    started_ns: int = 0  # when the walk this index was checked against began
     _joined: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def files(self) -> dict[str, dict]:
+        """Per file: size, mtime_ns, ctime_ns, ino, sha256, seg and docs."""
+        if self.records is None:
+            self.records = self.table.records() if self.table is not None else {}
+        return self.records
+
+    @files.setter
+    def files(self, value: dict[str, dict]) -> None:
+        self.records, self.table = value, None
+
+    def known(self) -> dict:
+        """rel -> the stat the index holds (None: read again), from the table if loaded."""
+        if self.records is None and self.table is not None:
+            return self.table.stats()
+        return {rel: tuple(rec.get(k) for k in STAT_KEYS) for rel, rec in self.files.items()}
 
     def doc(self, name: str) -> np.ndarray:
         """A per-document array over base and delta. The join is kept until either part is
@@ -109,7 +137,8 @@ class Index:
         parts = (self.base.docs[name], self.delta.docs[name])
         kept = self._joined.get(name)
         if kept is None or kept[0] is not parts[0] or kept[1] is not parts[1]:
-            joined = np.concatenate(parts)
+            # Columns are stored narrowed (segments.narrowest): widened here, exactly.
+            joined = np.concatenate(parts, dtype=_DOC_DTYPES[name])
             joined.flags.writeable = False
             kept = self._joined[name] = (*parts, joined)
         return kept[2]
@@ -132,6 +161,16 @@ class Index:
     def planes(self) -> np.ndarray:
         return simhash.hyperplanes(self.dim, self.params.sim_bits)
 
+    def signature_rows(self, docs: np.ndarray) -> np.ndarray:
+        """The stored MinHash signatures of some documents (base and delta)."""
+        base, delta, nb = self.base, self.delta, self.base.n
+        docs = np.asarray(docs, np.int64)
+        out = np.empty((len(docs), *base.sig.shape[1:]), base.sig.dtype)
+        low = docs < nb
+        out[low] = read_rows(base.sig, docs[low], base.sig_at)
+        out[~low] = read_rows(delta.sig, docs[~low] - nb, delta.sig_at)
+        return out
+
 
 def _digest(path: Path, h, rel: str | None = None) -> str:
     """A file's digest, read a megabyte at a time (never whole), refusing a symlink."""
@@ -145,16 +184,6 @@ def _digest(path: Path, h, rel: str | None = None) -> str:
 
 def _file_hash(path: Path) -> str:
     return _digest(path, hashlib.blake2b(digest_size=16))
-
-
-def _scan(ws: Workspace, params: IndexParams) -> Scan:
-    found = ws.scan(params.include, params.exclude)
-    if ws.memory_dir.is_symlink():
-        found = {rel: st for rel, st in found.items() if not rel.startswith("memory/")}
-    return Scan(
-        {rel: (st.st_size, st.st_mtime_ns) for rel, st in found.items()},
-        {rel: ws.root / rel for rel in found},
-    )
 
 
 class _StreamInstead(Exception):
@@ -183,21 +212,28 @@ def _read(ws: Workspace, rel: str, path: Path, size: int = 0) -> tuple[str | Non
 PREAD_ROWS = 2048  # more rows than this are gathered through the map
 
 
-def read_rows(a: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Some rows of a 2-D array, as a copy. From a memory map, a few rows are read with
-    pread: touching scattered rows through the map pages in their neighbourhood too (the
-    kernel maps up to 64 KB around each fault), which at 100k chunks charged ~40 MB to a
-    query whose MMR compared a few hundred signatures."""
+def read_rows(a: np.ndarray, rows: np.ndarray, at: tuple[str, int] | None = None) -> np.ndarray:
+    """Some rows of a 2-D array, as a copy. From a memory map (a np.memmap, or an array of
+    a pack at `at`: its file and offset), a few rows are read with pread: touching
+    scattered rows through the map pages in their neighbourhood too (the kernel maps up to
+    64 KB around each fault), which at 100k chunks charged ~40 MB to a query whose MMR
+    compared a few hundred signatures."""
     rows = np.asarray(rows, np.int64)
-    name = getattr(a, "filename", None)
-    if not isinstance(a, np.memmap) or not name or len(rows) > PREAD_ROWS:
+    if at is not None:
+        name, offset = at
+    else:
+        name = getattr(a, "filename", None)
+        offset = getattr(a, "offset", 0)
+        if not isinstance(a, np.memmap):
+            name = None
+    if not name or len(rows) > PREAD_ROWS:
         return np.array(a[rows])
     out = np.empty((len(rows), *a.shape[1:]), a.dtype)
     size = out[0].nbytes if len(rows) else 0
     fd = os.open(name, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
     try:
         for i, r in enumerate(rows.tolist()):
-            data = os.pread(fd, size, a.offset + r * size)
+            data = os.pread(fd, size, offset + r * size)
             if len(data) != size:
                 raise ValueError(f"{name} is shorter than its header says")
             out[i] = np.frombuffer(data, a.dtype).reshape(a.shape[1:])
@@ -217,25 +253,30 @@ class _Store:
     def meta_path(self) -> Path:
         return self.root / "meta.json"
 
+    @property
+    def verified_path(self) -> Path:
+        return self.root / "verified.json"
+
     def _stats(self, names) -> dict[str, list[int]]:
         out = {}
         for name in names:
-            st = (self.root / name).stat()
+            st = os.stat(self.root / name)
             out[name] = [st.st_size, st.st_mtime_ns, st.st_ino]
         return out
 
     def _verify(self, meta: dict) -> tuple[set[str], dict]:
-        """Every array file against the checksum written with it. Hashing is paid only for
-        a file whose (size, mtime, inode) differs from when it was last verified (or
-        written): a same-size overwrite, a zeroed or swapped array, is caught on the next
-        open. Returns the files hashed now, and the stats to record once their values have
-        been checked too."""
+        """Every pack against the checksum written with it. Hashing is paid only for a file
+        whose (size, mtime, inode) differs from when it was last verified (or written): a
+        same-size overwrite, a zeroed or swapped array, is caught on the next open. Returns
+        the files hashed now, and the stats to record once their values have been checked
+        too."""
         sums = meta.get("checksums")
-        if not isinstance(sums, dict) or not sums:
+        if not isinstance(sums, dict) or set(sums) != {meta["base"], meta["delta"], meta["files"]}:
             raise ValueError("no checksums")
         stats = self._stats(sums)
         try:
-            seen = json.loads(self.verified_path.read_text(encoding="utf-8"))
+            with open(self.verified_path, encoding="utf-8") as f:
+                seen = json.loads(f.read())
         except (OSError, ValueError):
             seen = {}
         if not isinstance(seen, dict):
@@ -246,13 +287,9 @@ class _Store:
                 raise ValueError(f"{name} does not match its checksum")
         return changed, stats
 
-    @property
-    def verified_path(self) -> Path:
-        return self.root / "verified.json"
-
     def load(self, params: IndexParams) -> Index | None:
         """The index meta.json points at. Another process may switch meta.json to a new
-        generation and remove the old one while this reads it: a segment that vanished is
+        generation and remove the old one while this reads it: a pack that vanished is
         read again from the meta that replaced it (the arrays already mapped stay valid)."""
         for attempt in range(4):
             try:
@@ -263,68 +300,100 @@ class _Store:
 
     def _load(self, params: IndexParams) -> Index | None:
         try:
-            meta = json.loads(self.meta_path.read_text(encoding="utf-8"))
+            with open(self.meta_path, encoding="utf-8") as f:
+                meta = json.loads(f.read())
         except FileNotFoundError:
             return None
         if meta.get("stamp") != params.stamp():
             return None
         changed, stats = self._verify(meta)
-        touched = {name.split("/", 1)[0] for name in changed}
-        p = params.num_perm
-        base = load_segment(self.root / meta["base"], 0, params, meta["base"] in touched)
-        delta = load_segment(self.root / meta["delta"], base.n, params, meta["delta"] in touched)
-        live = np.load(self.root / meta["delta"] / "live.npy", allow_pickle=False)
-        perm = (
-            np.load(self.root / meta["base"] / "perm_a.npy", allow_pickle=False),
-            np.load(self.root / meta["base"] / "perm_b.npy", allow_pickle=False),
+        base, extra = load_segment(self.root / meta["base"], 0, params, meta["base"] in changed)
+        delta, more = load_segment(
+            self.root / meta["delta"], base.n, params, meta["delta"] in changed
         )
+        from . import pack
+
+        table, paths = FileTable.from_arrays(pack.read(self.root / meta["files"]))
+        live, perm = more["live"], (extra["perm_a"], extra["perm_b"])
+        p = params.num_perm
         if len(live) != base.n + delta.n or len(perm[0]) != p or len(perm[1]) != p:
             raise ValueError("inconsistent live mask or permutations")
-        paths = list(meta["paths"])
         if changed:
             pid = np.concatenate([base.docs["path_id"], delta.docs["path_id"]])
             if len(pid) and (pid.min() < 0 or pid.max() >= len(paths)):
                 raise ValueError("path table does not cover the documents")
+            ends = np.r_[table.lo, table.hi]
+            if len(ends) and (ends.min() < 0 or ends.max() > len(live)):
+                raise ValueError("file table does not fit the documents")
             with contextlib.suppress(OSError):
                 atomic_write_text(self.verified_path, json.dumps(stats))
-        return Index(params, paths, base, delta, live, perm, meta["files"], int(meta["dim"]))
+        return Index(
+            params,
+            paths,
+            base,
+            delta,
+            live,
+            perm,
+            dim=int(meta["dim"]),
+            table=table,
+            stored=(meta["base"], meta["delta"]),
+        )
 
-    def save(self, index: Index, base_changed: bool, base_name: str | None) -> str:
-        """Write the delta (and the base if it changed), then switch meta.json to them."""
+    def save(self, index: Index, level: str) -> None:
+        """Write what changed (`level`: "files" the file table only, "delta" the delta too,
+        "base" everything), then switch meta.json to it. Each pack gets a new name, so a
+        reader never sees one half-written: until meta.json is replaced (atomically) it
+        points at the previous generation, whole; an interrupted save leaves that."""
+        from . import pack
+
         self.root.mkdir(parents=True, exist_ok=True)
-        gen = int.from_bytes(os.urandom(4), "little")
-        if base_changed or base_name is None:
-            base_name = f"base-{gen:08x}"
-            save_segment(index.base, self.root / base_name)
-            np.save(self.root / base_name / "perm_a.npy", index.perm[0])
-            np.save(self.root / base_name / "perm_b.npy", index.perm[1])
-        delta_name = f"delta-{gen:08x}"
-        save_segment(index.delta, self.root / delta_name)
-        np.save(self.root / delta_name / "live.npy", index.live)
+        gen = f"{int.from_bytes(os.urandom(4), 'little'):08x}"
+        base_name, delta_name = index.stored
+        if level == "base" or base_name is None:
+            base_name = f"base-{gen}.pack"
+            perm = {"perm_a": index.perm[0], "perm_b": index.perm[1]}
+            save_segment(index.base, self.root / base_name, perm)
+        if level in ("base", "delta") or delta_name is None:
+            delta_name = f"delta-{gen}.pack"
+            save_segment(index.delta, self.root / delta_name, {"live": index.live})
+        files_name = f"files-{gen}.pack"
+        table = FileTable.of(index.files, index.started_ns)
+        pack.write(self.root / files_name, table.arrays(index.paths))
+        names = (base_name, delta_name, files_name)
+        old = {}
+        with contextlib.suppress(OSError, ValueError), open(self.meta_path, encoding="utf-8") as f:
+            old = json.loads(f.read()).get("checksums") or {}
+        old = old if isinstance(old, dict) else {}
         checksums = {
-            f"{folder}/{f.name}": _file_hash(f)
-            for folder in (base_name, delta_name)
-            for f in sorted((self.root / folder).glob("*.npy"))
+            name: old[name]
+            if name in old and name in index.stored
+            else _file_hash(self.root / name)
+            for name in names
         }
         meta = {
             "stamp": index.params.stamp(),
             "checksums": checksums,
             "base": base_name,
             "delta": delta_name,
-            "paths": index.paths,
-            "files": index.files,
+            "files": files_name,
             "dim": index.dim,
             "missing_vectors": index.missing_vectors,
             "written": datetime.now().isoformat(timespec="seconds"),
         }
         atomic_write_text(self.meta_path, json.dumps(meta, ensure_ascii=False))
+        index.stored = (base_name, delta_name)
         # What was just written from consistent arrays needs no hashing on the next open.
         with contextlib.suppress(OSError):
-            atomic_write_text(self.verified_path, json.dumps(self._stats(checksums)))
+            atomic_write_text(self.verified_path, json.dumps(self._stats(names)))
+        keep = {*names, "meta.json", "verified.json"}
         for child in self.root.iterdir():  # earlier generations nobody points at
-            if child.is_dir() and child.name not in (base_name, delta_name):
+            if child.name in keep:
+                continue
+            if child.is_dir() and not child.is_symlink():
                 shutil.rmtree(child, ignore_errors=True)
-        return base_name
+            else:
+                with contextlib.suppress(OSError):
+                    child.unlink()
 
 
 @contextlib.contextmanager
@@ -351,10 +420,25 @@ def _new_index(params: IndexParams, perm: tuple[np.ndarray, np.ndarray]) -> Inde
     )
 
 
+def _items(scan: Scan, rels) -> list[tuple[str, int, int]]:
+    """(rel, size, mtime_ns) of files the scan found, in path order: what analysis reads."""
+    return [
+        (rel, scan.stats[rel][0], scan.stats[rel][1]) for rel in sorted(rels) if rel in scan.stats
+    ]
+
+
+def _stamp(records: dict[str, dict], scan: Scan, rels) -> None:
+    """Give the records of `rels` the stat the walk found (what the next call compares)."""
+    for rel in rels:
+        st = scan.stats.get(rel)
+        if st is not None and rel in records:
+            records[rel].update(zip(STAT_KEYS, st, strict=True))
+
+
 def _rebuild(ws: Workspace, params: IndexParams, scan: Scan, build: Build) -> Index:
     perm = minhash.permutations(params.num_perm, params.seed)
     index = _new_index(params, perm)
-    items = [(rel, *scan.stats[rel]) for rel in sorted(scan.paths)]
+    items = _items(scan, scan.stats)
     part = analyze_all(ws.root, items, params, build.progress)
     index.warnings += part.warnings
     index.paths = sorted(set(part.chunk_paths))
@@ -365,6 +449,7 @@ def _rebuild(ws: Workspace, params: IndexParams, scan: Scan, build: Build) -> In
     index.dim = vectors.dim
     index.base = segment_from(part, path_ids, 0, params, perm, vectors)
     index.live = np.ones(index.base.n, bool)
+    _stamp(part.files, scan, part.files)
     index.files = part.files
     index.stats = {"mode": "rebuild", "files": len(items), "chunks": index.base.n}
     return index
@@ -406,55 +491,75 @@ def _lacking_vectors(index: Index) -> set[str]:
     return out
 
 
-def _changes(ws: Workspace, index: Index, scan: Scan) -> tuple[set[str], dict[str, dict], bool]:
-    """What the scan finds against the index: the files whose text changed, the files that
-    cannot be read as text now (their records), and whether any file was only touched."""
+def _bad_warnings(ws: Workspace, index: Index, scan: Scan, suspects: list[str]) -> None:
+    """The files the index holds as not UTF-8 say so on every call, as long as they are."""
+    if index.records is None and index.table is not None:
+        table = index.table
+        bad = [table.names[i] for i in np.flatnonzero(table.seg == 2).tolist()]
+    else:
+        bad = [rel for rel, rec in index.files.items() if rec["seg"] == "bad"]
+    if bad:
+        again = set(suspects)
+        for rel in sorted(bad):
+            if rel in scan.stats and rel not in again:
+                index.warnings.append(BadEncoding(ws.root / rel, rel).message)
+
+
+def _changes(
+    ws: Workspace, index: Index, scan: Scan, suspects: list[str]
+) -> tuple[set[str], dict[str, dict], bool]:
+    """What the files whose stat differs hold now: the files whose text changed, the files
+    that cannot be read as text now (their records), and whether any was only touched."""
     changed: set[str] = set()
     bad: dict[str, dict] = {}
     touched_stat = False
-    for rel, (size, mtime) in scan.stats.items():
+    for rel in suspects:
         rec = index.files.get(rel)
-        if rec and rec["size"] == size and rec["mtime_ns"] == mtime:
-            if rec["seg"] == "bad":
-                index.warnings.append(BadEncoding(scan.paths[rel], rel).message)
-            continue
-        text, sha, warning = _read(ws, rel, scan.paths[rel], size)
+        size = scan.stats[rel][0]
+        text, sha, warning = _read(ws, rel, ws.root / rel, size)
         if rec and rec["sha256"] == sha:
-            rec["size"], rec["mtime_ns"] = size, mtime  # touched, not changed
-            touched_stat = True
+            st = scan.stats[rel]
+            if tuple(rec.get(k) for k in STAT_KEYS) != st or not racy(st, scan.started_ns):
+                # touched, not changed; or read again while racy and now settled: either
+                # way the table should say so (a file still racy is simply read again)
+                rec.update(zip(STAT_KEYS, st, strict=True))
+                touched_stat = True
             if warning:
                 index.warnings.append(warning)
             continue
         if text is None:
             if warning:
                 index.warnings.append(warning)
-            bad[rel] = {
-                "size": size,
-                "mtime_ns": mtime,
-                "sha256": sha,
-                "seg": "bad",
-                "docs": [0, 0],
-            }
+            bad[rel] = {"sha256": sha, "seg": "bad", "docs": [0, 0]}
+            bad[rel].update(zip(STAT_KEYS, scan.stats[rel], strict=True))
         else:
             changed.add(rel)
     return changed, bad, touched_stat
 
 
-def _refresh(ws: Workspace, index: Index, scan: Scan, build: Build) -> tuple[Index, bool, bool]:
-    """Bring a loaded index up to date. Returns (index, changed, base_changed)."""
+def _refresh(
+    ws: Workspace, index: Index, scan: Scan, build: Build, known: dict
+) -> tuple[Index, str]:
+    """Bring a loaded index up to date (`known`: index.known()). Returns the index and what
+    must be saved: "" (it was fresh), "files" (only stats moved), "delta" or "base"."""
     params = index.params
-    changed, bad, touched_stat = _changes(ws, index, scan)
-    retry = set()
+    suspects = [rel for rel, st in scan.stats.items() if known.get(rel) != st]
+    deleted = sorted(known.keys() - scan.stats.keys())
+    _bad_warnings(ws, index, scan, suspects)
+    lacking = set()
     if build.embedder is not None and index.missing_vectors:
         from ..embed.cache import VectorCache, folder_for
 
         if not VectorCache(folder_for(build.state_dir, params.embed)).unavailable():
-            retry = _lacking_vectors(index) & set(scan.stats) - changed - set(bad)
+            lacking = _lacking_vectors(index)
+    if not suspects and not deleted and not lacking:
+        return index, ""  # the common case: nothing was read, nothing is written
+    changed, bad, touched_stat = _changes(ws, index, scan, sorted(suspects))
+    retry = lacking & set(scan.stats) - changed - set(bad)
     changed |= retry
-    deleted = [rel for rel in index.files if rel not in scan.stats]
     gone = set(deleted) | set(changed) | set(bad)
     if not gone:
-        return index, touched_stat, False
+        return index, "files" if touched_stat else ""
 
     nb = index.base.n
     live = index.live[:nb].copy()
@@ -467,7 +572,7 @@ def _refresh(ws: Workspace, index: Index, scan: Scan, build: Build) -> tuple[Ind
     # unchanged, plus everything that changed.
     owned = {rel for rel, rec in index.files.items() if rec["seg"] == "delta" and rel not in gone}
     owned |= changed
-    items = [(rel, *scan.stats[rel]) for rel in sorted(owned) if rel in scan.stats]
+    items = _items(scan, owned)
     if build.may_stream and sum(size for _, size, _ in items) > STREAM_BYTES:
         raise _StreamInstead
     part = analyze_files(ws.root, items, params)
@@ -478,11 +583,14 @@ def _refresh(ws: Workspace, index: Index, scan: Scan, build: Build) -> tuple[Ind
     files.update(bad)
     for rel, rec in part.files.items():
         lo, hi = rec["docs"]
+        prior = index.files.get(rel, {})
         files[rel] = {
+            **prior,
             **rec,
             "seg": "delta" if rec["seg"] != "bad" else "bad",
             "docs": [nb + lo, nb + hi] if rec["seg"] != "bad" else [0, 0],
         }
+    _stamp(files, scan, set(part.files) & (changed | retry))
     paths = list(index.paths)
     path_ids = {p: i for i, p in enumerate(paths)}
     for p in part.chunk_paths:
@@ -507,16 +615,14 @@ def _refresh(ws: Workspace, index: Index, scan: Scan, build: Build) -> tuple[Ind
     if retry:
         index.stats["embedded_again"] = sorted(retry)
     dead = nb - int(live.sum())
-    base_changed = False
     if index.delta.n > max(2000, 0.05 * nb) or dead > 0.25 * max(nb, 1):
-        index = _merge(index)
-        base_changed = True
-    return index, True, base_changed
+        return _merge(index), "base"
+    return index, "delta"
 
 
-def _streamed(ws, params, scan, build, store, must_save) -> tuple[Index | None, str | None]:
-    """A streamed rebuild (stream.py) as an index whose base is on disk; (None, None) when
-    the disk refused it midway (full, read-only): the caller builds in memory instead."""
+def _streamed(ws, params, scan, build, store, must_save) -> Index | None:
+    """A streamed rebuild (stream.py) as an index whose base is on disk; None when the
+    disk refused it midway (full, read-only): the caller builds in memory instead."""
     from . import stream as index_stream
 
     try:
@@ -526,13 +632,16 @@ def _streamed(ws, params, scan, build, store, must_save) -> tuple[Index | None, 
             from ..errors import WriteError
 
             raise WriteError(store.root, exc) from None
-        return None, None  # saving the in-memory build will say what the disk said
+        return None  # saving the in-memory build will say what the disk said
     index = _new_index(params, made.perm)
-    index.paths, index.base, index.files = made.paths, made.base, made.files
+    index.paths, index.base = made.paths, made.base
+    _stamp(made.files, scan, made.files)
+    index.files = made.files
     index.dim = made.dim
     index.live = np.ones(made.base.n, bool)
     index.warnings, index.stats = made.warnings, made.stats
-    return index, made.name
+    index.stored = (made.name, None)
+    return index
 
 
 def open_index(
@@ -549,7 +658,6 @@ def open_index(
     Recall goes on with an index in memory when .mem/ cannot be written; `must_save` (the
     `mem index` command, whose job is the cache) makes that an error."""
     store = _Store(ws.state_dir / INDEX_DIR)
-    scan = _scan(ws, params)
     build = Build(embedder, ws.state_dir, progress)
     with _locked(ws.state_dir) as writable:
         index: Index | None = None
@@ -563,22 +671,24 @@ def open_index(
                     f"({type(exc).__name__}); rebuilt it"
                 )
                 index = None
-        base_name = None
+        known = index.known() if index is not None else {}
+        scan = walk(ws, params.include, params.exclude, known)
+        level = ""
         build.may_stream = writable
         if index is not None:
-            with contextlib.suppress(Exception):
-                base_name = json.loads(store.meta_path.read_text(encoding="utf-8"))["base"]
+            index.started_ns = scan.started_ns
             try:
-                index, changed, base_changed = _refresh(ws, index, scan, build)
+                index, level = _refresh(ws, index, scan, build, known)
             except _StreamInstead:  # so much changed that a rebuild in pieces costs less
                 index = None
         if index is None:
-            total = sum(size for size, _ in scan.stats.values())
+            total = sum(st[0] for st in scan.stats.values())
             if writable and total > STREAM_BYTES:
-                index, base_name = _streamed(ws, params, scan, build, store, must_save)
+                index = _streamed(ws, params, scan, build, store, must_save)
             if index is None:  # small, or the disk refused the streamed build: in memory
-                index, base_name = _rebuild(ws, params, scan, build), None
-            changed, base_changed = True, base_name is None
+                index = _rebuild(ws, params, scan, build)
+            level = "base" if index.stored[0] is None else "delta"
+            index.started_ns = scan.started_ns
         if note:
             index.warnings.insert(0, note)
         for rel in ws.links:
@@ -587,13 +697,13 @@ def open_index(
             )
         for rel in ws.odd_names:
             index.warnings.append(f"{rel}: the file name is not valid UTF-8; not indexed")
-        if changed and not writable and must_save:
+        if level and not writable and must_save:
             from ..errors import WriteError
 
             raise WriteError(ws.state_dir, PermissionError(13, "permission denied"))
-        if changed and writable:
+        if level and writable:
             try:
-                store.save(index, base_changed, base_name)
+                store.save(index, level)
             except OSError as exc:
                 if must_save:
                     from ..errors import WriteError
@@ -607,33 +717,25 @@ def open_index(
 
 def index_state(ws: Workspace, params: IndexParams) -> dict:
     """For `mem status`: files and chunks indexed, whether the cache is fresh, and which
-    vector source it holds. Reads only meta.json and stats files; never rebuilds."""
+    vector source it holds. Reads only meta.json and the file table; never rebuilds."""
+    from . import pack
+
     store = _Store(ws.state_dir / INDEX_DIR)
     vectors = params.embed or "MinHash (no embedding model)"
     try:
-        meta = json.loads(store.meta_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        with open(store.meta_path, encoding="utf-8") as f:
+            meta = json.loads(f.read())
+        table, _ = FileTable.from_arrays(pack.read(store.root / meta["files"]))
+    except (OSError, ValueError, KeyError, TypeError):
         return {"exists": False, "fresh": False, "files": 0, "chunks": 0, "vectors": vectors}
-    scan = _scan(ws, params)
-    files = meta.get("files", {})
-    stale = (
-        set(files) != set(scan.stats)
-        or meta.get("stamp") != params.stamp()
-        or any(
-            (files[rel]["size"], files[rel]["mtime_ns"]) != st
-            for rel, st in scan.stats.items()
-            if rel in files
-        )
-    )
-    chunks = sum(
-        rec["docs"][1] - rec["docs"][0] for rec in files.values() if rec.get("seg") != "bad"
-    )
+    scan = walk(ws, params.include, params.exclude)
+    stale = meta.get("stamp") != params.stamp() or table.stale_against(scan.stats)
     built_with = (meta.get("stamp") or {}).get("embed", "")
     return {
         "exists": True,
         "fresh": not stale,
-        "files": len(files),
-        "chunks": chunks,
+        "files": len(table.names),
+        "chunks": table.chunks(),
         "vectors": built_with or "MinHash (no embedding model)",
         "missingVectors": int(meta.get("missing_vectors", 0)) if built_with else 0,
         "written": meta.get("written"),

@@ -32,9 +32,10 @@ from ..store.fsutil import SymlinkRefused, read_bytes
 if TYPE_CHECKING:
     from ..embed.base import Embedder
 
-SCHEMA = 7  # 7: the days a chunk's text speaks of (about_first, about_last); refers
+SCHEMA = 8  # 8: one pack file a segment, packed postings, 8-bit signatures, a file table
 PARALLEL_BYTES = 1_000_000  # below this a rebuild is quicker in one process
 EMBED_BATCH = 128
+HASHES_KEPT = 300_000  # words whose hashes one build keeps for its next piece
 _EPOCH = datetime(1970, 1, 1)
 DOC_FIELDS = (
     "path_id",
@@ -58,7 +59,7 @@ DOC_FIELDS = (
 # A document's embedding: not made yet (the provider failed or was absent), made, or not
 # wanted (a chunk of headings alone).
 VEC_MISSING, VEC_MADE, VEC_NONE = 0, 1, 2
-POST_FIELDS = ("terms", "ptr", "docs", "tfs", "ctfs")
+POST_FIELDS = ("terms", "ptr", "bptr", "gaps", "freqs", "bigpos", "bigtf", "bigctf")
 
 Progress = Callable[[int, int, str], None]  # (done, total, what)
 
@@ -76,6 +77,7 @@ class IndexParams:
     stem: bool = True
     num_perm: int = minhash.NUM_PERM
     seed: int = minhash.SEED
+    sig_bits: int = minhash.STORED_BITS  # the low bits of each MinHash value kept on disk
     sign_context: bool = (
         True  # MinHash signs borrowed context too (it only reaches chunks the own-word gate admits)
     )
@@ -104,6 +106,11 @@ class IndexParams:
     def tokens(self, text: str) -> list[str]:
         return tokenize(text, cjk_unigrams=self.cjk_unigrams, stem=self.stem)
 
+    @property
+    def sim_bytes(self) -> int:
+        """SimHash bytes a chunk: none without an embedding provider."""
+        return self.sim_bits // 8 if self.embed else 0
+
 
 def days_since_epoch(when: datetime | None) -> float:
     return math.nan if when is None else (when - _EPOCH).total_seconds() / 86400.0
@@ -127,8 +134,9 @@ class Segment:
 
     post: bm25.Postings
     docs: dict[str, np.ndarray]  # DOC_FIELDS, each of length n
-    sig: np.ndarray  # n x num_perm uint32: MinHash of the document's own words
-    sim: np.ndarray  # n x sim_bits / 8 uint8: SimHash of its embedding (zeros if none)
+    sig: np.ndarray  # n x num_perm: the low sig_bits of the MinHash of its words
+    sim: np.ndarray  # n x sim_bytes uint8: SimHash of its embedding (zeros if none)
+    sig_at: tuple[str, int] | None = None  # (pack file, offset) of sig, to pread rows
 
     @property
     def n(self) -> int:
@@ -164,8 +172,8 @@ def empty_segment(params: IndexParams) -> Segment:
     return Segment(
         bm25.Postings.empty(),
         empty_docs(),
-        np.zeros((0, params.num_perm), np.uint32),
-        np.zeros((0, params.sim_bits // 8), np.uint8),
+        np.zeros((0, params.num_perm), minhash.stored_dtype(params.sig_bits)),
+        np.zeros((0, params.sim_bytes), np.uint8),
     )
 
 
@@ -322,7 +330,7 @@ def embed_part(
     provider for the rest. A provider that fails leaves those chunks without vectors (and
     says so once); it is left alone for a few minutes before the next attempt."""
     n = len(part.chunk_paths)
-    nbytes = params.sim_bits // 8
+    nbytes = params.sim_bytes
     out = _Vectors(
         np.zeros((n, nbytes), np.uint8),
         np.full(n, VEC_NONE, np.int8),
@@ -390,16 +398,29 @@ def segment_from(
     params: IndexParams,
     perm: tuple[np.ndarray, np.ndarray],
     vectors: _Vectors,
+    hashes: dict[str, tuple[int, int]] | None = None,
+    plain: bool = False,
 ) -> Segment:
+    """A segment of the part's documents, numbered from `first`. `hashes` keeps each term's
+    (BM25 hash, MinHash hash) across the calls of one build (a streamed build meets the same
+    words in every piece); `plain` leaves the postings as term-major arrays (terms, ptr,
+    docs, tfs, ctfs) for a streamed build to merge, instead of packing them."""
     an = part.an
     n = len(an.lengths)
-    post = bm25.from_analysis(an, first)
+    v = len(an.terms)
+    if hashes is None or len(hashes) > HASHES_KEPT:
+        hashes = {}  # (a bound on what a build keeps: a huge vocabulary is hashed again)
+    pairs = [hashes.get(t) or hashes.setdefault(t, _term_hashes(t)) for t in an.terms]
+    h64 = np.fromiter((p[0] for p in pairs), np.uint64, v)
+    term_h32 = np.fromiter((p[1] for p in pairs), np.uint32, v)
+    arrays = bm25.term_major(an, first, h64)
+    post = arrays if plain else bm25.Postings.pack(*arrays)
     # MinHash signs each document's own distinct content tokens: borrowed context is for
     # BM25 only, capped by what the own words score, so it must not make a signature match.
-    keep = np.fromiter((is_shingle(t) for t in an.terms), bool, len(an.terms))
-    term_h32 = np.fromiter((minhash.hash32(t) for t in an.terms), np.uint32, len(an.terms))
+    keep = np.fromiter((is_shingle(t) for t in an.terms), bool, v)
     mask = keep[an.term] & ((an.tf > 0) | params.sign_context)
     sig = minhash.signatures_from_pairs(n, an.doc[mask], an.term[mask], term_h32, *perm)
+    sig = minhash.narrow(sig, params.sig_bits)
     docs = {
         "path_id": np.fromiter((path_ids[p] for p in part.chunk_paths), np.int32, n),
         **part.meta,
@@ -409,6 +430,10 @@ def segment_from(
         "ekey": vectors.keys,
     }
     return Segment(post, docs, sig, vectors.sim)
+
+
+def _term_hashes(term: str) -> tuple[int, int]:
+    return bm25.term_hash(term), minhash.hash32(term)
 
 
 def analyze_all(
@@ -518,59 +543,72 @@ def sha256_hex(data: bytes) -> str:
 
 @dataclass
 class Scan:
-    """Current memory files with stat, and the content of those that must be read."""
+    """Current memory files with their stat, as walk.py found them."""
 
-    stats: dict[str, tuple[int, int]]  # rel -> (size, mtime_ns)
-    paths: dict[str, Path]
+    stats: dict[str, tuple[int, int, int, int]]  # rel -> (size, mtime_ns, ctime_ns, inode)
+    started_ns: int = 0  # the wall clock when the walk began (what is "recent", racy.py)
 
 
 # ----------------------------------------------------------------- storage
 
 
-def save_segment(seg: Segment, folder: Path) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    for name in POST_FIELDS:
-        np.save(folder / f"{name}.npy", getattr(seg.post, name))
-    for name in DOC_FIELDS:
-        np.save(folder / f"{name}.npy", seg.docs[name])
-    np.save(folder / "sig.npy", seg.sig)
-    np.save(folder / "sim.npy", seg.sim)
+def save_segment(seg: Segment, path: Path, extra: dict[str, np.ndarray] | None = None) -> None:
+    """One segment as one pack file (pack.py), with `extra` arrays beside its own."""
+    from . import pack
+
+    arrays = {f"post.{name}": getattr(seg.post, name) for name in POST_FIELDS}
+    arrays.update({f"doc.{name}": narrowest(seg.docs[name]) for name in DOC_FIELDS})
+    arrays.update({"sig": seg.sig, "sim": seg.sim, **(extra or {})})
+    pack.write(path, arrays)
 
 
-def load_segment(folder: Path, first: int, params: IndexParams, deep: bool) -> Segment:
-    """The arrays of one segment, memory-mapped. Shapes are always checked; `deep` (the files
-    changed since they were last verified) also checks every value a query indexes with,
-    which reads whole arrays: ~40 MB at 100k chunks, too much for every call."""
+def narrowest(a: np.ndarray) -> np.ndarray:
+    """A per-document column in the smallest dtype of its kind that holds every value
+    exactly (day numbers in float32, line numbers in uint16, an agent column of zeros in
+    uint8...): about 4 MB less at 100k chunks. Index.doc widens it back, value for value."""
+    a = np.asarray(a)
+    if a.dtype.kind == "f" and a.dtype.itemsize > 4 and len(a):
+        small = a.astype(np.float32)
+        return small if np.array_equal(small.astype(a.dtype), a, equal_nan=True) else a
+    if a.dtype.kind in "iu" and len(a):
+        lo, hi = int(a.min()), int(a.max())
+        for t in (np.uint8, np.int8, np.uint16, np.int16, np.uint32, np.int32):
+            info = np.iinfo(t)
+            if np.dtype(t).itemsize < a.dtype.itemsize and info.min <= lo and hi <= info.max:
+                return a.astype(t)
+    return a
 
-    def arr(name: str) -> np.ndarray:
-        return np.load(folder / f"{name}.npy", mmap_mode="r", allow_pickle=False)
 
-    post = bm25.Postings(*(arr(n) for n in POST_FIELDS))
-    docs = {n: np.asarray(arr(n)) for n in DOC_FIELDS}
-    sig, sim = arr("sig"), arr("sim")
+def load_segment(
+    path: Path, first: int, params: IndexParams, deep: bool
+) -> tuple[Segment, dict[str, np.ndarray]]:
+    """A segment memory-mapped from its pack, and the pack's other arrays. Shapes are
+    always checked; `deep` (the file changed since it was last verified) also checks every
+    value a query indexes with, which reads whole arrays: too much for every call."""
+    from . import pack
+
+    arrays, offsets = pack.read_with_offsets(path)
+    post = bm25.Postings(*(arrays.pop(f"post.{n}") for n in POST_FIELDS))
+    docs = {n: arrays.pop(f"doc.{n}") for n in DOC_FIELDS}
+    sig, sim = arrays.pop("sig"), arrays.pop("sim")
     n = len(docs["start"])
     ok = (
-        len(post.ptr) == len(post.terms) + 1
-        and int(post.ptr[0]) == 0
-        and int(post.ptr[-1]) == len(post.docs) == len(post.tfs) == len(post.ctfs)
+        post.consistent()
         and all(len(v) == n for v in docs.values())
         and sig.shape == (n, params.num_perm)
-        and sim.shape == (n, params.sim_bits // 8)
+        and sig.dtype == minhash.stored_dtype(params.sig_bits)
+        and sim.shape == (n, params.sim_bytes)
     )
     if ok and deep:
         start, end = docs["start"], docs["end"]
         ok = (
             (n == 0 or (int(start.min()) >= 1 and bool(np.all(end >= start))))
             and bool(np.all(np.isin(docs["vec"], (VEC_MISSING, VEC_MADE, VEC_NONE))))
-            and bool(np.all(np.diff(np.asarray(post.ptr)) >= 0))
-            and (
-                len(post.docs) == 0
-                or (int(post.docs.min()) >= first and int(post.docs.max()) < first + n)
-            )
+            and post.documents_within(first, n)
         )
     if not ok:
-        raise ValueError(f"inconsistent arrays in {folder}")
-    return Segment(post, docs, sig, sim)
+        raise ValueError(f"inconsistent arrays in {path}")
+    return Segment(post, docs, sig, sim, (str(path), offsets["sig"])), arrays
 
 
 @dataclass

@@ -14,6 +14,7 @@ built in memory (a test holds the two equal).
 from __future__ import annotations
 
 import codecs
+import contextlib
 import hashlib
 import os
 import shutil
@@ -27,8 +28,10 @@ import numpy as np
 from ..errors import BadEncoding
 from ..format.logs import _parse_meta
 from ..format.markdown import entry_heading
+from ..search import bm25, minhash
 from ..store.fsutil import SymlinkRefused, open_bytes
 from ..store.workspace import day_of
+from . import pack
 from .segments import (
     DOC_FIELDS,
     Build,
@@ -41,6 +44,7 @@ from .segments import (
     embed_part,
     empty_docs,
     load_segment,
+    narrowest,
     segment_from,
     worker_pool,
 )
@@ -201,17 +205,10 @@ class _Columns:
         self.file.write(a.tobytes())
         self.rows += len(a)
 
-    def save(self, target: Path) -> None:
+    def close(self) -> tuple[Path, np.dtype, tuple[int, ...]]:
+        """The raw file, its dtype and shape: what pack.write copies in."""
         self.file.close()
-        header = {
-            "descr": np.lib.format.dtype_to_descr(self.dtype),
-            "fortran_order": False,
-            "shape": (self.rows, *self.tail),
-        }
-        with target.open("wb") as out, self.path.open("rb") as raw:
-            np.lib.format.write_array_header_1_0(out, header)
-            shutil.copyfileobj(raw, out, 1 << 20)
-        self.path.unlink()
+        return self.path, self.dtype, (self.rows, *self.tail)
 
 
 def _read(path: Path, dtype, lo: int, hi: int) -> np.ndarray:
@@ -226,17 +223,19 @@ class _Piece:
     pairs: int
 
 
-def _save_piece(post, folder: Path) -> _Piece:
+def _save_piece(post: tuple[np.ndarray, ...], folder: Path) -> _Piece:
+    """A piece's plain term-major postings (terms, ptr, docs, tfs, ctfs) as raw files."""
     folder.mkdir()
-    for name in ("terms", "ptr", "docs", "tfs", "ctfs"):
-        np.ascontiguousarray(getattr(post, name)).tofile(folder / name)
-    return _Piece(folder, len(post.terms), len(post.docs))
+    for name, a in zip(("terms", "ptr", "docs", "tfs", "ctfs"), post, strict=True):
+        np.ascontiguousarray(a).tofile(folder / name)
+    return _Piece(folder, len(post[0]), len(post[2]))
 
 
-def _merge_postings(pieces: list[_Piece], folder: Path, block_pairs: int = BLOCK_PAIRS) -> None:
-    """The pieces' postings as one term-major segment: a term-hash range at a time (hashes
-    are uniform, so ranges hold about equal shares), documents ascending within a term
-    because the pieces are in document order and the sort is stable."""
+def _merge_postings(pieces: list[_Piece], scratch: Path, block_pairs: int = BLOCK_PAIRS) -> dict:
+    """The pieces' postings as one term-major segment, packed (bm25.Postings), as raw
+    files for pack.write: a term-hash range at a time (hashes are uniform, so ranges hold
+    about equal shares), documents ascending within a term because the pieces are in
+    document order and the sort is stable."""
     total = sum(p.pairs for p in pieces)
     blocks = max(1, -(-total // block_pairs))
     bounds = np.array([(i << 64) // blocks for i in range(1, blocks)], np.uint64)
@@ -246,15 +245,18 @@ def _merge_postings(pieces: list[_Piece], folder: Path, block_pairs: int = BLOCK
         ptr = np.fromfile(p.folder / "ptr", np.int64)
         idx = np.r_[0, np.searchsorted(terms, bounds), len(terms)]
         cuts.append((idx, ptr[idx]))
-    scratch = folder / "merge"
     scratch.mkdir()
     out = {
         "terms": _Columns(scratch, "terms", np.uint64),
-        "docs": _Columns(scratch, "docs", np.int32),
-        "tfs": _Columns(scratch, "tfs", np.float32),
-        "ctfs": _Columns(scratch, "ctfs", np.float32),
+        "ptr": _Columns(scratch, "ptr", np.int64),
+        "bptr": _Columns(scratch, "bptr", np.int64),
+        "gaps": _Columns(scratch, "gaps", np.uint8),
+        "freqs": _Columns(scratch, "freqs", np.uint8),
+        "bigpos": _Columns(scratch, "bigpos", np.int64),
+        "bigtf": _Columns(scratch, "bigtf", np.float32),
+        "bigctf": _Columns(scratch, "bigctf", np.float32),
     }
-    counts = []
+    posted, written = 0, 0  # postings and gap bytes so far
     for b in range(blocks):
         keys, docs, tfs, ctfs = [], [], [], []
         for p, (idx, at) in zip(pieces, cuts, strict=True):
@@ -272,17 +274,27 @@ def _merge_postings(pieces: list[_Piece], folder: Path, block_pairs: int = BLOCK
         order = np.argsort(k, kind="stable")
         k = k[order]
         starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
+        ptr = np.r_[starts, len(k)].astype(np.int64)
         out["terms"].add(k[starts])
-        counts.append(np.diff(np.r_[starts, len(k)]))
         del k, keys
-        out["docs"].add(np.concatenate(docs)[order])
-        out["tfs"].add(np.concatenate(tfs)[order])
-        out["ctfs"].add(np.concatenate(ctfs)[order])
-    for name, col in out.items():
-        col.save(folder / f"{name}.npy")
-    ptr = np.r_[0, np.cumsum(np.concatenate(counts))] if counts else np.zeros(1)
-    np.save(folder / "ptr.npy", ptr.astype(np.int64))
-    scratch.rmdir()
+        enc = bm25.encode(
+            ptr,
+            np.concatenate(docs)[order],
+            np.concatenate(tfs)[order],
+            np.concatenate(ctfs)[order],
+        )
+        out["ptr"].add(ptr[:-1] + posted)
+        out["bptr"].add(enc["bptr"][:-1] + written)
+        out["gaps"].add(enc["gaps"])
+        out["freqs"].add(enc["freqs"])
+        out["bigpos"].add(enc["bigpos"] + posted)
+        out["bigtf"].add(enc["bigtf"])
+        out["bigctf"].add(enc["bigctf"])
+        posted += int(ptr[-1])
+        written += len(enc["gaps"])
+    out["ptr"].add(np.array([posted], np.int64))
+    out["bptr"].add(np.array([written], np.int64))
+    return {f"post.{name}": col.close() for name, col in out.items()}
 
 
 @dataclass
@@ -302,28 +314,26 @@ class Streamed:
 def rebuild(ws: Workspace, params: IndexParams, scan: Scan, build: Build, root: Path) -> Streamed:
     """A full rebuild written straight into a new base folder under `root` (the index
     directory); the caller saves the (empty) delta and switches meta.json to both."""
-    from ..search import minhash
-
     perm = minhash.permutations(params.num_perm, params.seed)
-    items = [(rel, *scan.stats[rel]) for rel in sorted(scan.paths)]
+    items = [(rel, st[0], st[1]) for rel, st in sorted(scan.stats.items())]
     warnings: list[str] = []
     records: dict[str, dict] = {}
     jobs = _jobs(ws.root, items, records, warnings)
-    all_paths = sorted(scan.paths)
+    all_paths = sorted(scan.stats)
     path_ids = {p: i for i, p in enumerate(all_paths)}
     root.mkdir(parents=True, exist_ok=True)
     gen = int.from_bytes(os.urandom(4), "little")
-    name = f"base-{gen:08x}"
-    folder = root / name
+    name = f"base-{gen:08x}.pack"
+    target = root / name
     work = root / f"build-{gen:08x}"
     work.mkdir()
     try:
-        folder.mkdir()
-        sig = _Columns(work, "sig", np.uint32, (params.num_perm,))
-        sim = _Columns(work, "sim", np.uint8, (params.sim_bits // 8,))
+        sig = _Columns(work, "sig", minhash.stored_dtype(params.sig_bits), (params.num_perm,))
+        sim = _Columns(work, "sim", np.uint8, (params.sim_bytes,))
         columns: dict[str, list[np.ndarray]] = {f: [] for f in DOC_FIELDS}
         pieces: list[_Piece] = []
         files: dict[str, dict] = {}
+        hashes: dict[str, tuple[int, int]] = {}  # each word's hashes, once a build
         n = 0
         dim = 0
         for j, part in enumerate(_parts(ws.root, jobs, params)):
@@ -340,7 +350,7 @@ def rebuild(ws: Workspace, params: IndexParams, scan: Scan, build: Build, root: 
             warnings += part.warnings
             vectors = embed_part(part, params, build.embedder, build.state_dir, dim, warnings, None)
             dim = dim or vectors.dim
-            seg = segment_from(part, path_ids, n, params, perm, vectors)
+            seg = segment_from(part, path_ids, n, params, perm, vectors, hashes, plain=True)
             del part
             for f in DOC_FIELDS:
                 columns[f].append(seg.docs[f])
@@ -359,21 +369,24 @@ def rebuild(ws: Workspace, params: IndexParams, scan: Scan, build: Build, root: 
         )
         new_id = {p: i for i, p in enumerate(used)}
         remap = np.array([new_id.get(p, -1) for p in all_paths], np.int32)
+        arrays: dict = _merge_postings(pieces, work / "merge")
         for f in DOC_FIELDS:
             empty = empty_docs()[f]
             joined = np.concatenate(columns[f]) if columns[f] else empty
             if f == "path_id" and len(joined):
                 joined = remap[joined]
-            np.save(folder / f"{f}.npy", joined.astype(empty.dtype))
+            arrays[f"doc.{f}"] = narrowest(joined.astype(empty.dtype))
         del columns
-        sig.save(folder / "sig.npy")
-        sim.save(folder / "sim.npy")
-        _merge_postings(pieces, folder)
-        np.save(folder / "perm_a.npy", perm[0])
-        np.save(folder / "perm_b.npy", perm[1])
-        base = load_segment(folder, 0, params, deep=False)
+        arrays.update({"sig": sig.close(), "sim": sim.close()})
+        arrays.update({"perm_a": perm[0], "perm_b": perm[1]})
+        # Written under a name nothing points at yet: until the caller switches meta.json
+        # to it, an interruption leaves the previous index whole.
+        pack.write(target, arrays)
+        del arrays
+        base, _ = load_segment(target, 0, params, deep=False)
     except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            target.unlink()
         raise
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..index.cache import VEC_MADE, Index, days_since_epoch, read_rows
+from ..index.cache import VEC_MADE, Index, days_since_epoch
 from ..search import bm25, minhash, simhash
 from ..search.rank import decay_factors, distinct, fuse, mmr, normalize, top_k
 from ..search.tokenize import is_shingle, shingles
@@ -273,7 +273,8 @@ def membership(index: Index, q_tokens: list[str], opts: RecallOptions, docs: np.
             share[posted] += weight
         return share[docs] / w.sum()
     sigs = signature_rows(index, docs)
-    jac = minhash.jaccard(sigs, minhash.signature(qs, *index.perm))
+    bits = index.params.sig_bits
+    jac = minhash.jaccard(sigs, minhash.narrow(minhash.signature(qs, *index.perm), bits), bits)
     if opts.similarity == "jaccard":
         return jac
     return minhash.containment(jac, len(qs), index.doc("sizes")[docs])
@@ -569,10 +570,10 @@ def similarity(
             return len(wa & wb) / len(wa | wb) if wa and wb else 0.0
     else:
         rows = signature_rows(index, docs)
-        p = len(index.perm[0])
+        bits = index.params.sig_bits
 
         def alike(a: int, b: int) -> float:
-            return float(np.count_nonzero(rows[a] == rows[b])) / p
+            return float(minhash.jaccard(rows[a : a + 1], rows[b], bits)[0])
 
     if threshold <= 0:
         return alike
@@ -581,10 +582,4 @@ def similarity(
 
 def signature_rows(index: Index, docs: np.ndarray) -> np.ndarray:
     """The MinHash signatures of some documents (base and delta segments)."""
-    base, delta, nb = index.base.sig, index.delta.sig, index.base.n
-    docs = np.asarray(docs, np.int64)
-    out = np.empty((len(docs), *base.shape[1:]), base.dtype)
-    low = docs < nb
-    out[low] = read_rows(base, docs[low])
-    out[~low] = read_rows(delta, docs[~low] - nb)
-    return out
+    return index.signature_rows(docs)

@@ -43,18 +43,28 @@ def idf(n: int, df: int | np.ndarray) -> float | np.ndarray:
 
 @dataclass(frozen=True)
 class Postings:
-    """Term-major CSR: postings of terms[i] are docs[ptr[i]:ptr[i+1]], with the term's
-    frequency in the document's own text (tfs) and in its borrowed context (ctfs)."""
+    """Term-major postings, packed: the postings of terms[i] are numbers ptr[i]..ptr[i+1]
+    of the segment. Each holds a document id, the term's frequency in the document's own
+    text (tf) and in its borrowed context (ctf). On disk and in memory they are packed to
+    about 2.2 bytes a posting instead of 12: document ids as LEB128 varints of the gap from
+    the previous posting of the same term (`gaps`, bytes bptr[i]..bptr[i+1]), and the two
+    frequencies as one byte, tf << 4 | ctf (`freqs`); a posting whose tf or ctf does not fit
+    four bits (or is not a whole number) keeps its exact values in `bigtf` / `bigctf`, at
+    its position in `bigpos`. `lookup` decodes one term's postings, bit for bit the arrays
+    they were packed from."""
 
     terms: np.ndarray  # uint64, sorted, unique
-    ptr: np.ndarray  # int64, len(terms) + 1
-    docs: np.ndarray  # int32 global document ids
-    tfs: np.ndarray  # float32, own text
-    ctfs: np.ndarray  # float32, borrowed context
+    ptr: np.ndarray  # int64, len(terms) + 1: posting offsets
+    bptr: np.ndarray  # int64, len(terms) + 1: byte offsets into gaps
+    gaps: np.ndarray  # uint8: LEB128 document-id gaps, the first of a term from 0
+    freqs: np.ndarray  # uint8 per posting: tf << 4 | ctf (0 where bigpos holds it)
+    bigpos: np.ndarray  # int64, sorted: postings whose frequencies did not fit
+    bigtf: np.ndarray  # float32: their own-text frequency
+    bigctf: np.ndarray  # float32: their context frequency
 
     @staticmethod
     def empty() -> Postings:
-        return Postings(
+        return Postings.pack(
             np.zeros(0, np.uint64),
             np.zeros(1, np.int64),
             np.zeros(0, np.int32),
@@ -62,17 +72,141 @@ class Postings:
             np.zeros(0, np.float32),
         )
 
+    @staticmethod
+    def pack(
+        terms: np.ndarray, ptr: np.ndarray, docs: np.ndarray, tfs: np.ndarray, ctfs: np.ndarray
+    ) -> Postings:
+        """From plain arrays: docs ascending within each term."""
+        enc = encode(np.asarray(ptr, np.int64), docs, tfs, ctfs)
+        return Postings(np.asarray(terms, np.uint64), np.asarray(ptr, np.int64), **enc)
+
+    @property
+    def size(self) -> int:
+        """How many postings."""
+        return int(self.ptr[-1])
+
     def lookup(self, h: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(docs int32, tf float32, ctf float32) of the term whose hash is h."""
         i = int(np.searchsorted(self.terms, np.uint64(h)))
         if i < len(self.terms) and int(self.terms[i]) == h:
-            lo, hi = int(self.ptr[i]), int(self.ptr[i + 1])
-            return self.docs[lo:hi], self.tfs[lo:hi], self.ctfs[lo:hi]
-        return self.docs[:0], self.tfs[:0], self.ctfs[:0]
+            return self._decode(i)
+        return np.zeros(0, np.int32), np.zeros(0, np.float32), np.zeros(0, np.float32)
+
+    def _decode(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        lo, hi = int(self.ptr[i]), int(self.ptr[i + 1])
+        docs = np.cumsum(_varints(self.gaps[int(self.bptr[i]) : int(self.bptr[i + 1])]))
+        tf, ctf = _frequencies(self.freqs[lo:hi], self.bigpos, self.bigtf, self.bigctf, lo)
+        return docs.astype(np.int32), tf, ctf
+
+    def unpacked(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(docs, tfs, ctfs) of every posting, term-major: what ptr indexes."""
+        values = _varints(self.gaps)
+        if len(values) != self.size:
+            raise ValueError("postings: the gaps do not hold one value per posting")
+        counts = np.diff(self.ptr)
+        cum = np.cumsum(values)
+        firsts = self.ptr[:-1][counts > 0]  # each term's gaps start again from 0
+        before = np.where(firsts > 0, cum[np.maximum(firsts - 1, 0)], 0) if len(cum) else firsts
+        docs = cum - np.repeat(before, counts[counts > 0])
+        tf, ctf = _frequencies(self.freqs, self.bigpos, self.bigtf, self.bigctf, 0)
+        return docs.astype(np.int32), tf, ctf
 
     def triplets(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """(term hash, doc, own tf, context tf) for every posting."""
-        counts = np.diff(self.ptr)
-        return np.repeat(self.terms, counts), self.docs, self.tfs, self.ctfs
+        docs, tfs, ctfs = self.unpacked()
+        return np.repeat(self.terms, np.diff(self.ptr)), docs, tfs, ctfs
+
+    def consistent(self) -> bool:
+        """The shapes agree (cheap: what every open checks)."""
+        return (
+            len(self.ptr) == len(self.terms) + 1 == len(self.bptr)
+            and int(self.ptr[0]) == 0 == int(self.bptr[0])
+            and int(self.ptr[-1]) == len(self.freqs)
+            and int(self.bptr[-1]) == len(self.gaps)
+            and len(self.bigpos) == len(self.bigtf) == len(self.bigctf)
+        )
+
+    def documents_within(self, first: int, n: int) -> bool:
+        """Every value decodes and every document id lies in [first, first + n) (reads the
+        whole segment: checked when its file is new to this machine)."""
+        if not self.consistent() or not bool(np.all(np.diff(self.ptr) >= 0)):
+            return False
+        if len(self.gaps) and int(self.gaps[-1]) >= 128:
+            return False  # a varint cut short
+        if len(self.bigpos) and (int(self.bigpos.min()) < 0 or int(self.bigpos.max()) >= self.size):
+            return False
+        # Term i's bytes must hold exactly its ptr[i + 1] - ptr[i] values.
+        ends = np.flatnonzero(self.gaps < 128) + 1
+        if not np.array_equal(np.searchsorted(ends, self.bptr, "right"), self.ptr):
+            return False
+        docs, _, _ = self.unpacked()
+        return len(docs) == 0 or (int(docs.min()) >= first and int(docs.max()) < first + n)
+
+
+def _varints(b: np.ndarray) -> np.ndarray:
+    """LEB128 bytes as int64 values (7 bits a byte, low first, high bit: more follows)."""
+    b = np.asarray(b, np.uint8)
+    if len(b) == 0 or int(b.max()) < 128:  # every value under 128: a byte each
+        return b.astype(np.int64)
+    last = b < 128
+    ends = np.flatnonzero(last)
+    if len(ends) == 0 or ends[-1] != len(b) - 1:
+        raise ValueError("postings: a varint is cut short")
+    starts = np.r_[0, ends[:-1] + 1]
+    group = np.cumsum(last) - last
+    shift = 7 * (np.arange(len(b), dtype=np.int64) - starts[group])
+    return np.add.reduceat((b & 127).astype(np.int64) << shift, starts)
+
+
+def _frequencies(
+    packed: np.ndarray, bigpos: np.ndarray, bigtf: np.ndarray, bigctf: np.ndarray, lo: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """tf and ctf (float32) of postings lo.. from their bytes and the exceptions."""
+    tf = (packed >> 4).astype(np.float32)
+    ctf = (packed & 15).astype(np.float32)
+    if len(bigpos):
+        a, b = np.searchsorted(bigpos, (lo, lo + len(packed)))
+        if b > a:
+            at = bigpos[a:b] - lo
+            tf[at] = bigtf[a:b]
+            ctf[at] = bigctf[a:b]
+    return tf, ctf
+
+
+def encode(ptr: np.ndarray, docs: np.ndarray, tfs: np.ndarray, ctfs: np.ndarray) -> dict:
+    """The packed arrays (bptr, gaps, freqs, bigpos, bigtf, bigctf) of term-major postings
+    whose terms start at ptr[:-1]; bptr and bigpos count from this run's first posting."""
+    docs = np.asarray(docs, np.int64)
+    tfs, ctfs = np.asarray(tfs, np.float32), np.asarray(ctfs, np.float32)
+    counts = np.diff(ptr)
+    gaps = np.diff(docs, prepend=0) if len(docs) else docs
+    firsts = ptr[:-1][counts > 0]
+    gaps[firsts] = docs[firsts]
+    if len(gaps) and int(gaps.min()) < 0:
+        raise ValueError("postings: documents must ascend within a term")
+    nbytes = np.ones(len(gaps), np.int64)
+    for k in range(1, 5):
+        nbytes += gaps >= (1 << (7 * k))
+    out = np.empty(int(nbytes.sum()), np.uint8)
+    at = np.cumsum(nbytes) - nbytes
+    for k in range(5):
+        more = nbytes > k
+        if not more.any():
+            break
+        byte = (gaps[more] >> (7 * k)) & 127
+        out[at[more] + k] = byte | ((nbytes[more] > k + 1) << 7)
+    fits = (tfs <= 15) & (ctfs <= 15) & (tfs >= 0) & (ctfs >= 0)
+    fits &= (tfs == np.floor(tfs)) & (ctfs == np.floor(ctfs))
+    freqs = np.where(fits, tfs * 16 + ctfs, 0).astype(np.uint8)
+    big = np.flatnonzero(~fits)
+    return {
+        "bptr": np.r_[0, np.cumsum(nbytes)][ptr].astype(np.int64),
+        "gaps": out,
+        "freqs": freqs,
+        "bigpos": big.astype(np.int64),
+        "bigtf": tfs[big],
+        "bigctf": ctfs[big],
+    }
 
 
 def _from_triplets(
@@ -84,13 +218,7 @@ def _from_triplets(
     terms, docs, tfs, ctfs = terms[order], docs[order], tfs[order], ctfs[order]
     starts = np.flatnonzero(np.r_[True, terms[1:] != terms[:-1]])
     ptr = np.r_[starts, len(terms)].astype(np.int64)
-    return Postings(
-        terms[starts].copy(),
-        ptr,
-        docs.astype(np.int32),
-        tfs.astype(np.float32),
-        ctfs.astype(np.float32),
-    )
+    return Postings.pack(terms[starts].copy(), ptr, docs, tfs, ctfs)
 
 
 @dataclass(frozen=True)
@@ -202,13 +330,28 @@ def concat(parts: Sequence[Analysis]) -> Analysis:
     )
 
 
-def from_analysis(an: Analysis, first_doc: int = 0) -> Postings:
-    """Term-major postings from doc-major pairs: one stable sort by term (documents stay
-    ascending within a term), terms ordered by hash for lookups."""
+def from_analysis(an: Analysis, first_doc: int = 0, hashes: np.ndarray | None = None) -> Postings:
+    """Term-major postings from doc-major pairs, packed (`hashes`: term_hash of each of
+    an.terms, when the caller has them)."""
+    return Postings.pack(*term_major(an, first_doc, hashes))
+
+
+def term_major(
+    an: Analysis, first_doc: int = 0, hashes: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(terms, ptr, docs, tfs, ctfs) from doc-major pairs: one stable sort by term
+    (documents stay ascending within a term), terms ordered by hash for lookups."""
     v = len(an.terms)
     if v == 0 or len(an.term) == 0:
-        return Postings.empty()
-    hashes = np.fromiter((term_hash(t) for t in an.terms), np.uint64, v)
+        return (
+            np.zeros(0, np.uint64),
+            np.zeros(1, np.int64),
+            np.zeros(0, np.int32),
+            np.zeros(0, np.float32),
+            np.zeros(0, np.float32),
+        )
+    if hashes is None:
+        hashes = np.fromiter((term_hash(t) for t in an.terms), np.uint64, v)
     by_hash = np.argsort(hashes)
     rank = np.empty(v, np.int64)
     rank[by_hash] = np.arange(v)
@@ -217,7 +360,7 @@ def from_analysis(an: Analysis, first_doc: int = 0) -> Postings:
     counts = np.bincount(keys, minlength=v)
     present = counts > 0
     ptr = np.r_[0, np.cumsum(counts[present])].astype(np.int64)
-    return Postings(
+    return (
         hashes[by_hash][present],
         ptr,
         (an.doc[order] + first_doc).astype(np.int32),
