@@ -293,7 +293,8 @@ def test_the_fast_log_path_writes_what_the_full_app_writes(tmp_path, runner):
     assert (
         bad.returncode == 2
         and bad.stderr
-        == "mem: error: role must be one of user, assistant, system, note, not 'boss'\n"
+        == "mem: error: --role must be one of user, assistant, system, note, not 'boss' "
+        "(see `mem log --help`)\n"
     )
     assert fast("--help").stdout.startswith("Usage: mem log")  # handed to the full app
     probe = (
