@@ -123,12 +123,15 @@ def test_a_gated_scan_finds_what_an_ungated_one_finds():
 )
 def test_a_plain_note_compiles_no_pattern(text):
     """The per-turn promise, in a fresh interpreter: scanning a note that passes no gate
-    imports neither re nor dataclasses."""
+    imports neither re nor dataclasses. An interpreter whose site start-up already imports
+    them (a .pth file) is not mem's cost: only what the scan adds counts."""
     probe = (
         "import sys\n"
+        "before = set(sys.modules)\n"
         "from openclaw_mem.safety.firewall import scan\n"
         f"assert scan({text!r}) == []\n"
-        "print(sorted(m for m in ('re', 'dataclasses', 'functools') if m in sys.modules))\n"
+        "added = set(sys.modules) - before\n"
+        "print(sorted(m for m in ('re', 'dataclasses', 'functools') if m in added))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
