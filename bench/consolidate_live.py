@@ -43,8 +43,10 @@ from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
+# bench/ goes last: its secrets.py would otherwise stand in for the standard library's
+# (numpy.random imports `secrets`).
+sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench")]
+sys.path.append(str(ROOT / "bench"))
 
 from consolidate_quality import score
 from recall_quality import DEFAULT_DATA, TUNE
