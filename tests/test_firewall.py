@@ -175,8 +175,8 @@ def test_mem_own_comments_pass_and_a_payload_cannot_borrow_their_opening():
 
 
 def test_an_edit_that_is_itself_an_instruction_is_held_whatever_it_cites():
-    from openclaw_mem.consolidate.proposal import Edit, PromptEntry
     from openclaw_mem.consolidate.judge import _hold_flagged
+    from openclaw_mem.consolidate.proposal import Edit, PromptEntry
 
     prompt = [PromptEntry("memory/a.md#L3-L4", None, "user", "ok thanks", number=1)]
     edit = Edit(

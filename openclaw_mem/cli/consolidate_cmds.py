@@ -4,7 +4,7 @@ from typing import Annotated
 
 import typer
 
-from ..errors import UsageError
+from ..errors import ExitCode, UsageError
 from ..text import visible
 from .app import app, parse_when, state, warn
 
@@ -57,6 +57,8 @@ def consolidate_cmd(
         render.print_json(render.consolidation_json(report))
     elif not quiet:
         render.consolidation_view(st.term, report)
+    if report.partial:
+        raise typer.Exit(ExitCode.PARTIAL)
 
 
 @app.command("review")
@@ -78,6 +80,10 @@ def review_cmd(
         int | None, typer.Option("--edit", help="Reword edit N in $EDITOR first.")
     ] = None,
     drop: Annotated[bool, typer.Option("--drop", help="Discard the proposal.")] = False,
+    reoffer: Annotated[
+        bool,
+        typer.Option("--reoffer", help="Offer the entries consolidation passed over again."),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Consolidations waiting for a person: list them, show one as a diff, reword, reject or
@@ -86,10 +92,20 @@ def review_cmd(
 
     st = state(ctx)
     mem = st.memory()
+    if reoffer:
+        if proposal is not None:
+            raise UsageError("--reoffer takes no proposal id")
+        n, commit, warnings = mem.reoffer()
+        for w in warnings:
+            warn(w)
+        done = f", committed {commit}" if commit else ""
+        typer.echo(f"{n} passed-over log entries offered again{done}" if n else "none passed over")
+        return
     if proposal is None:
-        waiting = mem.proposals()
+        waiting, passed = mem.proposals(), mem.passed_over()
         if as_json:
-            render.print_json({"proposals": [render.proposal_json(p) for p in waiting]})
+            data = {"proposals": [render.proposal_json(p) for p in waiting], "passedOver": passed}
+            render.print_json(data)
         elif not waiting:
             typer.echo("no consolidation is waiting for review")
         for p in waiting if not as_json else []:
@@ -98,6 +114,12 @@ def review_cmd(
                     f"{p.id}  {p.created}  {len(p.edits)} edits, {p.entries} log entries, "
                     f"{p.provider}"
                 )
+            )
+        if passed and not as_json:
+            typer.echo(
+                f"{passed} log entries passed over: shown to a model consolidate.max_offers "
+                "times, never cited nor skipped, nothing kept (mem review --reoffer offers "
+                "them again)"
             )
         return
     reword = ()
