@@ -115,11 +115,23 @@ _LEAD_I_RE = re.compile(
 )
 
 
+# Past tenses that do not end in -ed: "I went" is "Went", never "Wents".
+_PAST = frozenset(
+    "went got made took saw had did found lost bought met ran came gave left felt thought "
+    "told said began won wrote chose drove flew grew knew spent sent built taught caught "
+    "brought kept slept sold held heard paid became forgot fell broke spoke woke wore "
+    "finished drew sang swam ate fought hung led lent meant rode rose shot shut stole "
+    "struck threw understood wept".split()
+)
+
+
 def _verb3(verb: str) -> str:
     v = verb.lower()
     if v in _THIRD:
         return _THIRD[v]
-    if v in _MODALS or v.endswith("ed") or v in ("was", "also", "really", "just", "still"):
+    if v in _MODALS or v.endswith("ed") or v in _PAST or v in ("was", "also", "really"):
+        return v
+    if v in ("just", "still"):
         return v
     if v.endswith("y") and len(v) > 2 and v[-2] not in "aeiou":
         return v[:-1] + "ies"

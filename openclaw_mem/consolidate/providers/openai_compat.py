@@ -91,7 +91,7 @@ class OpenAIProvider:
         self.api_key = api_key
         self.timeout = timeout
         self.max_retries = max_retries
-        self.context_tokens = context_tokens
+        self._context_tokens = context_tokens
         self.tool_mode = tool_mode
         self.structured = structured
         self.strategy_setting = strategy
@@ -126,6 +126,13 @@ class OpenAIProvider:
         if self.strategy_setting != "auto":
             return self.strategy_setting
         return "entry" if self.endpoint.small else "batch"
+
+    @property
+    def context_tokens(self) -> int:
+        """How much prompt one call may carry: the model's context with the batch strategy;
+        with the entry strategy each call is one entry, and a batch is cut by
+        batch_entries."""
+        return self._context_tokens if self.strategy == "batch" else 10**9
 
     @property
     def batch_entries(self) -> int:
