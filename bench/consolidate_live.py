@@ -159,6 +159,7 @@ def main() -> None:
     ap.add_argument("--only", action="append", help="a sample id (repeatable)")
     ap.add_argument("--skip-six", action="store_true")
     ap.add_argument("--answers", type=Path, help="append every raw answer here (JSON lines)")
+    ap.add_argument("--lines", action="store_true", help="print every added line and its verdict")
     args = ap.parse_args()
     if args.answers:
         _record_answers(args.answers)
@@ -209,6 +210,8 @@ def main() -> None:
             for part in ("tune" if name in TUNE else "check", "all"):
                 parts[part].update(counts)
             print(line(name, counts), flush=True)
+            for verdict, file, text in r["verdicts"] if args.lines else ():
+                print(f"  {'ok ' if verdict else 'BAD'} {file:<9} {text}", flush=True)
     for part, c in parts.items():
         if c["batches"]:
             print(line(part, c))

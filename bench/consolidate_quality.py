@@ -213,6 +213,12 @@ def main() -> None:
         help="which speaker is the user: a, the first (the benchmark), or b, the second (a "
         "held-out set: the rules were written without reading their words)",
     )
+    ap.add_argument(
+        "--part",
+        choices=("tune", "check", "all"),
+        default="all",
+        help="only the tuning part (conv-26, conv-30) or only the checking part",
+    )
     args = ap.parse_args()
     settings = {k: v for k, v in (("model", args.model), ("base_url", args.base_url)) if v}
     data = json.loads(args.data.read_text(encoding="utf-8"))
@@ -224,6 +230,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for sample in data:
             name = sample["sample_id"]
+            if args.part != "all" and (name in TUNE) != (args.part == "tune"):
+                continue
             r = score(sample, Path(tmp) / name, args.provider, settings, args.user)
             for part in ("tune" if name in TUNE else "check", "all"):
                 parts[part]["samples"] = parts[part].get("samples", 0) + 1

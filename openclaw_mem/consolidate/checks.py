@@ -106,17 +106,20 @@ _THIRD = {
     "don't": "doesn't",
     "don’t": "doesn't",
     "go": "goes",
+    "wanna": "wants to",
+    "gotta": "has to",
 }
 _MODALS = ("can", "can't", "cannot", "will", "won't", "would", "should", "must", "may", "might")
 _LEAD_I_RE = re.compile(
     r"^I(?P<adverbs>(?:\s+(?:[a-z]+ly|also|just|still|now|often|always|never|usually|"
-    r"mostly|mainly|really|already))*)(?:\s+(?P<verb>[a-z]+(?:n't|n’t)?)|(?P<short>'m|’m|'ve|’ve))"
+    r"mostly|mainly|really|already|even|ever|once|then|too))*)"
+    r"(?:\s+(?P<verb>[a-z]+(?:n't|n’t)?)|(?P<short>'m|’m|'ve|’ve))"
     r"\b\s*"
 )
 
 
 # Past tenses that do not end in -ed: "I went" is "Went", never "Wents".
-_PAST = frozenset(
+PAST = frozenset(
     "went got made took saw had did found lost bought met ran came gave left felt thought "
     "told said began won wrote chose drove flew grew knew spent sent built taught caught "
     "brought kept slept sold held heard paid became forgot fell broke spoke woke wore "
@@ -129,7 +132,7 @@ def _verb3(verb: str) -> str:
     v = verb.lower()
     if v in _THIRD:
         return _THIRD[v]
-    if v in _MODALS or v.endswith("ed") or v in _PAST or v in ("was", "also", "really"):
+    if v in _MODALS or v.endswith("ed") or v in PAST or v in ("was", "also", "really"):
         return v
     if v in ("just", "still"):
         return v
@@ -170,10 +173,11 @@ def third_person(text: str, file: str) -> str:
 USER_ROLES = ("user", "note")  # the user's own words, and what they (or their agent) noted
 _KANA_RE = re.compile(r"[\u3040-\u30ff]")
 # First person in the languages mem reads: English plural too ("we switched" is someone's
-# team, said by someone the reader cannot see), Chinese 我 (not 自我, "self"), Japanese
+# team, said by someone the reader cannot see), Chinese 我 (not 自我, "self", nor 我司 "the
+# firm", 我国 …), Japanese
 # only beside kana (私 is "private" in Chinese), Korean as a whole word.
 _WE_RE = re.compile(r"\b(?:we|us|our|ours|ourselves|let['’]s)\b", re.I)
-_ZH_I_RE = re.compile(r"(?<!自)我|咱们|俺")
+_ZH_I_RE = re.compile(r"(?<!自)我(?![司国方校院军])|咱们|俺")  # 我司 names the firm
 _JA_I_RE = re.compile(r"私|僕|俺")
 _KO_I_RE = re.compile(r"(?:^|\s)(?:저는|제가|저의|나는|내가|나의)(?=\s|$)")
 _WRAPPER_RE = re.compile(
@@ -238,9 +242,9 @@ def repeats_example(text: str) -> bool:
     return False
 
 
-def _chinese_third(text: str, file: str) -> str:
+def chinese_third(text: str, file: str) -> str:
     """ "我对花生过敏" -> "对花生过敏" (USER.md), "用户对花生过敏" (elsewhere)."""
-    m = re.match(r"^(?:我的|我)(?!们)", text)
+    m = re.match(r"^(?:我的|我)(?![们司国方校院军])", text)
     if not m:
         return text
     rest = text[m.end() :]
@@ -282,7 +286,7 @@ def _worded(edit: Edit, prompt: Sequence[PromptEntry]) -> tuple[Edit, str | None
     if text and not why:
         why = not_a_line(text)
     if text and not why:
-        text = _chinese_third(third_person(text, edit.file), edit.file)
+        text = chinese_third(third_person(text, edit.file), edit.file)
         if first_person(text):
             why = "it is written in the first person"
         elif repeats_example(text) and not _says(content(text), prompt, edit.sources):

@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 
 from ...format.markdown import core, is_live_bullet, split_doc
-from ..checks import USER_ROLES, content, first_person, not_a_line, third_person
+from ..checks import PAST, USER_ROLES, content, first_person, not_a_line, third_person
 from ..proposal import PromptEntry
 
 SIMILAR = 0.5  # content-word Jaccard at which a line repeats one already there
@@ -48,11 +48,33 @@ _LEANS_RE = re.compile(
     r"(?!\s+(?:is|was|has|are)\b)|^(?:thanks|thank you|wow|hey|hi|yeah|totally)\b",
     re.I,
 )
+_PAST_RE = re.compile(r"^(?:" + "|".join(sorted(PAST)) + r")\b", re.I)
 _ADVERB_RE = re.compile(
     r"^(?:just|recently|finally|also|really|currently|now|actually|still|even|totally)\s+",
     re.I,
 )
-_NAME_RE = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{1,}\b")
+# A name said to someone ("Thanks, Mel!", "I totally agree, Melanie."): who the writer
+# talks to, not who they are.
+_VOCATIVE_RE = re.compile(
+    r"(?:^|[.!?]\s+|\b(?:hey|hi|hello|thanks|thank you|congrats|wow|yeah|yes|sorry|agree|"
+    r"bye|cheers|dear|oh|haha|cool|great|sure),?\s+)([A-Z][a-z]+)(?=\s*[!,.?])|"
+    r",\s*([A-Z][a-z]+)\s*[!.?]",
+    re.I,
+)
+# What the writer felt in the moment, said of them: "Is so excited too", "Is super thankful".
+_MOOD = frozenset(
+    content(
+        "excited thrilled thankful grateful happy proud glad sad nervous scared pumped stoked "
+        "lucky blessed sorry amazing awesome great cool super challenge"
+    )
+)
+# A line about the writer opens with what they do or are: a verb, never a subject of its own
+# ("The support group has made them …", "Their goal is …": the message's words, not a fact).
+_VERB_FIRST_RE = re.compile(
+    r"^(?:is|was|has|had|does|did|can|will|would|should|must|may|might|could|used to|"
+    r"[a-z]+(?:s|ed))\b",
+    re.I,
+)
 
 GOAL_RE = re.compile(
     r"^(?:plans|is planning|wants|hopes|intends|aims|is going to|is gonna|is saving|dreams|"
@@ -78,12 +100,12 @@ def worth_asking(entry: PromptEntry) -> bool:
 
 
 def names(entry: PromptEntry, before: PromptEntry | None) -> set[str]:
-    """Who else the conversation names: the other speaker, and names said in the entry
-    ("Thanks, Mel!"): a line that opens with one is about them, not the writer."""
-    found = set(_NAME_RE.findall(entry.text))
+    """Who else the conversation names: the other speaker, and whom the entry speaks to
+    ("Thanks, Mel!"): a line that names one is about them, or talks to them."""
+    found = {n for pair in _VOCATIVE_RE.findall(entry.text) for n in pair if n}
     if before is not None and before.role not in ("user", "note", "assistant", "system"):
         found.add(before.role)
-    return found
+    return {n for n in found if n[:1].isupper()}
 
 
 def line_of(fact: str, others: set[str] = frozenset()) -> str | None:
@@ -101,10 +123,13 @@ def line_of(fact: str, others: set[str] = frozenset()) -> str | None:
     text = text[:1].upper() + text[1:]
     if first_person(text) or not_a_line(text) or _LEANS_RE.search(text):
         return None
-    if re.sub(r"['’]s$", "", text.split()[0].rstrip(",.:;")) in others:
-        return None  # "Mel is a painter", "Melanie ran a charity race": someone else
-    if len(content(text)) < MIN_WORDS:
+    said = {re.sub(r"['’]s$", "", w.strip(",.:;!?")) for w in text.split()}
+    if said & others:
+        return None  # "Mel is a painter", "Agrees, Melanie": someone else, or to them
+    if not _VERB_FIRST_RE.match(text) and not _PAST_RE.match(text):
         return None
+    if len(content(text) - _MOOD) < (1 if IDENTITY_RE.match(text) else MIN_WORDS):
+        return None  # a passing mood: "Is so excited too", "Is up for the challenge"
     return text
 
 
