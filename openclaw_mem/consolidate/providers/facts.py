@@ -13,10 +13,10 @@ parts of the per-entry strategy (per_entry.py) that need no model.
   what a small model invents, or copies from elsewhere, goes no further).
 - **Where it goes**: a goal, a preference, who the writer is (USER.md Goals, Preferences,
   Identity), or else something that happened to them (MEMORY.md Facts, "User went …").
-- **Said before**: a line close to one already in the files or taken this run (MinHash
-  Jaccard of content words, SIMILAR) is not added again; one that shares its opening with
-  an existing line ("Lives in …") is a candidate to replace it, which a second small
-  question decides.
+- **Said before**: a line close to one already in the files or taken this run (Jaccard of
+  content words, SIMILAR) is not added again; a USER.md line that names the same slot as an
+  existing one ("Lives in …", "Works as …") is a candidate to replace it, which a second
+  small question decides.
 """
 
 from __future__ import annotations
@@ -42,10 +42,32 @@ _CLAUSE_END = re.compile(
     r"\s+and (?:it|that|this|they) (?:was|is|has|were|are|made)\b|\s+which\s).*$",
     re.I | re.S,
 )
-# Words whose meaning lives in the conversation, not in the line.
+# Words whose meaning lives in the conversation, not in the line: "you", "it", "that style",
+# "the details", "some other stuff"; and what is about the message itself ("Will share an
+# image of …").
 _LEANS_RE = re.compile(
     r"\b(?:you|your|yours|it|its|this|that|these|those|there|here|such|so much)\b"
-    r"(?!\s+(?:is|was|has|are)\b)|^(?:thanks|thank you|wow|hey|hi|yeah|totally)\b",
+    r"(?!\s+(?:is|was|has|are)\b)|^(?:thanks|thank you|wow|hey|hi|yeah|totally)\b|"
+    r"\b(?:the details|the same|things|stuff|everything|something|anything)\b|"
+    r"\b(?:shares?|sharing|shared|sends?|show(?:s|ed)?)\b.*\b(?:image|photo|picture|pic)s?\b",
+    re.I,
+)
+_THEM_RE = re.compile(r"\b(?:them|him|her|hers|his)\b", re.I)
+# A resolve or a wish with no time is a passing thought ("Will stay optimistic", "Will keep
+# plugging away"): a plan is kept when it says when.
+_WISH_RE = re.compile(r"^(?:will|would|wants? to|is going for|hopes? to)\b", re.I)
+_WHEN_RE = re.compile(
+    r"\b(?:next|this|by|in|on|before|after|until|every|since)\s+(?:week|weekend|month|year|"
+    r"summer|winter|spring|fall|autumn|morning|evening|monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday|january|february|march|april|may|june|july|august|september|"
+    r"october|november|december|\d{4})\b|\btomorrow\b|\btonight\b|\bsoon\b",
+    re.I,
+)
+# Lines that name the same slot of a person ("Lives in …", "Works as …"): a new one may
+# replace the old. What happened to them (MEMORY.md) never replaces anything.
+_SLOT_RE = re.compile(
+    r"^(?:lives in|lives with|works (?:as|at|for|in)|is (?:a|an)|is from|has (?:a|an)|"
+    r"studies|owns|is married|is single|is dating|drives|uses)\b",
     re.I,
 )
 _PAST_RE = re.compile(r"^(?:" + "|".join(sorted(PAST)) + r")\b", re.I)
@@ -112,6 +134,10 @@ def line_of(fact: str, others: set[str] = frozenset()) -> str | None:
     """A fact as a memory line about the writer, or None when it is not one. `others`:
     names of other people (names())."""
     text = " ".join(str(fact).split()).strip(" \"'“”‘’-*•")
+    if re.match(r"(?:she|he)\s", text, re.I):  # the writer, as "she": her things are theirs
+        text = re.sub(r"\b(?:her|his)\b", "their", text.split(None, 1)[1], flags=re.I)
+    if _THEM_RE.search(text):
+        return None  # "them", "her" as the model wrote it: someone the line does not name
     m = _SUBJECT_RE.match(text)
     if m:
         text = ("Their " if m["own"] else "") + text[m.end() :]
@@ -127,6 +153,8 @@ def line_of(fact: str, others: set[str] = frozenset()) -> str | None:
     if said & others:
         return None  # "Mel is a painter", "Agrees, Melanie": someone else, or to them
     if not _VERB_FIRST_RE.match(text) and not _PAST_RE.match(text):
+        return None
+    if _WISH_RE.match(text) and not _WHEN_RE.search(text):
         return None
     if len(content(text) - _MOOD) < (1 if IDENTITY_RE.match(text) else MIN_WORDS):
         return None  # a passing mood: "Is so excited too", "Is up for the challenge"
@@ -174,6 +202,8 @@ class Known:
     def rivals(self, file: str, text: str) -> list[str]:
         """Lines of the same file that open the same way ("Lives in …", "Works as …") and
         share a content word or none: what the new line may replace."""
+        if file != "USER" or not _SLOT_RE.match(text):
+            return []
         head = " ".join(text.split()[:2]).casefold()
         words = content(text)
         return [
