@@ -19,7 +19,7 @@ from openclaw_mem.store.workspace import Workspace
 
 ANSWERS = {  # a word of the message -> what the small model said about it
     "Berlin": ["I just moved to Berlin last week", "The speaker is building a Go backend."],
-    "花生": [],
+    "花生": ["The speaker is allergic to peanuts"],
     "English": ["Prefers short and direct answers in English"],
     "sister": ["Works as a nurse", "Mel is visiting next weekend", "Has a sister named Ana"],
 }
@@ -47,6 +47,7 @@ def test_the_entry_strategy_asks_one_question_per_entry_and_cites_it(ws, llm, mo
     assert "Go backend" not in memory  # one line an entry: its first fact that makes one
     assert "- Prefers short and direct answers in English <!-- preference" in user
     assert "- Has a sister named Ana <!-- identity" in user
+    assert "- Is allergic to peanuts <!-- identity" in user  # from 我对花生过敏: another script
     assert "nurse" not in user + memory
     assert "Mel" not in user + memory  # about someone else
     assert "I just" not in user + out

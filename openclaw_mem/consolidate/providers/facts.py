@@ -25,7 +25,15 @@ import re
 from dataclasses import dataclass
 
 from ...format.markdown import core, is_live_bullet, split_doc
-from ..checks import PAST, USER_ROLES, content, first_person, not_a_line, third_person
+from ..checks import (
+    PAST,
+    USER_ROLES,
+    content,
+    first_person,
+    not_a_line,
+    same_script,
+    third_person,
+)
 from ..proposal import PromptEntry
 
 SIMILAR = 0.5  # content-word Jaccard at which a line repeats one already there
@@ -163,9 +171,14 @@ def line_of(fact: str, others: set[str] = frozenset()) -> str | None:
 
 def says(line: str, entry: PromptEntry) -> bool:
     """Whether the entry says at least half of the line's content words (the rule the
-    provenance check applies after, so no line a check would hold is proposed)."""
+    provenance check applies after, so no line a check would hold is proposed). An entry in
+    another script ("我对花生过敏" for "Is allergic to peanuts") cannot be checked word by
+    word: the line was asked of it alone, so it stands, as the check lets it."""
     words = {w for w in content(line) if not w.isdigit()}
-    return bool(words) and len(words & content(entry.text)) * 2 >= len(words)
+    said = content(entry.text)
+    if words and said and not same_script(words, said):
+        return True
+    return bool(words) and len(words & said) * 2 >= len(words)
 
 
 def place(line: str) -> tuple[str, str, str, str]:
