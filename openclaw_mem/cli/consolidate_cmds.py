@@ -102,26 +102,7 @@ def review_cmd(
         typer.echo(f"{n} passed-over log entries offered again{done}" if n else "none passed over")
         return
     if proposal is None:
-        waiting, passed = mem.proposals(), mem.passed_over()
-        if as_json:
-            data = {"proposals": [render.proposal_json(p) for p in waiting], "passedOver": passed}
-            render.print_json(data)
-        elif not waiting:
-            typer.echo("no consolidation is waiting for review")
-        for p in waiting if not as_json else []:
-            typer.echo(
-                visible(
-                    f"{p.id}  {p.created}  {len(p.edits)} edits, {p.entries} log entries, "
-                    f"{p.provider}"
-                )
-            )
-        if passed and not as_json:
-            typer.echo(
-                f"{passed} log entries passed over: shown to a model consolidate.max_offers "
-                "times, never cited nor skipped, nothing kept (mem review --reoffer offers "
-                "them again)"
-            )
-        return
+        return _list_waiting(mem, as_json)
     reword = ()
     if edit is not None:
         pending, _, _ = mem.review(proposal)
@@ -153,6 +134,31 @@ def review_cmd(
         )
     else:
         render.proposal_view(st.term, pending, diff)
+
+
+def _list_waiting(mem, as_json: bool) -> None:
+    """The proposals waiting, and how many entries consolidation passed over."""
+    from . import render
+
+    waiting, passed = mem.proposals(), mem.passed_over()
+    if as_json:
+        render.print_json(
+            {"proposals": [render.proposal_json(p) for p in waiting], "passedOver": passed}
+        )
+        return
+    if not waiting:
+        typer.echo("no consolidation is waiting for review")
+    for p in waiting:
+        typer.echo(
+            visible(
+                f"{p.id}  {p.created}  {len(p.edits)} edits, {p.entries} log entries, {p.provider}"
+            )
+        )
+    if passed:
+        typer.echo(
+            f"{passed} log entries passed over: shown to a model consolidate.max_offers times, "
+            "never cited nor skipped, nothing kept (mem review --reoffer offers them again)"
+        )
 
 
 def _in_editor(text: str, env: dict[str, str]) -> str:

@@ -17,7 +17,7 @@ from .judge import Judged
 from .paragraph import Fate, paragraph
 from .plan import Batch
 from .progress import LogEntry, Taken
-from .proposal import Edit, Usage
+from .proposal import Edit, PromptEntry, Usage
 from .redaction import Redaction
 from .write import BatchReport, Options, _with_paragraph, unified_diff
 
@@ -76,28 +76,9 @@ def settle(
         Outcome(e, "held", f"from an entry that reads like an instruction ({why})")
         for e, why in judged.held
     ]
-    for o in outcomes:
-        if o.status in _TAKES:
-            for n in o.edit.sources:
-                taken[entry_of[n][0]] = Taken(*entry_of[n], "curated")
-    # Said to hold nothing durable, unless some edit that was not accepted cites it: then a
-    # person decides.
-    contested = {
-        n
-        for o in outcomes + held + judged.rejected
-        if o.status not in _TAKES
-        for n in (*o.edit.sources, *o.edit.claimed)
-    }
-    for n in judged.skip:
-        if n not in contested and entry_of[n][0] not in taken:
-            taken[entry_of[n][0]] = Taken(*entry_of[n], "dropped")
-    held_from = {n for e, _ in judged.held for n in (e.sources or e.claimed) if n in entry_of}
-    waits = sorted({entry_of[n][0] for n in held_from} - set(taken))
+    waits = _take(taken, outcomes, held, judged, entry_of)
     if opts.max_offers and offers is not None:
-        for p in prompt:
-            times = offers.get(p.id, 0) + 1
-            if p.id not in taken and p.id not in waits and times >= opts.max_offers:
-                taken[p.id] = Taken(p.id, path_of[p.id], "passed")
+        _pass_over(taken, prompt, waits, offers, opts.max_offers, path_of)
     used = any(t.how != "noise" for t in taken.values()) or not prompt
     summary, paragraph = "", ""
     if used:
@@ -145,6 +126,48 @@ def settle(
         docs,
         {c.id for c in covered},
     )
+
+
+def _pass_over(
+    taken: dict[str, Taken],
+    prompt: Sequence[PromptEntry],
+    waits: Sequence[str],
+    offers: dict[str, int],
+    max_offers: int,
+    path_of: dict[str, str],
+) -> None:
+    """Entries this run shows for the max_offers-th time and takes nothing from: passed."""
+    for p in prompt:
+        if p.id not in taken and p.id not in waits and offers.get(p.id, 0) + 1 >= max_offers:
+            taken[p.id] = Taken(p.id, path_of[p.id], "passed")
+
+
+def _take(
+    taken: dict[str, Taken],
+    outcomes: Sequence[Outcome],
+    held: Sequence[Outcome],
+    judged: Judged,
+    entry_of: dict[int, tuple[str, str]],
+) -> list[str]:
+    """Record in `taken` the entries an accepted edit cites (curated) and those the answer
+    drops; returns the entry ids a firewall hold keeps back."""
+    for o in outcomes:
+        if o.status in _TAKES:
+            for n in o.edit.sources:
+                taken[entry_of[n][0]] = Taken(*entry_of[n], "curated")
+    # Said to hold nothing durable, unless some edit that was not accepted cites it: then a
+    # person decides.
+    contested = {
+        n
+        for o in [*outcomes, *held, *judged.rejected]
+        if o.status not in _TAKES
+        for n in (*o.edit.sources, *o.edit.claimed)
+    }
+    for n in judged.skip:
+        if n not in contested and entry_of[n][0] not in taken:
+            taken[entry_of[n][0]] = Taken(*entry_of[n], "dropped")
+    held_from = {n for e, _ in judged.held for n in (e.sources or e.claimed) if n in entry_of}
+    return sorted({entry_of[n][0] for n in held_from} - set(taken))
 
 
 def _paragraph(
