@@ -1,7 +1,8 @@
 """Consolidation driven by a live model: what a real (small) model's answers become.
 
     python bench/consolidate_live.py --base-url http://127.0.0.1:8089/v1 --model qwen \
-        [--sessions 2] [--context-tokens 4096] [--user a] [--only conv-26]
+        [--sessions 2] [--context-tokens 8192] [--strategy auto|batch|entry] \
+        [--structured auto|schema|off] [--batch-entries N] [--user a] [--only conv-26]
 
 Never run in CI: it needs a model server (any OpenAI-compatible endpoint). One way to run a
 small model offline, as the README's figures were made:
@@ -25,9 +26,16 @@ Two parts:
 2. **LoCoMo** (the consolidation-quality bench, bench/consolidate_quality.py): each
    conversation's first `--sessions` sessions logged and consolidated through the model;
    per conversation and per part (tuning / checking, as the offline rules were tuned):
-   entries offered, batches and seconds per batch, edits accepted / held / refused by
-   reason, entries taken and left, and the precision and recall of the lines written
+   entries offered, batches and seconds per batch, model calls, edits accepted / held /
+   refused by reason, entries taken and left pending (and their share of those offered),
+   batches left pending for want of a usable answer, runs an answer stopped (an error
+   raised out of the run: must be 0), and the precision and recall of the lines written
    against LoCoMo's annotated facts (the same rules as the offline figures).
+
+The strategy (llm.strategy), structured output (llm.structured_output) and the entries a
+batch holds (llm.batch_entries) are the product's settings, passed as MEM_LLM_* variables.
+The batch strategy needs --context-tokens of at least ~4,500 (its instructions, the tool's
+schema and the answer's room take ~4,200).
 """
 
 from __future__ import annotations
@@ -43,8 +51,10 @@ from datetime import datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
+# bench/ goes last: its secrets.py would otherwise stand in for the standard library's
+# (numpy.random imports `secrets`).
+sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench")]
+sys.path.append(str(ROOT / "bench"))
 
 from consolidate_quality import score
 from recall_quality import DEFAULT_DATA, TUNE
@@ -140,12 +150,16 @@ def main() -> None:
     ap.add_argument("--model", required=True)
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--sessions", type=int, default=2, help="sessions per conversation")
-    ap.add_argument("--context-tokens", type=int, default=4096)
+    ap.add_argument("--context-tokens", type=int, default=8192)
+    ap.add_argument("--strategy", choices=("auto", "batch", "entry"), default="auto")
+    ap.add_argument("--structured", choices=("auto", "schema", "off"), default="auto")
+    ap.add_argument("--batch-entries", type=int, default=0)
     ap.add_argument("--timeout", type=float, default=900)
     ap.add_argument("--user", choices=("a", "b"), default="a")
     ap.add_argument("--only", action="append", help="a sample id (repeatable)")
     ap.add_argument("--skip-six", action="store_true")
     ap.add_argument("--answers", type=Path, help="append every raw answer here (JSON lines)")
+    ap.add_argument("--lines", action="store_true", help="print every added line and its verdict")
     args = ap.parse_args()
     if args.answers:
         _record_answers(args.answers)
@@ -153,10 +167,17 @@ def main() -> None:
     os.environ["MEM_LLM_CONTEXT_TOKENS"] = str(args.context_tokens)
     os.environ["MEM_LLM_TIMEOUT"] = str(args.timeout)
     os.environ["MEM_LLM_MAX_RETRIES"] = "0"
+    os.environ["MEM_LLM_STRATEGY"] = args.strategy
+    os.environ["MEM_LLM_STRUCTURED_OUTPUT"] = args.structured
+    os.environ["MEM_LLM_BATCH_ENTRIES"] = str(args.batch_entries)
     settings = {"model": args.model, "base_url": args.base_url}
     env = {k: v for k, v in os.environ.items() if k.startswith(("OPENAI_", "MEM_LLM_"))}
     env["MEM_EMBED_PROVIDER"] = "none"
-    print(f"model {args.model} @ {args.base_url}; context {args.context_tokens} tokens")
+    print(
+        f"model {args.model} @ {args.base_url}; context {args.context_tokens} tokens; strategy "
+        f"{args.strategy}, structured output {args.structured}, batch entries "
+        f"{args.batch_entries or 'default'}"
+    )
     if not args.skip_six:
         six_entries(settings, env)
     data = json.loads(args.data.read_text(encoding="utf-8"))
@@ -182,11 +203,15 @@ def main() -> None:
                     "captured": r["captured"],
                     "user_facts": r["user_facts"],
                     "seconds": r["seconds"],
+                    "calls": r["report"].calls,
+                    "unanswered": len(r["report"].unanswered),
                 }
             )
             for part in ("tune" if name in TUNE else "check", "all"):
                 parts[part].update(counts)
             print(line(name, counts), flush=True)
+            for verdict, file, text in r["verdicts"] if args.lines else ():
+                print(f"  {'ok ' if verdict else 'BAD'} {file:<9} {text}", flush=True)
     for part, c in parts.items():
         if c["batches"]:
             print(line(part, c))
@@ -199,26 +224,33 @@ def _record_answers(path: Path) -> None:
     """Keep what the model said, word for word, to read beside the counts."""
     from openclaw_mem.consolidate.providers.openai_compat import OpenAIProvider
 
-    done = OpenAIProvider._done
+    message = OpenAIProvider.message
 
-    def keep(self, found, response, convo, answer):
+    def keep(self, response):
+        found = message(self, response)
         with path.open("a", encoding="utf-8") as f:
-            f.write(json.dumps({"answer": answer}, ensure_ascii=False) + "\n")
-        return done(self, found, response, convo, answer)
+            answer = {"answer": getattr(found, "content", None)}
+            f.write(json.dumps(answer, ensure_ascii=False) + "\n")
+        return found
 
-    OpenAIProvider._done = keep
+    OpenAIProvider.message = keep
 
 
 def line(name: str, c: Counter) -> str:
     precision = c["supported"] / c["lines"] if c["lines"] else float("nan")
     recall = c["captured"] / c["user_facts"] if c["user_facts"] else float("nan")
     per_batch = c["seconds"] / c["batches"] if c["batches"] else float("nan")
+    # Left pending after the run: every entry offered that no batch took (a batch left
+    # for want of an answer included).
+    pending = c["offered"] - c["taken"]
+    left = pending / c["offered"] if c["offered"] else float("nan")
     return (
         f"{name:<8} offered {c['offered']:>4}  batches {c['batches']:>3} "
-        f"({per_batch:>5.0f} s each)  edits accepted {c['accepted']:>3} held {c['held']:>3} "
-        f"refused {c['refused']:>3} skipped {c['skipped']:>3}  entries taken {c['taken']:>4} "
-        f"left {c['left']:>4}  unused answers {c['unused']:>2}  lines {c['lines']:>3} "
-        f"precision {precision:.2f} recall {recall:.2f}"
+        f"({per_batch:>5.0f} s each, {c['seconds']:>5.0f} s)  calls {c['calls']:>4}  edits "
+        f"accepted {c['accepted']:>3} held {c['held']:>3} refused {c['refused']:>3} skipped "
+        f"{c['skipped']:>3}  entries taken {c['taken']:>4} left {pending:>4} ({left:.0%})  "
+        f"batches left {c['unanswered']:>2}  stopped {c['failed runs']:>2}  lines "
+        f"{c['lines']:>3} precision {precision:.2f} recall {recall:.2f}"
     )
 
 

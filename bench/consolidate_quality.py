@@ -39,7 +39,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# bench/ goes last: its secrets.py would otherwise stand in for the standard library's
+# (numpy.random imports `secrets`).
+sys.path[:] = [str(ROOT), *(p for p in sys.path if Path(p or ".").resolve() != ROOT / "bench")]
+sys.path.append(str(ROOT / "bench"))
 
 from recall_quality import DEFAULT_DATA, TUNE, parse_session_time
 
@@ -210,6 +213,12 @@ def main() -> None:
         help="which speaker is the user: a, the first (the benchmark), or b, the second (a "
         "held-out set: the rules were written without reading their words)",
     )
+    ap.add_argument(
+        "--part",
+        choices=("tune", "check", "all"),
+        default="all",
+        help="only the tuning part (conv-26, conv-30) or only the checking part",
+    )
     args = ap.parse_args()
     settings = {k: v for k, v in (("model", args.model), ("base_url", args.base_url)) if v}
     data = json.loads(args.data.read_text(encoding="utf-8"))
@@ -221,6 +230,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         for sample in data:
             name = sample["sample_id"]
+            if args.part != "all" and (name in TUNE) != (args.part == "tune"):
+                continue
             r = score(sample, Path(tmp) / name, args.provider, settings, args.user)
             for part in ("tune" if name in TUNE else "check", "all"):
                 parts[part]["samples"] = parts[part].get("samples", 0) + 1

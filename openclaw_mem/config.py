@@ -334,6 +334,30 @@ KEYS: tuple[Key, ...] = (
         ("auto", "tools", "json"),
     ),
     Key(
+        "llm.structured_output",
+        "auto",
+        "Ask for the answer's JSON schema through `response_format` (grammar-constrained on "
+        "llama.cpp, vLLM, Ollama, LM Studio: the answer always parses): schema (always), off "
+        "(never), or auto (when the endpoint's model list says it takes one).",
+        ("auto", "schema", "off"),
+    ),
+    Key(
+        "llm.strategy",
+        "auto",
+        "How the model is asked: batch (a batch of entries, one save_memory answer), entry "
+        "(one short question per log entry, for small models: what it says about its writer), "
+        "or auto (entry when the endpoint reports a model under 4B parameters, else batch).",
+        ("auto", "batch", "entry"),
+    ),
+    Key(
+        "llm.batch_entries",
+        0,
+        "Most log entries one batch (one commit) holds; 0: as many as llm.context_tokens "
+        "takes with the batch strategy, 20 with the entry strategy.",
+        min=0,
+        max=100_000,
+    ),
+    Key(
         "llm.daily_token_budget",
         0,
         "Tokens automatic consolidations (--auto, mem watch, auto_consolidate) may spend a "
@@ -368,6 +392,15 @@ KEYS: tuple[Key, ...] = (
         "turn); the rest wait in `mem review`.",
         min=1,
         max=10_000,
+    ),
+    Key(
+        "consolidate.max_offers",
+        3,
+        "Runs that may show an entry to a model that neither cites nor skips it; then it is "
+        "recorded as passed over (kept nothing; `mem review --reoffer` offers it again). "
+        "0: offered until a model takes it.",
+        min=0,
+        max=1000,
     ),
     Key(
         "consolidate.review",
@@ -577,6 +610,8 @@ UNTRUSTED_OK = (
     "llm.max_retries",
     "llm.context_tokens",
     "llm.tool_mode",
+    "llm.structured_output",
+    "llm.batch_entries",
     "consolidate.user_budget",
     "context.budget",
     "context.memories",

@@ -47,6 +47,7 @@ class ExitCode(int):
     CONFLICT = 8  # a file changed under us, a merge conflicts or is in progress; nothing written
     UNWRITABLE = 9  # the workspace cannot be written (permissions, read-only, disk full)
     FINDINGS = 10  # mem audit found lines to look at (not an error: like a linter's exit 1)
+    PARTIAL = 11  # mem consolidate saved some batches and left others pending, each with why
     INTERRUPTED = 130  # Ctrl-C
 
 
@@ -89,6 +90,16 @@ class ConfigError(MemError):
 
 class ProviderError(MemError):
     exit_code = ExitCode.PROVIDER
+
+
+class UnusableAnswer(ProviderError):
+    """The model answered, but nothing can be read from the answer (or none came in time):
+    consolidation asks once more (in two halves when it was `cut` at the token cap or the
+    time limit), then leaves that batch pending and goes on."""
+
+    def __init__(self, message: str, *, cut: bool = False) -> None:
+        super().__init__(message)
+        self.cut = cut
 
 
 class ConflictError(MemError):

@@ -296,6 +296,14 @@ class Memory:
         """Consolidations waiting for review, oldest first."""
         return self.curating.proposals()
 
+    def passed_over(self) -> int:
+        """Log entries a model was shown consolidate.max_offers times and never used."""
+        return self.curating.passed_over()
+
+    def reoffer(self):
+        """Offer the passed-over entries again: (how many, commit, warnings)."""
+        return self.curating.reoffer()
+
     def review(self, proposal: str, **how: Any):
         """Show, reword, accept (minus rejected edits) or drop a proposal: (proposal, diff,
         batch written or None)."""

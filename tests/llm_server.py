@@ -19,6 +19,17 @@ def tool_call(arguments: dict | str) -> tuple:
     return ("tool", args)
 
 
+def llama_cpp_model(n_params: float = 1.5e9) -> dict:
+    """A model as llama.cpp's server lists it: it decodes to a JSON schema, and says the
+    model's size."""
+    return {
+        "id": "/models/small.gguf",
+        "object": "model",
+        "owned_by": "llamacpp",
+        "meta": {"n_params": n_params, "n_ctx": 16384},
+    }
+
+
 def skipping_all(history: str) -> Callable[[dict], tuple]:
     """A step answering with a history paragraph and every entry of the request in `skip`:
     a batch that held nothing durable, said so."""
@@ -70,11 +81,23 @@ class ScriptedLLM:
         self.requests: list[dict] = []
         self.headers: list[dict[str, str]] = []  # one per request, names lower-cased
         self.paths: list[str] = []  # one per chat request: the path it was sent to
+        # What GET /models lists, as a server advertises itself (None: 404, as a server
+        # without a model list answers); each GET is counted in `listed`.
+        self.models: list[dict] | None = None
+        self.listed = 0
         owner = self
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:
                 pass
+
+            def do_GET(self) -> None:
+                if not self.path.endswith("/models"):
+                    return owner._send(self, 404, {"error": {"message": "no such path"}})
+                owner.listed += 1
+                if owner.models is None:
+                    return owner._send(self, 404, {"error": {"message": "not found"}})
+                return owner._send(self, 200, {"object": "list", "data": owner.models})
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", 0))

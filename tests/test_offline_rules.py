@@ -73,6 +73,17 @@ def taken(text: str) -> list[tuple[str, str, str]]:
          "Loves hiking the coastal trails"),
         ("I'm going to a ceramics fair in Lyon this month.", "USER", "Goals",
          "Is going to a ceramics fair in Lyon this month"),
+        # Something that happened, said with when (the date is made absolute later).
+        ("I went to a climate action meetup yesterday and it was great!", "MEMORY", "Facts",
+         "User went to a climate action meetup yesterday"),
+        ("I started playing the bass guitar about three years ago.", "MEMORY", "Facts",
+         "User started playing the bass guitar about three years ago"),
+        ("I used to go sailing with my uncle when I was a kid.", "MEMORY", "Facts",
+         "User used to go sailing with their uncle"),
+        ("I'm putting together a charity bake sale next month.", "MEMORY", "Projects",
+         "User is putting together a charity bake sale next month"),
+        # First person in another language is rewritten about the user (issue 34).
+        ("Actually 我现在主要用Rust写服务了", "MEMORY", "Facts", "用户现在主要用Rust写服务了"),
     ],
 )  # fmt: skip
 def test_a_durable_statement_becomes_a_line_that_stands_alone(said, file, section, line):
@@ -97,6 +108,10 @@ def test_a_durable_statement_becomes_a_line_that_stands_alone(said, file, sectio
         "I love the freedom and calm it brings.",  # "it" is in the turn before
         "I love the food and the markets of this town.",  # which town?
         "I love the way the glaze turned out!",  # a reaction to a photo
+        "Please suggest Python code in that style.",  # which style? (issue 34)
+        "Please keep the answers like those from yesterday.",  # which ones?
+        "I went to the bakery and it was packed.",  # an event without a time
+        "Actually 我们改用 GitLab 了",  # "we": whose team, the line alone does not say
     ],
 )
 def test_what_does_not_stand_alone_stays_in_the_log(said):

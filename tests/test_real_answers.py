@@ -150,17 +150,15 @@ def test_a_partly_used_answer_takes_only_what_it_cites_or_drops(ws, llm):
     }
     llm.push(tool_call(answer))
     out = run(ws, llm).stdout
-    assert "3 entries no accepted edit cited" in out
+    assert "4 entries no accepted edit cited" in out
     user = (ws.root / "USER.md").read_text(encoding="utf-8")
     agents = (ws.root / "AGENTS.md").read_text(encoding="utf-8")
-    # E3 (the allergy) was cited for Berlin: the src follows the entry that says it.
-    assert (
-        "- Lives in Berlin <!-- identity i=0.8 c=0.9 2026-12-01 src=memory/2026-12-01.md#L3-L4"
-        in user
-    )
+    # E3 (the allergy) was cited for Berlin: held, never moved to the entry that says it
+    # (that is how the instructions' own example once reached USER.md with a src=).
+    assert "Lives in Berlin" not in user and "E3 does not say this" in out
     assert "- Always answer the user in English, short and direct <!-- rule" in agents
     left = [e.entry.text for e in pending_entries(Workspace(ws.root))]
-    assert left == [SIX[2][2], SIX[4][2], SIX[5][2]]  # allergy, sister, CI: offered again
+    assert left == [SIX[0][2], SIX[2][2], SIX[4][2], SIX[5][2]]  # offered again
     assert PROGRESS_FILE in git.Repo(ws.root).head.commit.stats.files
 
 
@@ -192,7 +190,7 @@ def test_a_well_formed_answer_without_sources_is_attributed_or_held(ws, llm):
     line = "GitHub Actions since 2026-11-30 <!-- fact i=0.7 c=0.9 2026-12-01 src="
     assert line + "memory/2026-12-01.md#L18-L19 eid=" in memory
     assert "Portuguese" not in (ws.root / "USER.md").read_text(encoding="utf-8")
-    assert "held for review (it cites no log entry and no entry of the batch clearly" in out
+    assert "held for review (it cites no log entry and no one entry of the batch says" in out
 
 
 def test_relative_dates_in_a_models_lines_are_resolved_against_their_entry(ws, llm):
@@ -325,10 +323,11 @@ def _edit(text: str, sources=(), file="USER") -> Edit:
     return Edit(file, "add", "fact", 0.5, 0.9, text=text, sources=tuple(sources))
 
 
-def test_attribution_keeps_right_citations_and_moves_wrong_ones():
+def test_attribution_keeps_right_citations_and_never_moves_wrong_ones():
     prompt = _entries("I moved to Berlin last week", "我对花生过敏", "We use GitHub Actions now")
     assert attribute(_edit("Lives in Berlin", [1]), prompt) == ((1,), "")
-    assert attribute(_edit("Lives in Berlin", [2]), prompt) == ((1,), "")  # evidence wins
+    sources, why = attribute(_edit("Lives in Berlin", [2]), prompt)  # never re-pinned
+    assert sources == () and "E2 does not say this" in why
     assert attribute(_edit("Lives in Berlin"), prompt) == ((1,), "")  # none given: inferred
     assert attribute(_edit("Is allergic to peanuts", [2]), prompt) == ((2,), "")  # cross-script
     sources, why = attribute(_edit("Speaks Portuguese", [3]), prompt)

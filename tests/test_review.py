@@ -30,7 +30,7 @@ def test_propose_then_review_with_a_rejected_and_a_reworded_edit(mem, llm, monke
     assert "nothing to do" in run(mem, llm).stdout  # the entries wait in the proposal
 
     shown = mem("review", ident).stdout
-    assert "+- Go code style: golangci-lint" in shown and "--accept-all" in shown
+    assert "+- Go code is checked with golangci-lint" in shown and "--accept-all" in shown
     # Reword edit 2 in "the editor": a script that writes the new wording into the file.
     script = (
         "import sys; open(sys.argv[1], 'w').write('Go style: golangci-lint + gofumpt, always.')"

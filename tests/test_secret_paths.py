@@ -113,7 +113,8 @@ def test_a_secret_in_the_models_answer_is_never_quoted(leaky, llm):
         args += ["--now", "2026-11-30T10:00", "--dry-run"] + ([flag] if flag else [])
         out = leaky(*args)
         assert _clean(out.stdout + out.stderr) and "hunter2" not in out.stdout
-        assert "withheld" in out.stdout
+        # The secret-quoting line is held (E1 as sent says only [REDACTED]) or withheld.
+        assert any(w in out.stdout for w in ("withheld", "held for review", '"review"'))
     llm.push(tool_call(answer))
     leaky("consolidate", "--provider", "openai", "--base-url", llm.url, "--now", "2026-11-30T10:00")
     everything = _everything_but_logs(leaky.root)

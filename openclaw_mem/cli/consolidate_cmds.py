@@ -4,7 +4,7 @@ from typing import Annotated
 
 import typer
 
-from ..errors import UsageError
+from ..errors import ExitCode, UsageError
 from ..text import visible
 from .app import app, one_of, parse_when, state, warn
 
@@ -62,6 +62,8 @@ def consolidate_cmd(
         render.print_json(render.consolidation_json(report))
     elif not quiet:
         render.consolidation_view(st.term, report)
+    if report.partial:
+        raise typer.Exit(ExitCode.PARTIAL)
 
 
 @app.command("review")
@@ -83,6 +85,10 @@ def review_cmd(
         int | None, typer.Option("--edit", help="Reword edit N in $EDITOR first.")
     ] = None,
     drop: Annotated[bool, typer.Option("--drop", help="Discard the proposal.")] = False,
+    reoffer: Annotated[
+        bool,
+        typer.Option("--reoffer", help="Offer the entries consolidation passed over again."),
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Consolidations waiting for a person: list them, show one as a diff, reword, reject or
@@ -106,20 +112,17 @@ def review_cmd(
             f"{acting[0]} needs a proposal id: `mem review` lists them (see `mem review --help`)"
         )
     mem = st.memory()
-    if proposal is None:
-        waiting = mem.proposals()
-        if as_json:
-            render.print_json({"proposals": [render.proposal_json(p) for p in waiting]})
-        elif not waiting:
-            typer.echo("no consolidation is waiting for review")
-        for p in waiting if not as_json else []:
-            typer.echo(
-                visible(
-                    f"{p.id}  {p.created}  {len(p.edits)} edits, {p.entries} log entries, "
-                    f"{p.provider}"
-                )
-            )
+    if reoffer:
+        if proposal is not None:
+            raise UsageError("--reoffer takes no proposal id")
+        n, commit, warnings = mem.reoffer()
+        for w in warnings:
+            warn(w)
+        done = f", committed {commit}" if commit else ""
+        typer.echo(f"{n} passed-over log entries offered again{done}" if n else "none passed over")
         return
+    if proposal is None:
+        return _list_waiting(mem, as_json)
     reword = ()
     if edit is not None:
         pending, _, _ = mem.review(proposal)
@@ -151,6 +154,31 @@ def review_cmd(
         )
     else:
         render.proposal_view(st.term, pending, diff)
+
+
+def _list_waiting(mem, as_json: bool) -> None:
+    """The proposals waiting, and how many entries consolidation passed over."""
+    from . import render
+
+    waiting, passed = mem.proposals(), mem.passed_over()
+    if as_json:
+        render.print_json(
+            {"proposals": [render.proposal_json(p) for p in waiting], "passedOver": passed}
+        )
+        return
+    if not waiting:
+        typer.echo("no consolidation is waiting for review")
+    for p in waiting:
+        typer.echo(
+            visible(
+                f"{p.id}  {p.created}  {len(p.edits)} edits, {p.entries} log entries, {p.provider}"
+            )
+        )
+    if passed:
+        typer.echo(
+            f"{passed} log entries passed over: shown to a model consolidate.max_offers times, "
+            "never cited nor skipped, nothing kept (mem review --reoffer offers them again)"
+        )
 
 
 def _in_editor(text: str, env: dict[str, str]) -> str:

@@ -178,10 +178,12 @@ def status_view(term: Environment, st: Status) -> None:
         last = con["last"] or "never"
         commit = f" ({con['lastCommit']['short']})" if con.get("lastCommit") else ""
         waiting = con.get("proposals") or 0
+        passed = con.get("passed") or 0
         out.print(
             f"[bold]consolidation[/bold] {plural(con['pending'], 'entry')} pending, "
             f"last {last}{commit}"
             + (f"; {plural(waiting, 'proposal')} waiting (mem review)" if waiting else "")
+            + (f"; {passed} passed over (mem review --reoffer)" if passed else "")
         )
     git = st.git
     if git is None:
@@ -368,6 +370,10 @@ def consolidation_json(report) -> dict:
         "dryRun": report.dry_run,
         "redacted": report.redacted,
         "calls": report.calls,
+        "partial": report.partial,
+        "unanswered": [
+            {"entries": u.entries, "sent": u.sent, "reason": u.reason} for u in report.unanswered
+        ],
         "batches": [
             {
                 "entries": b.entries,
@@ -381,6 +387,7 @@ def consolidation_json(report) -> dict:
                 "review": b.review,
                 "taken": b.taken,
                 "dropped": b.dropped,
+                "passed": b.passed,
                 "left": b.left,
                 "unused": b.unused,
                 "edits": [
@@ -423,6 +430,7 @@ def consolidation_view(term: Environment, report) -> None:
             f"({b.entries - b.sent} noise or repeats): +{c['added']} ~{c['updated']} "
             f"-{c['deleted']}, {c['deprecated']} deprecated, {c['skipped']} skipped"
             + (f"; {plural(b.dropped, 'entry')} held nothing to keep" if b.dropped else "")
+            + (f"; {plural(b.passed, 'entry')} passed over" if b.passed else "")
         )
         for o in b.outcomes:
             e = o.edit
@@ -466,6 +474,13 @@ def consolidation_view(term: Environment, report) -> None:
             out.print(
                 f"  wrote {', '.join(b.files)} (not committed: git.autocommit or no repository)"
             )
+    for u in report.unanswered:
+        out.print(
+            f"[yellow]left pending: {plural(u.entries, 'entry')} ({u.sent} sent) got no usable "
+            f"answer ({escape(u.reason)}); offered again next time[/yellow]"
+        )
+    if report.partial:
+        out.print("[bold]partly done[/bold]: run it again for what was left pending")
     if report.redacted:
         out.print(f"redacted {plural(report.redacted, 'secret')} before anything was sent")
     if report.dry_run:

@@ -1,16 +1,22 @@
 """What an edit must be before it is written, checked against the batch it came from.
 
-- **Provenance**: the entries an edit cites must say what it says: share a content word
-  (stemmed; a name, a number, a Chinese word pair). Citations that share nothing are dropped;
-  an edit left with none is given the one entry of the batch that clearly supports it (more
-  shared words than any other), and held for review when no entry does. An entry in another
-  script than the edit (我对花生过敏 for "Is allergic to peanuts") cannot be checked word by
-  word: its citation stands when no other entry supports the edit.
+- **Provenance that cannot launder**: a line stands only on the entries it cites, and only
+  when they say it: at least half of the line's content words (stemmed; a name, a number, a
+  Chinese word pair) are theirs, and each cited entry shares one. A citation is never moved
+  to another entry that merely shares a word; a line that cites nothing is given the one
+  entry of the batch that says it by the same rule, or held. An entry in another script
+  than the line (我对花生过敏 for "Is allergic to peanuts") cannot be checked word by word:
+  its citation stands when it is the line's own and no entry of the line's script says it.
+- **Whose words**: a USER.md line comes only from the user's own entries (role user or
+  note), an AGENTS.md rule only from the user asking the agent for something.
+- **A line, not something else**: wrapper text ("Added '…' as a durable fact."), mem's own
+  metadata (`~~…~~`, `i=0.8`, `src=`, `#L12`), a question, and a line that repeats the
+  instructions' own example are held.
 - **Not the log again**: a line that is a log entry copied (with its timestamp or speaker,
   or a long or many-sentence turn as it was said) is held: a memory line says a fact once.
 - **Third person**: "I am allergic to peanuts" becomes "Is allergic to peanuts" in USER.md
-  ("User is …" in MEMORY.md, "the user" in AGENTS.md); a line that still says I, me or my is
-  held.
+  ("User is …" in MEMORY.md, "the user" in AGENTS.md), "我对花生过敏" becomes "对花生过敏";
+  a line that still speaks in the first person (I, me, we, our, 我, 我们, 私は, 저는 …) is held.
 - **Absolute dates**: "next month" said on 2025-06-03 becomes "in 2025-07" (dates.py).
 
 Every check is deterministic and cheap: no model is asked twice.
@@ -100,12 +106,25 @@ _THIRD = {
     "don't": "doesn't",
     "don’t": "doesn't",
     "go": "goes",
+    "wanna": "wants to",
+    "gotta": "has to",
 }
 _MODALS = ("can", "can't", "cannot", "will", "won't", "would", "should", "must", "may", "might")
 _LEAD_I_RE = re.compile(
     r"^I(?P<adverbs>(?:\s+(?:[a-z]+ly|also|just|still|now|often|always|never|usually|"
-    r"mostly|mainly|really|already))*)(?:\s+(?P<verb>[a-z]+(?:n't|n’t)?)|(?P<short>'m|’m|'ve|’ve))"
+    r"mostly|mainly|really|already|even|ever|once|then|too))*)"
+    r"(?:\s+(?P<verb>[a-z]+(?:n't|n’t)?)|(?P<short>'m|’m|'ve|’ve))"
     r"\b\s*"
+)
+
+
+# Past tenses that do not end in -ed: "I went" is "Went", never "Wents".
+PAST = frozenset(
+    "went got made took saw had did found lost bought met ran came gave left felt thought "
+    "told said began won wrote chose drove flew grew knew spent sent built taught caught "
+    "brought kept slept sold held heard paid became forgot fell broke spoke woke wore "
+    "finished drew sang swam ate fought hung led lent meant rode rose shot shut stole "
+    "struck threw understood wept".split()
 )
 
 
@@ -113,7 +132,9 @@ def _verb3(verb: str) -> str:
     v = verb.lower()
     if v in _THIRD:
         return _THIRD[v]
-    if v in _MODALS or v.endswith("ed") or v in ("was", "also", "really", "just", "still"):
+    if v in _MODALS or v.endswith("ed") or v in PAST or v in ("was", "also", "really"):
+        return v
+    if v in ("just", "still"):
         return v
     if v.endswith("y") and len(v) > 2 and v[-2] not in "aeiou":
         return v[:-1] + "ies"
@@ -149,6 +170,87 @@ def third_person(text: str, file: str) -> str:
     return out
 
 
+USER_ROLES = ("user", "note")  # the user's own words, and what they (or their agent) noted
+_KANA_RE = re.compile(r"[\u3040-\u30ff]")
+# First person in the languages mem reads: English plural too ("we switched" is someone's
+# team, said by someone the reader cannot see), Chinese 我 (not 自我, "self", nor 我司 "the
+# firm", 我国 …), Japanese
+# only beside kana (私 is "private" in Chinese), Korean as a whole word.
+_WE_RE = re.compile(r"\b(?:we|us|our|ours|ourselves|let['’]s)\b", re.I)
+_ZH_I_RE = re.compile(r"(?<!自)我(?![司国方校院军])|咱们|俺")  # 我司 names the firm
+_JA_I_RE = re.compile(r"私|僕|俺")
+_KO_I_RE = re.compile(r"(?:^|\s)(?:저는|제가|저의|나는|내가|나의)(?=\s|$)")
+_WRAPPER_RE = re.compile(
+    r"^(?:i\s+(?:have\s+|'ve\s+)?)?(?:added|saved|stored|noted|recorded|remembered|created|"
+    r"updated|deprecated|deleted|removed|appended)\b|\bas\s+an?\s+(?:new\s+|durable\s+)?"
+    r"(?:fact|memory|preference|rule|identity|goal|line|entry|edit)\b",
+    re.I,
+)
+_METADATA_RE = re.compile(
+    r"~~|<!--|-->|\b[ic]=\d|\b(?:src|eid|type|importance|confidence)\s*[=:]\s*\S|#L\d+|"
+    r"\[E\d+\]|\b(?:MEMORY|USER|AGENTS|HISTORY)(?:\.md)?#",
+    re.I,
+)
+# The user asking the agent for something: a rule for AGENTS.md is never drawn from talk.
+_REQUEST_RE = re.compile(
+    r"\b(?:please|pls|always|never|from now on|make sure|remember|don['’]t|do not|stop|avoid|"
+    r"i (?:want|need|would like|'d like) you|you (?:should|must|need to|have to)|"
+    r"(?:can|could|would|will) you)\b|(?:^|[.!?;:]\s*)(?:answer|reply|respond|write|use|keep|"
+    r"call|give|show|format|add|include|tell|send|put)\b|请|以后|今后|不要|别|记住|每次|总是|"
+    r"一律|务必|帮我|你要|你得",
+    re.I,
+)
+
+
+def first_person(text: str) -> str | None:
+    """The first-person word a line still holds, in any language mem reads, or None."""
+    for pattern in (_FIRST_PERSON_RE, _WE_RE, _ZH_I_RE, _KO_I_RE):
+        m = pattern.search(text)
+        if m:
+            return m.group().strip()
+    if _KANA_RE.search(text) and (m := _JA_I_RE.search(text)):
+        return m.group()
+    return None
+
+
+def not_a_line(text: str) -> str | None:
+    """Why a text is not a memory line at all (wrapper text, metadata, a question), or
+    None."""
+    if _METADATA_RE.search(text):
+        return "it carries mem's metadata, not a fact"
+    if _WRAPPER_RE.search(text):
+        return "it says what was saved, not the fact itself"
+    if text.rstrip().endswith(("?", "？")):
+        return "it is a question, not a fact"
+    return None
+
+
+def repeats_example(text: str) -> bool:
+    """Whether a line or a summary is the instructions' own example said again."""
+    from .prompt import EXAMPLE_ANSWER
+
+    said = content(text)
+    if not said:
+        return False
+    examples = [EXAMPLE_ANSWER["history_entry"].split("]", 1)[-1]]
+    examples += [e["text"] for e in EXAMPLE_ANSWER["edits"]]
+    for example in examples:
+        theirs = content(example)
+        shared = len(said & theirs)
+        if shared * 3 >= len(said) * 2 and shared * 2 >= len(theirs):
+            return True
+    return False
+
+
+def chinese_third(text: str, file: str) -> str:
+    """ "我对花生过敏" -> "对花生过敏" (USER.md), "用户对花生过敏" (elsewhere)."""
+    m = re.match(r"^(?:我的|我)(?![们司国方校院军])", text)
+    if not m:
+        return text
+    rest = text[m.end() :]
+    return rest if file == "USER" else ("用户的" if m.group() == "我的" else "用户") + rest
+
+
 def check(
     edits: Sequence[Edit], prompt: Sequence[PromptEntry]
 ) -> tuple[list[Edit], list[tuple[Edit, str]]]:
@@ -158,21 +260,12 @@ def check(
     held: list[tuple[Edit, str]] = []
     by_number = {e.number: e for e in prompt}
     for edit in edits:
-        # A comment inside a line is mem's metadata grammar: logged text cannot bring one
-        # in and set a line's importance, date or src= by it.
-        edit = replace(edit, text=without_comments(edit.text))
-        text, copied = _copied(edit.text, prompt) if edit.text else ("", None)
-        why = copied
-        if text and not why:
-            text = third_person(text, edit.file)
-            if _FIRST_PERSON_RE.search(text):
-                why = "it is written in the first person"
-        edit = replace(edit, text=text)
+        edit, why = _worded(edit, prompt)
         sources, unsupported = attribute(edit, prompt)
         # A held edit keeps only checked citations; what the model claimed is kept apart
         # for the person who reviews it.
         edit = replace(edit, sources=sources, claimed=edit.sources)
-        why = why or unsupported
+        why = why or unsupported or _whose(edit, prompt)
         if why:
             held.append((edit, why))
             continue
@@ -183,26 +276,79 @@ def check(
     return ok, held
 
 
+def _worded(edit: Edit, prompt: Sequence[PromptEntry]) -> tuple[Edit, str | None]:
+    """The edit in the third person, without mem's comments, and why its wording alone
+    holds it (a copy of the log, the first person, not a line at all), or None."""
+    # A comment inside a line is mem's metadata grammar: logged text cannot bring one in
+    # and set a line's importance, date or src= by it.
+    edit = replace(edit, text=without_comments(edit.text))
+    text, why = _copied(edit.text, prompt) if edit.text else ("", None)
+    if text and not why:
+        why = not_a_line(text)
+    if text and not why:
+        text = chinese_third(third_person(text, edit.file), edit.file)
+        if first_person(text):
+            why = "it is written in the first person"
+        elif repeats_example(text) and not _says(content(text), prompt, edit.sources):
+            why = "it repeats the instructions' example, not the entries"
+    return replace(edit, text=text), why
+
+
+def _whose(edit: Edit, prompt: Sequence[PromptEntry]) -> str | None:
+    """Why the entries an edit cites cannot be its source for its file: USER.md is the
+    user's own words, AGENTS.md the user's requests to the agent."""
+    if edit.op == "delete" or edit.file not in ("USER", "AGENTS"):
+        return None
+    by_number = {e.number: e for e in prompt}
+    cited = [by_number[n] for n in edit.sources if n in by_number]
+    others = [e for e in cited if e.role not in USER_ROLES]
+    if others:
+        names = ", ".join(f"E{e.number} ({e.role})" for e in others)
+        return f"{edit.file}.md is about the user: {names} is another speaker's words"
+    if edit.file == "AGENTS" and cited and not any(_REQUEST_RE.search(e.text) for e in cited):
+        return "an AGENTS.md rule comes from the user asking the agent, and no cited entry asks"
+    return None
+
+
+def _says(words: set[str], prompt: Sequence[PromptEntry], numbers: Sequence[int]) -> bool:
+    """Whether the entries `numbers` together say at least half of `words`."""
+    heard = set().union(*(content(e.text) for e in prompt if e.number in numbers))
+    return _supports(words, heard)
+
+
+def _supports(words: set[str], said: set[str]) -> bool:
+    """Whether what an entry said holds at least half of a line's content words."""
+    # A number the entry does not hold is a date the model worked out ("yesterday" said on
+    # 2026-12-01 is "since 2026-11-30"): it neither supports nor counts against the line.
+    words = {w for w in words if not w.isdigit() or w in said}
+    return bool(words) and len(words & said) * 2 >= len(words)
+
+
 def attribute(edit: Edit, prompt: Sequence[PromptEntry]) -> tuple[tuple[int, ...], str]:
     """The entries an edit comes from, checked: (sources, "") or ((), why it is held)."""
     words = content(edit.text or edit.target)
     heard = {e.number: content(e.text) for e in prompt}
-    scores = {n: len(words & said) for n, said in heard.items()}
     cited = [n for n in edit.sources if n in heard]
-    top = max(scores.values(), default=0)
-    kept = [n for n in cited if scores[n] > 0 and scores[n] * 3 >= top * 2]
-    if kept:
-        return tuple(kept), ""
-    best = sorted(scores.items(), key=lambda kv: -kv[1])
-    clear = best and best[0][1] > 0 and (len(best) == 1 or best[0][1] > best[1][1])
-    if clear:
-        return (best[0][0],), ""
     if not words:  # a line of generic words only ("Prefers it"): nothing to check it by
         return tuple(cited), "" if cited else "it cites no log entry and says nothing to match"
-    unreadable = [n for n in cited if not same_script(words, heard[n])]
-    if unreadable and not any(scores.values()):
-        return tuple(unreadable), ""
+    readable = [n for n in cited if same_script(words, heard[n])]
+    sharing = [n for n in readable if words & heard[n]]
+    if sharing and _says(words, prompt, sharing):
+        return tuple(sharing), ""
+    saying = [n for n, said in heard.items() if _script(said) == _script(words)]
+    saying = [n for n in saying if _supports(words, heard[n])]
+    # An entry in two scripts may say the rest in the one the line lacks ("主要用Go写后端"
+    # for "Mainly uses Go for backend work"): a shared word does, unless another entry
+    # plainly says the line.
+    mixed = [n for n in sharing if _script(heard[n]) == "mixed" != _script(words)]
+    if mixed and not saying:
+        return tuple(mixed), ""
+    other_script = [n for n in cited if n not in readable]
+    if other_script and not saying and not sharing:
+        return tuple(other_script), ""  # another script: its own citation, nothing better
     if cited:
         names = ", ".join(f"E{n}" for n in cited)
-        return (), f"{names} does not say this, and no other entry of the batch clearly does"
-    return (), "it cites no log entry and no entry of the batch clearly says this"
+        return (), f"{names} does not say this (at most a word of it)"
+    if len(saying) == 1:
+        return tuple(saying), ""
+    return (), "it cites no log entry and no one entry of the batch says this"

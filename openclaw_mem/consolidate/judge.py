@@ -39,17 +39,25 @@ def judge(
 ) -> Judged:
     # HISTORY.md's markers are mem's grammar: a summary quoting one would forge one.
     history = without_comments(shown.text(proposal.history_entry))
+    skip = proposal.skip
+    if _parrots(proposal):
+        # The instructions' example said back says nothing about these entries: neither
+        # its summary nor its skip list is read as the answer's word on them.
+        history, skip = "", ()
     answered, too_many = first_edits(proposal.edits, opts)
     checked, unsure = check(answered, prompt)
     unsure += too_many
-    edits = resolve(checked, prompt)
-    review = [
-        (shown.edit(e), why)
-        for e, why in zip(
-            resolve([e for e, _ in unsure], prompt), [w for _, w in unsure], strict=True
-        )
-    ]
-    edits, held = _hold_flagged(edits, prompt)
+    edits, held = _hold_flagged(resolve(checked, prompt), prompt)
+    # An edit a check holds, drawn from an entry that reads like an instruction, waits for
+    # the firewall's reason: it is the one a person must see.
+    review = []
+    reasons = [w for _, w in unsure]
+    for edit, why in zip(resolve([e for e, _ in unsure], prompt), reasons, strict=True):
+        _, flagged = _hold_flagged([edit], prompt)
+        if flagged:
+            held += flagged
+        else:
+            review.append((shown.edit(edit), why))
     edits, over = within(edits, opts, grown)
     review += [(shown.edit(e), why) for e, why in over]
     return Judged(
@@ -58,9 +66,19 @@ def judge(
         review,
         [(shown.edit(e), why) for e, why in held],
         _rejected(proposal, shown),
-        proposal.skip,
+        skip,
         proposal.usage or Usage(0, 0),
     )
+
+
+def _parrots(proposal: Proposal) -> bool:
+    """Whether an answer is the instructions' example given back (its summary, or every
+    edit it makes)."""
+    from .checks import repeats_example
+
+    summary = proposal.history_entry.split("]", 1)[-1]
+    texts = [e.text for e in proposal.edits if e.text]
+    return repeats_example(summary) or (bool(texts) and all(map(repeats_example, texts)))
 
 
 def resolve(edits: Sequence[Edit], prompt: Sequence[PromptEntry]) -> list[Edit]:
@@ -97,7 +115,7 @@ def _hold_flagged(
             why[entry.number] = ", ".join(f.kind for f in flags)
     keep, held = [], []
     for edit in edits:
-        reasons = [why[n] for n in edit.sources if n in why]
+        reasons = [why[n] for n in (edit.sources or edit.claimed) if n in why]
         own = scan(f"{edit.text}\n{edit.target}")
         if own:  # the edit is itself an instruction, whatever it cites
             reasons.insert(0, ", ".join(f.kind for f in own))

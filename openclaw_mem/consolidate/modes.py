@@ -1,14 +1,16 @@
 """A run's last stage, chosen once: what becomes of a settled batch. A dry run keeps
 nothing; --propose keeps it in `mem review`; a run applies it (writes, records, commits).
 Both that keep something keep the edits that could not be written in `mem review` too.
-Each says what the next batch starts from."""
+Each says what the next batch starts from, and whether showing a batch to the model counts
+towards passing its entries over (consolidate.max_offers: only a run that applies does)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from ..store.workspace import Workspace
-from .progress import read_history
+from .plan import Batch
+from .progress import count_offers, read_history
 from .proposal import Edit
 from .redaction import Redaction
 from .settle import TO_REVIEW, Settled
@@ -25,6 +27,9 @@ class DryRun:
 
     def next_start(self, ws: Workspace, settled: Settled, history: str):
         return settled.docs, _with_paragraph(history, settled.paragraph)
+
+    def offered(self, ws: Workspace, batch: Batch, taken: set[str]) -> None:
+        return None  # a dry run or a proposal changes no count
 
 
 class Propose(DryRun):
@@ -79,6 +84,10 @@ class Apply:
     def next_start(self, ws: Workspace, settled: Settled, history: str):
         written = getattr(settled, "written", None)
         return (written if written is not None else read_docs(ws)), read_history(ws)
+
+    def offered(self, ws: Workspace, batch: Batch, taken: set[str]) -> None:
+        if batch.prompt:
+            count_offers(ws, [p.id for p in batch.prompt], taken)
 
 
 def _edit_key(edit: Edit) -> tuple[str, str, str]:

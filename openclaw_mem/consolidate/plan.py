@@ -6,7 +6,7 @@ without being sent, so each batch settles a contiguous run of each log."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..format.noise import is_noise
 from ..store.workspace import Workspace
@@ -22,6 +22,24 @@ from .write import Options
 class Batch:
     covered: list[LogEntry]  # every pending entry this batch settles, noise included
     prompt: list[PromptEntry]  # what the provider is shown of them, redacted
+    attempt: int = 0  # 1 when it is asked again after an unusable answer
+    why: str = ""  # what was wrong with the first answer, when it is asked again
+
+
+def split(batch: Batch) -> list[Batch]:
+    """A batch as two halves, each numbered from E1 and settling a contiguous run of what
+    the whole covered (what an answer cut at the token cap is asked again as)."""
+    half = len(batch.prompt) // 2
+    if half == 0:
+        return [batch]
+    last = batch.prompt[half - 1].id
+    cut = next(i for i, c in enumerate(batch.covered) if c.id == last) + 1
+    first = [replace(e, number=i) for i, e in enumerate(batch.prompt[:half], 1)]
+    second = [replace(e, number=i) for i, e in enumerate(batch.prompt[half:], 1)]
+    return [
+        Batch(batch.covered[:cut], first, batch.attempt, batch.why),
+        Batch(batch.covered[cut:], second, batch.attempt, batch.why),
+    ]
 
 
 @dataclass
@@ -40,7 +58,9 @@ def plan(
     *,
     auto: bool,
     warnings: list[str],
+    most: int = 0,
 ) -> RunPlan:
+    """most: the most entries a batch may send (0: as many as the context takes)."""
     from .review import waiting_ids
 
     waiting = waiting_ids(ws)  # entries a proposal holds wait for review
@@ -78,7 +98,7 @@ def plan(
                 id=item.id,
             )
         )
-    cut = batches(prompt, safe_docs, context_tokens) if prompt else []
+    cut = batches(prompt, safe_docs, context_tokens, most) if prompt else []
     for number, span in enumerate(_spans(pending, kept, cut), 1):
         run.batches.append(
             Batch([pending[i] for i in span], cut[number - 1] if number <= len(cut) else [])

@@ -6,11 +6,15 @@
 
 `curated` (an accepted edit cites it), `dropped` (the model, the offline rules or a person in
 `mem review` said it holds nothing durable), `noise` (an acknowledgement or a repeat, left
-out before sending) or `legacy` (covered by a line-number marker of an older mem). Ids come
+out before sending), `passed` (shown to a model in consolidate.max_offers runs that neither
+cited nor skipped it: passed over, nothing kept; `mem review --reoffer` takes these lines
+out again) or `legacy` (covered by a line-number marker of an older mem). Ids come
 from each entry's content (logs.entry_ids), so the record means the same after a merge that
 moves entries around; the file only grows, so git's union merge keeps both sides' lines.
 An entry nobody took stays pending and is offered again: nothing is consumed unless it was
-curated or deliberately dropped. `mem undo` reverts a consolidation's lines with its edits.
+curated, deliberately dropped, or passed over after so many offers (how often each pending
+entry was shown is counted in .mem/offered.json: derived, per machine). `mem undo` reverts
+a consolidation's lines with its edits.
 
 Workspaces from before this record have HISTORY.md markers naming the last line each run
 read (`<!-- consolidated: memory/2026-11-24.md#L19 -->`); they count until the first record
@@ -31,7 +35,8 @@ from ..store.fsutil import SymlinkRefused, append_locked, read_text
 from ..store.workspace import HISTORY_FILE, Workspace, day_of
 
 PROGRESS_FILE = "memory/.consolidated"
-HOW = ("curated", "dropped", "noise", "legacy")
+HOW = ("curated", "dropped", "noise", "passed", "legacy")
+OFFERS_FILE = "offered.json"  # in .mem/: entry id -> runs that showed it and took nothing
 _HEADER = (
     "# mem: the log entries consolidation has taken, one id a line (union-merged; delete a\n"
     "# line to have that entry offered again)\n"
@@ -151,3 +156,69 @@ def record(ws: Workspace, taken: Sequence[Taken]) -> bool:
 
     _, data = append_locked(path, render)
     return bool(data)
+
+
+def read_offers(ws: Workspace) -> dict[str, int]:
+    """How many runs showed each entry to a model and took nothing from it."""
+    import json
+
+    path = ws.state_dir / OFFERS_FILE
+    try:
+        data = json.loads(read_text(path, OFFERS_FILE))
+    except (OSError, ValueError, BadEncoding):  # none yet, or unreadable: counted afresh
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {str(k): v for k, v in data.items() if isinstance(v, int) and v > 0}
+
+
+def count_offers(ws: Workspace, shown: Iterable[str], taken: set[str]) -> None:
+    """One more offer for each entry shown and not taken; taken entries are forgotten."""
+    import json
+
+    from ..store.fsutil import atomic_write_text
+
+    offers = read_offers(ws)
+    for i in shown:
+        if i not in taken:
+            offers[i] = offers.get(i, 0) + 1
+    kept = {k: v for k, v in offers.items() if k not in taken}
+    try:
+        ws.state_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(ws.state_dir / OFFERS_FILE, json.dumps(kept, sort_keys=True))
+    except OSError:
+        pass  # a read-only .mem/: the count starts again next time, nothing is lost
+
+
+def passed_ids(ws: Workspace) -> list[str]:
+    """The entries recorded as passed over, in the record's order."""
+    try:
+        path = ws.inside(PROGRESS_FILE)
+    except SymlinkRefused:
+        return []
+    if not path.is_file():
+        return []
+    out = []
+    for line in read_text(path, PROGRESS_FILE).splitlines():
+        m = _LINE_RE.match(line)
+        if m and m[2] == "passed":
+            out.append(m[1])
+    return out
+
+
+def unpass(ws: Workspace) -> int:
+    """Take the `passed` lines out of the record: those entries are offered again. Returns
+    how many."""
+    from ..store.fsutil import atomic_write_text
+
+    path = ws.inside(PROGRESS_FILE)
+    if not path.is_file():
+        return 0
+    lines = read_text(path, PROGRESS_FILE).splitlines(keepends=True)
+    kept = [x for x in lines if not ((m := _LINE_RE.match(x)) and m[2] == "passed")]
+    if len(kept) != len(lines):
+        atomic_write_text(path, "".join(kept))
+        offers = read_offers(ws)
+        if offers:  # offered afresh: counted from nothing
+            atomic_write_text(ws.state_dir / OFFERS_FILE, "{}")
+    return len(lines) - len(kept)

@@ -3,6 +3,7 @@ how a backlog is cut into batches that fit the model's context."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -12,7 +13,45 @@ from .proposal import PromptEntry, Request
 
 ANSWER_RESERVE = 2000  # tokens left for the tool call itself
 
-SYSTEM = """You maintain an AI agent's long-term memory. It lives in Markdown files that people
+# The instructions' one worked example. Small models copy it as if it were the user's data;
+# the checks hold any line or summary that repeats it (checks.repeats_example).
+EXAMPLE_ENTRIES = (
+    "[E1] 2025-03-02 10:00 user: hey, I just started a new job at Acme as a data engineer",
+    "[E2] 2025-03-02 10:01 assistant: Congratulations!",
+    "[E3] 2025-03-02 10:02 user: thanks! please keep your answers in bullet points",
+)
+EXAMPLE_ANSWER = {
+    "history_entry": "[2025-03-02 10:02] The user started a new job at Acme as a data engineer "
+    "and asked for answers in bullet points.",
+    "edits": [
+        {
+            "file": "USER",
+            "op": "add",
+            "section": "Identity",
+            "text": "Works at Acme as a data engineer since 2025-03",
+            "target": None,
+            "type": "identity",
+            "importance": 0.8,
+            "confidence": 0.9,
+            "sources": [1],
+        },
+        {
+            "file": "AGENTS",
+            "op": "add",
+            "section": "Rules",
+            "text": "Answer the user in bullet points",
+            "target": None,
+            "type": "rule",
+            "importance": 0.7,
+            "confidence": 0.9,
+            "sources": [3],
+        },
+    ],
+    "skip": [2],
+}
+
+SYSTEM = (
+    """You maintain an AI agent's long-term memory. It lives in Markdown files that people
 also read and edit by hand:
 - MEMORY.md: durable facts, projects and tools, decisions (sections Facts, Projects, Decisions)
 - USER.md: who the user is (sections Identity, Preferences, Goals)
@@ -40,16 +79,13 @@ under that person's name, or nowhere.
 Never store secrets (keys, tokens, passwords); they appear as [REDACTED].
 
 Example. Entries:
-[E1] 2025-03-02 10:00 user: hey, I just started a new job at Acme as a data engineer
-[E2] 2025-03-02 10:01 assistant: Congratulations!
-[E3] 2025-03-02 10:02 user: thanks! please keep your answers in bullet points
+"""
+    + "\n".join(EXAMPLE_ENTRIES)
+    + """
 A good call:
-{"history_entry": "[2025-03-02 10:02] The user started a new job at Acme as a data engineer \
-and asked for answers in bullet points.", "edits": [{"file": "USER", "op": "add", "section": \
-"Identity", "text": "Works at Acme as a data engineer since 2025-03", "target": null, "type": \
-"identity", "importance": 0.8, "confidence": 0.9, "sources": [1]}, {"file": "AGENTS", "op": \
-"add", "section": "Rules", "text": "Answer the user in bullet points", "target": null, \
-"type": "rule", "importance": 0.7, "confidence": 0.9, "sources": [3]}], "skip": [2]}"""
+"""
+    + json.dumps(EXAMPLE_ANSWER)
+)
 
 JSON_ONLY = """Answer with that one JSON object (history_entry, edits, skip) and nothing else."""
 
@@ -79,28 +115,51 @@ def messages(request: Request, json_only: bool = False) -> list[dict]:
     ]
 
 
+# What the prompt costs beyond mem's own estimate of its text, measured against llama.cpp's
+# count for Qwen2.5 (bench/consolidate_live.py): the tool's schema goes in the prompt (~500
+# tokens), the chat template wraps the messages and the tool in its own words (~300 with a
+# tool), and estimate_tokens reads English ~15 % short. A batch cut to the estimate alone
+# overflowed a 4,096-token context by up to 400 tokens.
+TEMPLATE_TOKENS = 300
+UNDERCOUNT = 1.15
+
+
+def fixed_tokens(documents: dict[str, str]) -> int:
+    """What every batch's prompt carries besides its entries: the instructions, the tool's
+    schema, the chat template's own words, the memory files and the message's frame."""
+    from .schema import TOOL
+
+    text = estimate_tokens(SYSTEM) + sum(estimate_tokens(t) + 10 for t in documents.values())
+    return int((text + 50) * UNDERCOUNT) + estimate_tokens(json.dumps(TOOL)) + TEMPLATE_TOKENS
+
+
 def batches(
-    entries: Sequence[PromptEntry], documents: dict[str, str], context_tokens: int
+    entries: Sequence[PromptEntry],
+    documents: dict[str, str],
+    context_tokens: int,
+    most: int = 0,
 ) -> list[list[PromptEntry]]:
-    """Cut entries, in order, into batches whose prompt fits the context (CJK counted as
-    about a token a character). An entry too long for any batch is cut short."""
-    fixed = estimate_tokens(SYSTEM) + sum(estimate_tokens(t) + 10 for t in documents.values()) + 50
+    """Cut entries, in order, into batches whose whole prompt fits the context with the
+    answer's room (CJK counted as about a token a character), `most` entries at most (0: no
+    limit). An entry too long for any batch is cut short."""
+    fixed = fixed_tokens(documents)
     budget = context_tokens - ANSWER_RESERVE - fixed
     if budget < 200:
         raise ConfigError(
             f"llm.context_tokens = {context_tokens} leaves no room for log entries next to the "
-            f"memory files (~{fixed} tokens); raise it to the model's context size"
+            f"instructions and memory files (~{fixed} tokens); raise it to the model's "
+            "context size"
         )
     out: list[list[PromptEntry]] = []
     current: list[PromptEntry] = []
     used = 0
     for entry in entries:
-        cost = estimate_tokens(entry.line()) + 1
+        cost = int((estimate_tokens(entry.line()) + 1) * UNDERCOUNT)
         if cost > budget:
             keep = max(1, len(entry.text) * budget // (cost * 2))
             entry = replace(entry, text=entry.text[:keep] + " …[cut]")
-            cost = estimate_tokens(entry.line()) + 1
-        if current and used + cost > budget:
+            cost = int((estimate_tokens(entry.line()) + 1) * UNDERCOUNT)
+        if current and (used + cost > budget or (most and len(current) >= most)):
             out.append(current)
             current, used = [], 0
         current.append(entry)

@@ -89,6 +89,9 @@ class Proposal:
 
 
 class Provider(Protocol):
+    """A provider may also say `batch_entries`, the most entries a batch should hold (0 or
+    absent: as many as context_tokens takes)."""
+
     name: str
     label: str  # what the report and the commit say ran: "offline", "openai gpt-4o-mini @ …"
     context_tokens: int  # how much prompt one call may carry

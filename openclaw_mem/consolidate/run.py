@@ -1,13 +1,16 @@
 """`mem consolidate`: log entries in, one reviewable commit per batch out, in stages:
 
     plan (plan.py: what is pending, noise and repeats left out, secrets redacted, batches
-    cut to the model's context) -> propose (the provider's one save_memory answer) ->
-    judge (judge.py: checks, the firewall, the limits) -> settle (settle.py: the edits
-    applied once, what is taken, the HISTORY.md paragraph) -> keep (modes.py: a dry run
-    keeps nothing, --propose keeps it for review, a run writes and commits it).
+    cut to the model's context) -> ask (ask.py: the provider's answer, asked once more when
+    it is unusable) -> judge (judge.py: checks, the firewall, the limits) -> settle
+    (settle.py: the edits applied once, what is taken, the HISTORY.md paragraph) -> keep
+    (modes.py: a dry run keeps nothing, --propose keeps it for review, a run writes and
+    commits it).
 
-A provider failure, an invalid answer or a file changed twice underneath stops the batch
-before anything of it is written.
+Nothing of a batch is written before its answer is judged. A batch with no usable answer is
+left pending and the run goes on (`Report.unanswered`); a provider that cannot be reached,
+or a file changed twice underneath, stops the run. When no batch could be used at all the
+run raises, as before: nothing was written.
 """
 
 from __future__ import annotations
@@ -16,14 +19,15 @@ import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from ..errors import ConflictError, ProviderError
+from ..errors import ConflictError, ProviderError, UnusableAnswer
 from ..format.markdown import ledger_entries
 from ..store.workspace import Workspace
 from ..text import estimate_tokens
+from .ask import Unanswered, again, ask, left
 from .judge import judge
 from .modes import Apply, DryRun, Propose
-from .plan import plan
-from .progress import read_history
+from .plan import Batch, plan
+from .progress import read_history, read_offers
 from .prompt import ANSWER_RESERVE, user_message
 from .proposal import PromptEntry, Provider, Request
 from .redaction import Redaction
@@ -44,6 +48,12 @@ class Report:
     dry_run: bool = False
     calls: int = 0
     tokens_sent: int = 0
+    unanswered: list[Unanswered] = field(default_factory=list)  # batches left pending
+
+    @property
+    def partial(self) -> bool:
+        """Some batches were settled and others left pending: "partly done" (exit 11)."""
+        return bool(self.unanswered) and bool(self.batches)
 
 
 @contextlib.contextmanager
@@ -95,39 +105,73 @@ def _run(
     shown = Redaction(opts.redact_extra)
     docs, history = read_docs(ws), read_history(ws)
     safe_docs = shown.docs(docs)
+    most = getattr(provider, "batch_entries", 0)
     run = plan(
-        ws, opts, provider.context_tokens, safe_docs, shown, auto=auto, warnings=report.warnings
+        ws,
+        opts,
+        provider.context_tokens,
+        safe_docs,
+        shown,
+        auto=auto,
+        warnings=report.warnings,
+        most=most,
     )
     report.pending, report.redacted, report.skipped = run.pending, shown.hidden, run.skipped
     grown: dict[str, int] = {}  # lines this run added to USER.md and AGENTS.md (limits.py)
-    for number, batch in enumerate(run.batches, 1):
+    offers = read_offers(ws)  # how often each pending entry was shown before (progress.py)
+    queue = list(run.batches)
+    while queue:
+        batch = queue.pop(0)
         if auto and opts.daily_token_budget and batch.prompt:
             stop = _over_budget(history, batch.prompt, safe_docs, opts)
             if stop:
                 report.skipped = stop
                 break
-        judged = None
-        if batch.prompt:
-            try:
-                answer = provider.propose(Request(tuple(batch.prompt), shown.docs(docs), opts.now))
-            except ProviderError as exc:
-                if number > 1 and isinstance(mode, Apply):
-                    exc.message += (
-                        f" (batch {number} of {len(run.batches)}; the {number - 1} before it "
-                        "were saved)"
-                    )
-                raise
-            judged = judge(answer, batch.prompt, opts, grown, shown)
+        try:
+            answer = ask(provider, batch, shown.docs(docs), opts.now)
+        except UnusableAnswer as exc:
+            retry = again(batch, exc)
+            if not retry:
+                report.unanswered.append(left(batch, exc))
+                mode.offered(ws, batch, set())
+            queue[:0] = retry
+            continue
+        except ProviderError as exc:
+            _stopped(report, exc, batch, queue)
+            break
+        judged = judge(answer, batch.prompt, opts, grown, shown) if answer else None
         settled = settle(
-            judged, batch, docs, history, opts, provider.label, shown, mode.review_statuses
+            judged, batch, docs, history, opts, provider.label, shown, mode.review_statuses, offers
         )
         mode.save(ws, settled, opts, provider.label)
+        mode.offered(ws, batch, set(settled.taken))
         report.batches.append(settled.report)
         docs, history = mode.next_start(ws, settled, history)
         if progress:
-            progress(number, len(run.batches))
+            progress(len(report.batches) + len(report.unanswered), _total(report, queue))
     report.calls, report.tokens_sent = provider.calls, provider.tokens_sent
+    if report.unanswered and not report.batches:
+        first = report.unanswered[0].reason
+        raise ProviderError(f"{first}; no batch could be used, nothing was written")
     return report
+
+
+def _total(report: Report, queue: list[Batch]) -> int:
+    return len(report.batches) + len(report.unanswered) + len(queue)
+
+
+def _stopped(report: Report, exc: ProviderError, batch: Batch, queue: list[Batch]) -> None:
+    """The provider cannot be reached: the run stops here. Before any batch was saved that
+    is the command's error; after, this batch and the rest are left pending, partly done."""
+    if not report.batches:
+        if batch.why:  # asked again after an unusable answer: say both
+            raise ProviderError(f"{batch.why}; asked again: {exc.message}") from None
+        raise exc
+    for rest in [batch, *queue]:
+        report.unanswered.append(
+            Unanswered(len(rest.covered), len(rest.prompt), f"not asked: {exc.message}")
+        )
+    queue.clear()
 
 
 def _user_budget(ws: Workspace, budget: int) -> list[str]:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ..errors import ProviderError
+from ..errors import UnusableAnswer
 from ..format.markdown import HISTORY_STAMP_RE, history_stamp
 from .proposal import Edit, Proposal, Rejected
 
@@ -128,7 +128,7 @@ def _json_candidates(text: str) -> list[str]:
 
 def decode_arguments(raw: object) -> dict:
     """The arguments as a dict, from a dict, a JSON string, a JSON string inside a string,
-    a fenced block or JSON after prose; ProviderError when nothing parses."""
+    a fenced block or JSON after prose; UnusableAnswer when nothing parses."""
     value = raw
     for _ in range(3):  # a JSON string inside a JSON string inside ...
         if isinstance(value, dict):
@@ -155,7 +155,7 @@ def decode_arguments(raw: object) -> dict:
         repaired = _repair(raw)
         if repaired is not None:
             return repaired
-    raise ProviderError("the model's answer holds no save_memory arguments that parse as JSON")
+    raise UnusableAnswer("the model's answer holds no save_memory arguments that parse as JSON")
 
 
 def _repair(text: str) -> dict | None:
@@ -402,13 +402,16 @@ _EDITS_KEY = _Key(("edits", "changes", "memory_edits"))
 _SKIP_KEY = _Key(("skip", "skipped", "nothing_durable", "ignore", "ignored"))
 
 
+_WRAPPER = {"name", "function", "type", "id", "arguments", "parameters"}
+
+
 def read_answer(raw: object, *, entries: int, last: datetime) -> Proposal:
     """A Proposal from whatever a provider returned. `entries`: how many numbered entries
     the prompt held; `last`: the time of the newest (the history stamp's default)."""
     data = decode_arguments(raw)
-    for _ in range(2):  # a whole tool-call object: {"name": ..., "arguments": {...}}
+    for _ in range(2):  # a whole call: {"name" or "function": ..., "arguments": {...}}
         inner = data.get("arguments", data.get("parameters"))
-        if isinstance(inner, str | dict) and set(data) <= {"name", "arguments", "parameters"}:
+        if isinstance(inner, str | dict) and set(data) <= _WRAPPER:
             data = decode_arguments(inner)
     history = _history(_HISTORY_KEY.get(data), last)
     items = _EDITS_KEY.get(data)
@@ -419,9 +422,11 @@ def read_answer(raw: object, *, entries: int, last: datetime) -> Proposal:
     if isinstance(items, dict):
         items = [items]
     if not isinstance(items, list):
-        raise ProviderError("the model's edits are neither a list nor an edit; nothing was written")
+        raise UnusableAnswer(
+            "the model's edits are neither a list nor an edit; nothing was written"
+        )
     if not history and not items and _SKIP_KEY.get(data) is None:
-        raise ProviderError("the model's answer holds neither a history entry nor edits")
+        raise UnusableAnswer("the model's answer holds neither a history entry nor edits")
     edits, rejected, notes = [], [], []
     for i, item in enumerate(items):
         try:

@@ -1,22 +1,23 @@
 """A run's fourth stage: a judged answer applied, once, to the curated files as the run
 knows them, and what follows from it: which entries are now taken (cited by an accepted
-edit, said to hold nothing durable, or noise never sent) and which stay pending, the
-HISTORY.md paragraph, what waits in `mem review`, and the batch's report and diff. Nothing
-is written here: the mode (modes.py) decides what is kept."""
+edit, said to hold nothing durable, noise never sent, or passed over after
+consolidate.max_offers offers) and which stay pending, the HISTORY.md paragraph
+(paragraph.py), what waits in `mem review`, and the batch's report and diff. Nothing is
+written here: the mode (modes.py) decides what is kept."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from ..format.markdown import consolidation_marker, history_stamp, ledger_line
+from ..format.markdown import consolidation_marker, ledger_line
 from ..store.workspace import HISTORY_FILE
-from ..text import plural
 from .edits import Outcome, apply_edits
 from .judge import Judged
+from .paragraph import Fate, paragraph
 from .plan import Batch
 from .progress import LogEntry, Taken
-from .proposal import Edit, Usage
+from .proposal import Edit, PromptEntry, Usage
 from .redaction import Redaction
 from .write import BatchReport, Options, _with_paragraph, unified_diff
 
@@ -54,16 +55,19 @@ def settle(
     label: str,
     shown: Redaction,
     review_statuses: Sequence[str] = TO_REVIEW,
+    offers: dict[str, int] | None = None,
 ) -> Settled:
     """One batch's answer (None: nothing was sent, the batch is noise) applied to `docs`.
     Its entries are taken only when an accepted edit cites them, the answer says they hold
-    nothing durable, or they were noise left out before sending; every other entry stays
-    pending and is offered again."""
+    nothing durable, they were noise left out before sending, or this is the
+    consolidate.max_offers-th run that showed them and took nothing (`offers`: how often
+    each was shown before); every other entry stays pending and is offered again."""
     covered, prompt = batch.covered, batch.prompt
     judged = judged or Judged("", [], [], [], [])
     sent = {p.id for p in prompt}
     path_of = {c.id: c.path for c in covered}
     entry_of = {p.number: (p.id, path_of[p.id]) for p in prompt}  # E3 -> (id, log path)
+    taken = {c.id: Taken(c.id, c.path, "noise") for c in covered if c.id not in sent}
     new_docs, outcomes = apply_edits(
         docs, judged.edits, opts.now.date(), opts.min_confidence, opts.redact_extra
     )
@@ -72,12 +76,21 @@ def settle(
         Outcome(e, "held", f"from an entry that reads like an instruction ({why})")
         for e, why in judged.held
     ]
-    taken, waits = _taken(judged, outcomes + held, covered, sent, entry_of)
+    waits = _take(taken, outcomes, held, judged, entry_of)
+    if opts.max_offers and offers is not None:
+        _pass_over(taken, prompt, waits, offers, opts.max_offers, path_of)
     used = any(t.how != "noise" for t in taken.values()) or not prompt
     summary, paragraph = "", ""
     if used:
         applied = [o.edit for o in outcomes if o.applied]
-        summary, paragraph = _paragraph(judged, applied, covered, taken, opts, label)
+        fate = Fate(
+            len(covered),
+            sum(t.how in ("dropped", "noise") for t in taken.values()),
+            sum(t.how == "passed" for t in taken.values()),
+            len(covered) - len(taken) - len(waits),
+            opts.max_offers,
+        )
+        summary, paragraph = _paragraph(judged, applied, covered, taken, fate, docs, opts, label)
     else:
         new_docs = docs  # an answer nothing could be used from changes nothing
     # A batch kept for review (--propose) keeps every edit it read; only what the checks or
@@ -96,6 +109,7 @@ def settle(
         ),
         taken=len(taken) if used else 0,
         dropped=sum(t.how == "dropped" for t in taken.values()) if used else 0,
+        passed=sum(t.how == "passed" for t in taken.values()) if used else 0,
         left=len(covered) - len(taken) - len(waits) if used else len(covered) - len(waits),
         unused=not used,
     )
@@ -114,16 +128,29 @@ def settle(
     )
 
 
-def _taken(
-    judged: Judged,
+def _pass_over(
+    taken: dict[str, Taken],
+    prompt: Sequence[PromptEntry],
+    waits: Sequence[str],
+    offers: dict[str, int],
+    max_offers: int,
+    path_of: dict[str, str],
+) -> None:
+    """Entries this run shows for the max_offers-th time and takes nothing from: passed."""
+    for p in prompt:
+        if p.id not in taken and p.id not in waits and offers.get(p.id, 0) + 1 >= max_offers:
+            taken[p.id] = Taken(p.id, path_of[p.id], "passed")
+
+
+def _take(
+    taken: dict[str, Taken],
     outcomes: Sequence[Outcome],
-    covered: Sequence[LogEntry],
-    sent: set[str],
+    held: Sequence[Outcome],
+    judged: Judged,
     entry_of: dict[int, tuple[str, str]],
-) -> tuple[dict[str, Taken], list[str]]:
-    """Which entries the batch takes (noise never sent, cited by an accepted edit, or said
-    to hold nothing durable) and which wait while a held edit waits."""
-    taken = {c.id: Taken(c.id, c.path, "noise") for c in covered if c.id not in sent}
+) -> list[str]:
+    """Record in `taken` the entries an accepted edit cites (curated) and those the answer
+    drops; returns the entry ids a firewall hold keeps back."""
     for o in outcomes:
         if o.status in _TAKES:
             for n in o.edit.sources:
@@ -132,15 +159,15 @@ def _taken(
     # person decides.
     contested = {
         n
-        for o in (*outcomes, *judged.rejected)
+        for o in [*outcomes, *held, *judged.rejected]
         if o.status not in _TAKES
         for n in (*o.edit.sources, *o.edit.claimed)
     }
     for n in judged.skip:
         if n not in contested and entry_of[n][0] not in taken:
             taken[entry_of[n][0]] = Taken(*entry_of[n], "dropped")
-    waits = sorted({entry_of[n][0] for e, _ in judged.held for n in e.sources} - set(taken))
-    return taken, waits
+    held_from = {n for e, _ in judged.held for n in (e.sources or e.claimed) if n in entry_of}
+    return sorted({entry_of[n][0] for n in held_from} - set(taken))
 
 
 def _paragraph(
@@ -148,13 +175,15 @@ def _paragraph(
     applied: Sequence[Edit],
     covered: Sequence[LogEntry],
     taken: dict[str, Taken],
+    fate: Fate,
+    docs: dict[str, str],
     opts: Options,
     label: str,
 ) -> tuple[str, str]:
     """(the summary, the HISTORY.md paragraph): the summary stamped with the batch's time,
     its agent when one agent's conversation it was, and the marker saying what it took and
     what it cost."""
-    history = _history_paragraph(judged.history, applied, covered, opts)
+    history = paragraph(judged.history, applied, covered, fate, docs, opts.now)
     owners = {i.entry.agent for i in covered}
     if len(owners) == 1 and (owner := owners.pop()):
         # One agent's conversation: its summary is its own (private when agents are
@@ -169,41 +198,3 @@ def _paragraph(
     for t in taken.values():
         counts[t.path] = counts.get(t.path, 0) + 1
     return history, f"{history}\n{consolidation_marker(counts, ledger)}\n"
-
-
-def _about_the_batch(history: str, covered: Sequence[LogEntry]) -> bool:
-    """Whether a summary says something the entries said ("Today is 2026-12-01 10:00", the
-    prompt's own first line, is not a summary of anything)."""
-    from .checks import content, same_script
-
-    said = content(history.split("]", 1)[-1])
-    heard = set().union(*(content(c.entry.text) for c in covered)) if covered else set()
-    return bool(said & heard) or not heard or not same_script(said, heard)
-
-
-def _history_paragraph(
-    history: str, applied: Sequence[Edit], covered: Sequence[LogEntry], opts: Options
-) -> str:
-    """The model's paragraph when it said something; else one made of what was accepted."""
-    from ..safety.firewall import flagged
-
-    when = max((i.when for i in covered if i.when), default=opts.now)
-    if flagged(history):
-        # HISTORY.md is recalled into prompts like any curated file: a summary that
-        # quotes a payload would plant it there. The entries stay in the log.
-        return (
-            f"{history_stamp(when)} {plural(len(covered), 'log entry')}; the summary "
-            "quoted text that reads like an instruction to the agent and was left out "
-            "(`mem audit` lists such lines)."
-        )
-    if history and _about_the_batch(history, covered):
-        from ..format.dates import resolve_relative
-
-        return resolve_relative(history, when.date())  # "yesterday" read months later
-    said = [f"{' '.join(e.text.split()).rstrip('.。')}." for e in applied if e.text][:5]
-    if said:
-        return f"{history_stamp(when)} Noted: {' '.join(said)}"
-    return (
-        f"{history_stamp(when)} {plural(len(covered), 'log entry')} held nothing to keep "
-        "(acknowledgements, fillers, repeats and small talk)."
-    )

@@ -35,6 +35,7 @@ class Options:
     max_edits: int = 50  # edits one answer may make (limits.py)
     max_line_chars: int = 400  # the longest line a model may write
     max_new_lines: int = 20  # new lines one run may add to USER.md and AGENTS.md each
+    max_offers: int = 3  # runs an entry may be shown and left neither cited nor skipped
 
 
 @dataclass
@@ -50,6 +51,7 @@ class BatchReport:
     proposal: str | None = None  # its id in .mem/proposals/, when proposed for review
     taken: int = 0  # entries now consolidated (cited by an accepted edit, dropped, noise)
     dropped: int = 0  # of those, the ones the answer said hold nothing durable
+    passed: int = 0  # of those, the ones passed over after consolidate.max_offers offers
     left: int = 0  # entries that stay pending: offered again next time
     unused: bool = False  # the answer held nothing that could be used: nothing written
     review: str | None = None  # the proposal holding edits that could not be written

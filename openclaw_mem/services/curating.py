@@ -9,7 +9,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from ..store.commits import COMMIT_CLEANUP, COMMIT_FORGET
+from ..store.commits import COMMIT_CLEANUP, COMMIT_CONSOLIDATE, COMMIT_FORGET
 from .place import Place
 from .results import CleanupResult, ForgetResult
 
@@ -59,6 +59,29 @@ class Curating:
         from ..consolidate.review import load_all
 
         return load_all(self.place.ws)
+
+    def passed_over(self) -> int:
+        """Entries consolidation passed over: shown to a model consolidate.max_offers times
+        that neither cited nor skipped them (nothing kept)."""
+        from ..consolidate.progress import passed_ids
+
+        return len(passed_ids(self.place.ws))
+
+    def reoffer(self) -> tuple[int, str | None, tuple[str, ...]]:
+        """Offer the passed-over entries again: their `passed` lines leave the record, in a
+        commit `mem undo` can revert. (how many, the commit, warnings)."""
+        from ..consolidate.progress import PROGRESS_FILE, unpass
+        from ..store.transaction import transaction
+
+        place = self.place
+        place.check_writable_state()
+        with transaction(place.root):
+            n = unpass(place.ws)
+            if not n:
+                return 0, None, ()
+            message = f"{COMMIT_CONSOLIDATE} {n} passed-over log entries offered again"
+            commit, warnings = place.commit_change([PROGRESS_FILE], message)
+        return n, commit, tuple(warnings)
 
     def review(
         self,

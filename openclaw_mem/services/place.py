@@ -123,6 +123,7 @@ class Place:
             max_edits=cfg["consolidate.max_edits"],
             max_line_chars=cfg["consolidate.max_line_chars"],
             max_new_lines=cfg["consolidate.max_new_lines"],
+            max_offers=cfg["consolidate.max_offers"],
         )
 
     def provider(
@@ -144,6 +145,9 @@ class Place:
             "max_retries": cfg["llm.max_retries"],
             "context_tokens": cfg["llm.context_tokens"],
             "tool_mode": cfg["llm.tool_mode"],
+            "structured_output": cfg["llm.structured_output"],
+            "strategy": cfg["llm.strategy"],
+            "batch_entries": cfg["llm.batch_entries"],
         }
         return providers.create(chosen or cfg["consolidate.provider"], settings, self.env)
 

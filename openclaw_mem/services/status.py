@@ -132,6 +132,7 @@ def _consolidation_summary(ws: Workspace, with_git: bool) -> dict:
 
         found = last_consolidation_commit(ws)
         commit = found.to_json() if found else None
+    from ..consolidate.progress import passed_ids
     from ..consolidate.review import count_pending, load_all
     from ..format.markdown import ledger_entries
 
@@ -149,6 +150,7 @@ def _consolidation_summary(ws: Workspace, with_git: bool) -> dict:
             row["runs"] += 1
     return {
         "pending": count_pending(ws),
+        "passed": len(passed_ids(ws)),
         "last": last_consolidation(history),
         "lastCommit": commit,
         "proposals": len(load_all(ws)),

@@ -60,6 +60,9 @@ def _openai(settings: Mapping[str, Any], env: Mapping[str, str]) -> Provider:
         max_retries=int(settings["max_retries"]),
         context_tokens=int(settings["context_tokens"]),
         tool_mode=settings.get("tool_mode", "auto"),
+        structured=settings.get("structured_output", "auto"),
+        strategy=settings.get("strategy", "auto"),
+        batch_entries=int(settings.get("batch_entries", 0)),
     )
 
 

@@ -41,11 +41,13 @@ from ...safety.secrets import REDACTED
 from ...search import minhash
 from ...search.tokenize import shingles, tokenize
 from ...text import plural
+from ..checks import chinese_third, first_person
 from ..proposal import PromptEntry, Proposal, Request, Usage
 from ..schema import read_answer
 
 USER_ROLES = ("user", "note")  # the user's own words, and what they (or their agent) noted
-MAX_PER_SECTION = 3  # new lines a section may take in one run; the rest stays in the log
+MAX_PER_SECTION = 3  # new lines a section may take per PER_ENTRIES entries of a batch; the
+PER_ENTRIES = 50  # rest stays in the log (a backlog of 500 entries may add 30 to a section)
 SIMILAR = 0.5  # MinHash Jaccard above which a statement repeats a line already there
 MAX_SOURCES = 3  # entries a line cites (its comment is read on every turn): the first ones
 
@@ -79,8 +81,25 @@ _UNNAMED_RE = re.compile(
     r"\b(?:(?-i:it|them)|you|your|yours)\b",  # lower-case "it": "IT support" names a field
     re.I,
 )
-_NOT_IDENTITY_RE = re.compile(r"^(?:a|an)\s+(?:huge|big|great|massive|total|real|bit)\b", re.I)
+_NOT_IDENTITY_RE = re.compile(
+    r"^(?:a|an)\s+(?:huge|big|great|massive|total|real|bit|mix|little|lot)\b", re.I
+)
 MIN_CONTENT_WORDS = 3  # in what a preference or plan is about: "creating art" is too little
+# "that style", "the same way", "in those": what they point at was said before, elsewhere.
+_DANGLING_RE = re.compile(
+    r"\b(?:in|like|of|with|for|on|at|to|from|about|by|into)\s+(?:that|those|such)\b"
+    r"(?!\s+(?:\w+\s+)?(?:who|which|that|where|when)\b)|\bthe same\b|\bsuch\s+(?:a|an)\b|"
+    r"\bthat\s+(?:style|way|one|kind|sort|thing|stuff|idea|format|approach)\b",
+    re.I,
+)
+_PAST_TIME_RE = re.compile(
+    r"\b(?:yesterday|last\s+(?:week|weekend|month|year|night|summer|winter|spring|fall|"
+    r"autumn|monday|tuesday|wednesday|thursday|friday|saturday|sunday|fri|sat|sun)|"
+    r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|several|couple of)"
+    r"\s+(?:days?|weeks?|months?|years?)\s+ago|this\s+(?:week|weekend|month|year|morning)|"
+    r"in\s+(?:19|20)\d{2})\b|昨天|上(?:个)?(?:月|周|星期)|去年|前天",
+    re.I,
+)
 _TIME_RE = re.compile(
     r"\b(?:next|this|by|in|on|before|after|until|every)\s+(?:week|weekend|month|year|summer|"
     r"winter|spring|fall|autumn|morning|evening|monday|tuesday|wednesday|thursday|friday|"
@@ -117,9 +136,47 @@ _VERBS = {
     "researching": "Is researching",
     "looking into": "Is looking into",
     "training for": "Is training for",
+    "putting together": "Is putting together",
+    "hosting": "Is hosting",
+    "organizing": "Is organizing",
+    "organising": "Is organising",
+    "preparing for": "Is preparing for",
+    "getting ready for": "Is getting ready for",
+    "searching for": "Is searching for",
+    "saving for": "Is saving for",
+    "saving up for": "Is saving up for",
+    "volunteering": "Is volunteering",
+    "teaching": "Is teaching",
     "passionate about": "Is passionate about",
     "into": "Is into",
     "keen on": "Is keen on",
+    "used to": "Used to",
+    "had a love for": "Loves",
+    "loved": "Loves",
+    "liked": "Likes",
+    "enjoyed": "Enjoys",
+    "been into": "Is into",
+    "mentor": "Mentors",
+    "coach": "Coaches",
+    "volunteer": "Volunteers",
+    "own": "Owns",
+    "manage": "Manages",
+    "run": "Runs",
+    "lead": "Leads",
+    "tutor": "Tutors",
+    "foster": "Fosters",
+    "teach": "Teaches",
+    "practice": "Practices",
+    "practise": "Practises",
+    "collect": "Collects",
+    "grow": "Grows",
+    "brew": "Brews",
+    "bake": "Bakes",
+    "knit": "Knits",
+    "sew": "Sews",
+    "paint": "Paints",
+    "write": "Writes",
+    "play": "Plays",
 }
 
 # What a person is, said with an adjective, that stays true: "I'm vegetarian". Passing states
@@ -251,11 +308,45 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"^I(?:'m|’m| am|'ve been|’ve been| have been) (?:now |still |currently |also |just )?"
             r"(?P<v>using|working on|building|learning|studying|practicing|practising|"
-            r"researching|looking into|training for) (?P<x>.+)",
+            r"researching|looking into|training for|putting together|hosting|organi[sz]ing|"
+            r"preparing for|getting ready for|searching for|saving (?:up )?for|volunteering|"
+            r"teaching) (?P<x>.+)",
             re.I,
         ),
     ),
     ("tool", re.compile(r"^我(?P<x>(?:最近|现在|正在|目前)?(?:在用|在做|用的是).+)")),
+    # What the person did for years, or does as a habit: "I used to go horseback riding with
+    # my dad", "I mentor a transgender teen", "I've always had a love for horses".
+    (
+        "habit",
+        re.compile(
+            r"^I (?:(?P<v>used to|mentor|coach|volunteer|own|manage|run|lead|tutor|foster|"
+            r"teach|practi[cs]e|collect|grow|brew|bake|knit|sew|paint|write|play) )(?P<x>.+)",
+            re.I,
+        ),
+    ),
+    (
+        "preference",
+        re.compile(
+            r"^I(?:'ve|’ve| have) always (?P<v>had a love for|loved|liked|enjoyed|been into) "
+            r"(?P<x>.+)",
+            re.I,
+        ),
+    ),
+    # Something that happened to the person, said with when: "I went to a support group
+    # yesterday", "I started playing guitar five years ago". Without a time it is as likely
+    # a passing remark as an event.
+    (
+        "event",
+        re.compile(
+            r"^I (?:just |recently |finally |also |even )?(?P<v>went|attended|joined|started|"
+            r"finished|adopted|bought|won|visited|signed up for|ran|completed|graduated from|"
+            r"passed|met|received|lost|began|volunteered|hosted|organi[sz]ed|performed|"
+            r"painted|wrote|published|launched|opened|took up|got married|got engaged) "
+            r"(?P<x>.+)",
+            re.I,
+        ),
+    ),
     (
         "goal",
         re.compile(
@@ -277,6 +368,8 @@ TARGETS = {
     "preference": ("USER", "Preferences", "preference", 0.6, 0.8),
     "tool": ("MEMORY", "Projects", "fact", 0.5, 0.7),
     "goal": ("USER", "Goals", "goal", 0.6, 0.75),
+    "event": ("MEMORY", "Facts", "event", 0.5, 0.7),
+    "habit": ("MEMORY", "Facts", "fact", 0.5, 0.7),
     "correction": ("MEMORY", "Facts", "fact", 0.7, 0.8),
 }
 
@@ -371,6 +464,10 @@ _TAIL_RE = re.compile(
     r"(?:it|they|that|he|she|we)(?:'s|’s|'re|’re)\b).*|\s+(?:too|as\s+well))$",
     re.I,
 )
+_SELF_TAIL_RE = re.compile(
+    r",?\s+(?:when|while|since|because|as|like|just like|after|before|so|and|but)\s+"
+    r"(?:I|me)\b.*$"
+)
 # "this city", "these songs": which ones, the line alone does not say (a time is named).
 _DEMONSTRATIVE_RE = re.compile(r"\b(?:this|these)\s+[a-z][\w'’-]*")  # not "those in need"
 _FIRST_PERSON_RE = re.compile(r"\b(?:I|I'\w+|I’\w+|me|myself)\b")
@@ -416,6 +513,7 @@ def _stand_alone(kind: str, m: re.Match[str], sentence: str) -> str | None:
     # Single spaces first: the tail patterns would backtrack over a long run of whitespace.
     x = _ASIDE_RE.split(" ".join(x.split()), maxsplit=1)[0].rstrip(" .!。！")
     x = _TAIL_RE.sub("", _TAIL_RE.sub("", x))  # a closing clause, then an agreeing "too"
+    x = _SELF_TAIL_RE.sub("", x)  # "… with my dad when I was a kid": when is not what
     x = _POSSESSIVE.sub("their", x)
     if _names_nothing(x) or _FIRST_PERSON_RE.search(x):
         return None
@@ -484,6 +582,7 @@ class OfflineProvider:
         per_section: dict[str, int] = {}
         capped: set[int] = set()
         used: list[str] = []
+        cap = MAX_PER_SECTION * max(1, len(request.entries) // PER_ENTRIES)
         agent_of = {e.number: e.agent for e in request.entries}
         for entry in request.entries:
             if entry.role not in USER_ROLES:
@@ -514,7 +613,7 @@ class OfflineProvider:
                         ):
                             cited.append(entry.number)
                         continue
-                    if per_section.get(section, 0) >= MAX_PER_SECTION:
+                    if per_section.get(section, 0) >= cap:
                         capped.add(entry.number)  # left for the next run, not dropped
                         continue
                 edit["sources"] = [entry.number]
@@ -557,12 +656,14 @@ class OfflineProvider:
                 continue
             if kind == "goal" and not _TIME_RE.search(sentence):
                 return None  # a plan without a time is a passing thought
+            if kind == "event" and not _PAST_TIME_RE.search(sentence):
+                return None  # what happened, and when: else a passing remark
             text = _stand_alone(kind, m, sentence)
             if text is None or len(_words(text)) < (1 if kind in ("trait", "relation") else 2):
                 return None
             if kind == "remember" and _RULE_WORDS.search(text):
                 kind = "rule"
-            if kind == "tool" and text[:1].isascii() and text[:1].isalpha():
+            if kind in ("tool", "event", "habit") and text[:1].isascii() and text[:1].isalpha():
                 # MEMORY.md is not about the user alone: say whose project it is.
                 text = f"User {text[:1].lower()}{text[1:]}"
             edit = _added(kind, text)
@@ -573,7 +674,7 @@ class OfflineProvider:
                     del edit["section"]
                 elif _FIRST_PERSON_RE.search(text):
                     return None  # corrects nothing here, and does not stand alone as a fact
-            return edit
+            return _standalone(edit)
         return None
 
     @staticmethod
@@ -594,6 +695,17 @@ class OfflineProvider:
             ]
         body = " ".join(f"{' '.join(p.split())[:240]}." for p in points if p)
         return f"{head} {body}".strip()
+
+
+def _standalone(edit: dict) -> dict | None:
+    """The edit when its line stands alone: about the user in the third person in every
+    language ("我现在主要用Go写后端了" is "现在主要用Go写后端了" in USER.md), and naming what it
+    is about ("Please suggest Go code in that style" says nothing without the turn before);
+    else None, and the statement stays in the log."""
+    text = chinese_third(edit["text"], edit["file"])
+    if first_person(text) or _DANGLING_RE.search(text):
+        return None
+    return {**edit, "text": text}
 
 
 def _added(kind: str, text: str) -> dict:
