@@ -41,7 +41,7 @@ from ...safety.secrets import REDACTED
 from ...search import minhash
 from ...search.tokenize import shingles, tokenize
 from ...text import plural
-from ..checks import chinese_third, first_person
+from ..checks import chinese_third, first_person, third_person
 from ..proposal import PromptEntry, Proposal, Request, Usage
 from ..schema import read_answer
 
@@ -702,7 +702,8 @@ def _standalone(edit: dict) -> dict | None:
     language ("我现在主要用Go写后端了" is "现在主要用Go写后端了" in USER.md), and naming what it
     is about ("Please suggest Go code in that style" says nothing without the turn before);
     else None, and the statement stays in the log."""
-    text = chinese_third(edit["text"], edit["file"])
+    # "Zhang Lei and I start the rotation" names who: "Zhang Lei and the user start …".
+    text = third_person(chinese_third(edit["text"], edit["file"]), edit["file"])
     if first_person(text) or _DANGLING_RE.search(text):
         return None
     return {**edit, "text": text}
