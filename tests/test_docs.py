@@ -654,6 +654,56 @@ def test_block_checked_without_running(block: Block, tmp_path) -> None:
     assert not problems, "\n".join(problems)
 
 
+def test_the_settings_table_is_the_registry() -> None:
+    """configuration.md's table names every setting once, with the default `mem init`
+    writes for it, and its list of what counts before `mem trust` is the allow-list."""
+    from openclaw_mem import config
+
+    text = (REPO / "docs" / "configuration.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| `([a-z_]+\.[a-z_]+)` \| `([^`]*)` \|", text, re.M)
+    assert sorted(name for name, _ in rows) == sorted(k.name for k in config.KEYS)
+    for name, shown in rows:
+        assert shown == config._toml_value(config.key(name).default), name
+    section = text.split("## Which settings count before `mem trust`")[1]
+    names = section.split("nor drop anything:")[1].split("Every other key")[0]
+    listed = set(re.findall(r"`([a-z_]+\.[a-z_*]+)`", names))
+    recall = {k for k in config.UNTRUSTED_OK if k.startswith("recall.")}
+    assert "recall.*" in listed
+    assert listed - {"recall.*"} == set(config.UNTRUSTED_OK) - recall
+
+
+def _prose(path: Path) -> list[str]:
+    """A document's lines outside its fenced blocks."""
+    out, fenced = [], False
+    for line in path.read_text(encoding="utf-8").split("\n"):
+        if line.lstrip().startswith("```") and not line.lstrip().startswith("````"):
+            fenced = not fenced
+        elif not fenced:
+            out.append(line)
+    return out
+
+
+def _anchors(path: Path) -> set[str]:
+    """The anchors GitHub gives a document's headings."""
+    heads = [m[1] for m in (re.match(r"#+ (.*)$", line) for line in _prose(path)) if m]
+    return {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in heads}
+
+
+def test_every_relative_link_leads_to_a_file_and_heading() -> None:
+    broken = []
+    for doc in DOCS:
+        for target in re.findall(r"\]\(([^)\s]+)\)", "\n".join(_prose(doc))):
+            if re.match(r"[a-z]+:", target):
+                continue  # https:, mailto:
+            path, _, anchor = target.partition("#")
+            found = doc.parent / path if path else doc
+            if not found.exists():
+                broken.append(f"{doc.name}: {target} (no such file)")
+            elif anchor and found.suffix == ".md" and anchor not in _anchors(found):
+                broken.append(f"{doc.name}: {target} (no such heading)")
+    assert not broken, "\n".join(broken)
+
+
 def test_every_document_has_console_blocks_the_harness_reads() -> None:
     names = {b.path.name for b in BLOCKS if b.kind == "console"}
     assert {"README.md", "commands.md", "guide.md"} <= names, names
