@@ -85,20 +85,20 @@ def snapshot(root: Path) -> dict[str, bytes]:
 
 
 def src_problems(root: Path, before: str, after: str) -> list[str]:
-    """Lines added between `before` and `after` whose `src=` cites log lines that do not
+    """Lines added between `before` and `after` whose source links cite log lines that do not
     say what the line says: no content word in common and the same script (a Chinese entry
     may support an English line; that cannot be checked word by word)."""
     from openclaw_mem.consolidate.checks import content, same_script
-    from openclaw_mem.format.markdown import core, parse_citation, parse_meta
+    from openclaw_mem.format.markdown import core, parse_citation, sources
 
     old = set(before.splitlines())
     problems = []
     for line in after.splitlines():
-        meta = parse_meta(line)
-        if line in old or meta is None or not meta.fields.get("src"):
+        cites = sources(line)
+        if line in old or not cites:
             continue
         said = content(core(line))
-        for cite in meta.fields["src"].split(","):
+        for cite in cites:
             found = parse_citation(cite)
             if found is None:
                 problems.append(f"{line!r}: unreadable src {cite!r}")
@@ -109,3 +109,12 @@ def src_problems(root: Path, before: str, after: str) -> list[str]:
             if said and not (said & content(text)) and same_script(said, content(text)):
                 problems.append(f"{line!r}: {cite} says {text[:80]!r}")
     return problems
+
+
+def record(root: Path, file: str, said: str):
+    """What mem recorded of the curated line of `file` (USER, MEMORY, AGENTS) that says
+    `said`: its LineRecord from HISTORY.md's markers, None when it has none."""
+    from openclaw_mem.format.curated import line_key, read_ledger
+
+    history = (root / "HISTORY.md").read_text(encoding="utf-8")
+    return read_ledger(history).get((file, line_key(said)))

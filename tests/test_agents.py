@@ -61,7 +61,7 @@ def test_consolidated_facts_keep_their_agent_and_isolation_makes_them_private(me
     memory.consolidate(provider="offline", now=datetime(2026, 11, 24, 12))
     user = (memory.root / "USER.md").read_text(encoding="utf-8")
     line = next(x for x in user.splitlines() if "tabs over spaces" in x)
-    assert "agent=coder" in line
+    assert line.endswith("<!-- agent: coder -->")  # whose it is; its sources are links
     query = "tabs or spaces in Go"
     assert any(p == "USER.md" for p, _ in paths_and_lines(memory, query, agent="writer"))
     settings(memory.root, '[agents]\nisolation = "isolated"\n')

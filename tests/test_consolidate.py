@@ -8,12 +8,12 @@ import time
 
 import git
 import pytest
-from helpers import settings, snapshot
+from helpers import record, settings, snapshot
 from llm_server import skipping_all, tool_call
 
 from openclaw_mem.consolidate.progress import PROGRESS_FILE, pending_entries, taken_ids
 from openclaw_mem.format.logs import read_entries
-from openclaw_mem.format.markdown import covered_lines
+from openclaw_mem.format.markdown import core, covered_lines, is_live_bullet, sources
 from openclaw_mem.store.workspace import Workspace
 
 GOOD = {
@@ -115,12 +115,16 @@ def test_a_good_tool_call_becomes_one_reviewable_commit(mem, llm):
     ) in user
     assert (
         "- Mainly uses Go for backend work; Python only for scripts and tests. "
-        "<!-- identity i=0.8 c=0.9 2026-11-24 src=memory/2026-11-24.md#L3-L4 eid=" in user
+        "[11-24](memory/2026-11-24.md#L3-L4)\n" in user
     )
+    said = "Mainly uses Go for backend work; Python only for scripts and tests."
+    known = record(mem.root, "USER", said)
+    assert (known.type, known.importance, known.confidence) == ("identity", 0.8, 0.9)
+    assert str(known.day) == "2026-11-24" and len(known.ids) == 1
     # E1 says nothing of tea: the line is held for review, never written with a wrong src=
     assert "Likes tea" not in user and "held for review (E1 does not say this" in out
     memory = (mem.root / "MEMORY.md").read_text(encoding="utf-8")
-    assert "- Go code is checked with golangci-lint and gofumpt. <!-- fact" in memory
+    assert "- Go code is checked with golangci-lint and gofumpt. [11-24](" in memory
     history = (mem.root / "HISTORY.md").read_text(encoding="utf-8")
     # Stamped with the batch's last entry (11:30), whatever time the model wrote.
     assert history.rstrip().endswith("-->") and "[2026-11-24 11:30] Lin Wei switched" in history
@@ -374,8 +378,8 @@ def test_every_line_a_model_writes_names_its_source(mem, llm):
     for name in ("USER.md", "MEMORY.md"):
         text = (mem.root / name).read_text(encoding="utf-8")
         for line in text.splitlines():
-            if "<!-- " in line and " i=" in line:  # a line consolidation wrote
-                assert "src=memory/2026-11-24.md#L" in line, line
+            if is_live_bullet(line) and record(mem.root, name[:-3], core(line)):  # mem's line
+                assert sources(line) and sources(line)[0].startswith("memory/2026-11-24.md#L")
     hits = mem.json("recall", "--explain", "golangci-lint gofumpt")["results"]
     curated = [h for h in hits if h["path"] == "MEMORY.md"]
     assert curated and curated[0]["explain"]["src"] == "memory/2026-11-24.md#L12-L13"

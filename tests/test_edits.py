@@ -107,9 +107,9 @@ def test_operations():
         "# USER\n\n## Identity\n\n"
         "- ~~Uses Python.~~ (deprecated 2026-11-30 → Uses Go.) "
         "<!-- identity i=0.7 c=0.9 2026-11-02 -->\n"
-        "- Uses Go. <!-- identity i=0.8 c=0.9 2026-11-30 -->\n\n"
-        "## Goals\n\n- Run a marathon. <!-- goal i=0.6 c=0.8 2026-11-30 -->\n\n"
-        "## Preferences\n\n- Short answers. <!-- preference i=0.6 c=0.8 2026-11-30 -->\n"
+        "- Uses Go.\n\n"
+        "## Goals\n\n- Run a marathon.\n\n"
+        "## Preferences\n\n- Short answers.\n"
     )
     assert [o.status for o in outcomes] == [
         "applied",
@@ -129,7 +129,4 @@ def test_crlf_files_stay_crlf():
     new, _ = apply_to_text(
         doc, [Edit("USER", "add", "identity", 1, 1, text="Lives in Hangzhou.")], DAY
     )
-    assert new == (
-        "# USER\r\n\r\n## Identity\r\n\r\n- Lin Wei\r\n"
-        "- Lives in Hangzhou. <!-- identity i=1 c=1 2026-11-30 -->\r\n"
-    )
+    assert new == ("# USER\r\n\r\n## Identity\r\n\r\n- Lin Wei\r\n- Lives in Hangzhou.\r\n")

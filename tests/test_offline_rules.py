@@ -5,6 +5,7 @@ real chat (contractions, asides after a dash, replies that lean on the turn befo
 from datetime import datetime
 
 import pytest
+from helpers import record
 
 from openclaw_mem.consolidate.proposal import PromptEntry, Request
 from openclaw_mem.consolidate.providers.offline import OfflineProvider
@@ -228,9 +229,11 @@ def test_relative_times_are_made_absolute_through_a_whole_consolidation(ws):
     ws("log", "--at", "2025-06-03T09:01", "I'm going to run the Berlin marathon next year")
     ws("consolidate", "--now", "2026-12-01T10:00")
     user = (ws.root / "USER.md").read_text(encoding="utf-8")
-    assert "- 打算2025-07去京都旅行 <!-- goal" in user
-    assert "- Is going to run the Berlin marathon in 2026 <!-- goal" in user
-    assert "2025-06-03 src=memory/2025-06-03.md#L3-L4" in user  # the fact's own date
+    assert "- 打算2025-07去京都旅行 [06-03](memory/2025-06-03.md#L3-L4)" in user
+    assert "- Is going to run the Berlin marathon in 2026 [06-03](" in user
+    for said in ("打算2025-07去京都旅行", "Is going to run the Berlin marathon in 2026"):
+        known = record(ws.root, "USER", said)
+        assert known.type == "goal" and known.day.isoformat() == "2025-06-03"  # its own date
 
 
 def test_the_five_plain_statements_through_the_cli(ws):

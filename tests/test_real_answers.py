@@ -12,6 +12,7 @@ from datetime import date, datetime
 
 import git
 import pytest
+from helpers import record as recorded
 from helpers import snapshot, src_problems
 from llm_server import tool_call
 from test_consolidate import run as consolidate_with
@@ -156,7 +157,11 @@ def test_a_partly_used_answer_takes_only_what_it_cites_or_drops(ws, llm):
     # E3 (the allergy) was cited for Berlin: held, never moved to the entry that says it
     # (that is how the instructions' own example once reached USER.md with a src=).
     assert "Lives in Berlin" not in user and "E3 does not say this" in out
-    assert "- Always answer the user in English, short and direct <!-- rule" in agents
+    assert "- Always answer the user in English, short and direct [12-01](" in agents
+    assert (
+        recorded(ws.root, "AGENTS", "Always answer the user in English, short and direct").type
+        == "rule"
+    )
     left = [e.entry.text for e in pending_entries(Workspace(ws.root))]
     assert left == [SIX[0][2], SIX[2][2], SIX[4][2], SIX[5][2]]  # offered again
     assert PROGRESS_FILE in git.Repo(ws.root).head.commit.stats.files
@@ -187,8 +192,12 @@ def test_a_well_formed_answer_without_sources_is_attributed_or_held(ws, llm):
     llm.push(tool_call({"history_entry": "[2026-12-01 09:05] CI moved.", "edits": edits}))
     out = run(ws, llm).stdout
     memory = (ws.root / "MEMORY.md").read_text(encoding="utf-8")
-    line = "GitHub Actions since 2026-11-30 <!-- fact i=0.7 c=0.9 2026-12-01 src="
-    assert line + "memory/2026-12-01.md#L18-L19 eid=" in memory
+    assert (
+        "- CI runs on GitHub Actions since 2026-11-30 [12-01](memory/2026-12-01.md#L18-L19)"
+        in memory
+    )
+    known = recorded(ws.root, "MEMORY", "CI runs on GitHub Actions since 2026-11-30")
+    assert (known.importance, known.confidence, str(known.day)) == (0.7, 0.9, "2026-12-01")
     assert "Portuguese" not in (ws.root / "USER.md").read_text(encoding="utf-8")
     assert "held for review (it cites no log entry and no one entry of the batch says" in out
 
@@ -201,7 +210,7 @@ def test_relative_dates_in_a_models_lines_are_resolved_against_their_entry(ws, l
     llm.push(tool_call({"history_entry": "[2026-12-01 09:04] Ana visits.", "edits": [edit]}))
     run(ws, llm)
     user = (ws.root / "USER.md").read_text(encoding="utf-8")
-    assert "- Their sister Ana visits on the weekend of 2026-12-12 <!--" in user
+    assert "- Their sister Ana visits on the weekend of 2026-12-12 [12-01](" in user
 
 
 def test_the_prompt_frames_each_entry_so_text_cannot_start_another(ws, llm):
@@ -241,10 +250,11 @@ def test_a_dropped_held_edit_drops_its_entries_and_an_accepted_one_curates_them(
     assert proposal["edits"][0]["heldBecause"].startswith("E6 does not say this")
     ws("review", proposal["id"], "--accept")
     user = (ws.root / "USER.md").read_text(encoding="utf-8")
-    # A person took the line; its citation was never shown right, so it carries none. The
-    # entry the model claimed counts as curated (the person vouched); the allergy entry is
-    # still offered to the next run.
-    assert "- Is allergic to peanuts <!-- identity i=0.9 c=0.9 2026-12-01 -->" in user
+    # A person took the line; its citation was never shown right, so it carries none, and
+    # it is theirs now (no record: never archived by `mem cleanup`). The entry the model
+    # claimed counts as curated (the person vouched); the allergy entry is still offered.
+    assert "- Is allergic to peanuts\n" in user
+    assert recorded(ws.root, "USER", "Is allergic to peanuts") is None
     assert [e.entry.text for e in pending_entries(Workspace(ws.root))] == [SIX[2][2]]
 
 
@@ -437,7 +447,7 @@ def test_an_answer_cut_at_the_token_cap_loses_its_last_edit_and_its_skip_list(ws
     llm.push(("text-cut", cut))
     run(ws, llm)
     user = (ws.root / "USER.md").read_text(encoding="utf-8")
-    assert "- Lives in Berlin <!--" in user and "Acme" not in user
+    assert "- Lives in Berlin [12-01](" in user and "Acme" not in user
     assert ws.json("status")["consolidation"]["pending"] == 5  # the skip list was not trusted
 
 
@@ -479,7 +489,7 @@ def test_held_edits_can_be_accepted_or_dropped_and_neither_comes_back(ws, llm):
     ]
     ws("review", proposal["id"], "--reject", "2", "--accept")  # the person takes edit 1
     user = (ws.root / "USER.md").read_text(encoding="utf-8")
-    assert "- Has a sister called Ana <!--" in user and "peanuts" not in user
+    assert "- Has a sister called Ana [12-01](" in user and "peanuts" not in user
     left = [e.entry.text for e in pending_entries(Workspace(ws.root))]
     assert left == [SIX[2][2]]  # E5 curated, E6 dropped with the rejected edit; E3 offered
     unsure = {**wrong, "sources": [1], "confidence": 0.1}

@@ -202,7 +202,7 @@ def test_a_hard_forget_and_a_merge_never_leave_a_citation_on_someone_elses_words
     a("sync")  # b's entry now sits where a's redacted one was
     user = (a.root / "USER.md").read_text(encoding="utf-8")
     line = next(x for x in user.splitlines() if "Prefers window seats" in x)
-    assert "src=" not in line and "eid=" not in line  # unsourced, not mis-sourced
+    assert "](" not in line and "<!--" not in line  # unsourced, not mis-sourced
     assert _cited_right(a) == []
 
 

@@ -109,6 +109,12 @@ def doctor_cmd(ctx: typer.Context) -> None:
     if done.held:
         typer.echo(f"lines both sides rewrote wait in `mem review {done.held}`")
     moved, unsourced = done.citations.moved, done.citations.unsourced
+    if done.reformatted:
+        typer.echo(
+            f"rewrote {plural(done.reformatted, 'curated line')} of the older format: sources "
+            "as links, the rest in HISTORY.md"
+            + (f"; committed {done.commit}" if done.commit else "")
+        )
     if moved or unsourced:
         typer.echo(
             f"citations: {plural(moved, 'line')} re-pointed at its entry, "
@@ -117,7 +123,7 @@ def doctor_cmd(ctx: typer.Context) -> None:
         )
     if done.merged:
         typer.echo("finish the merge: git commit (or git rebase --continue)")
-    elif not (moved or unsourced):
+    elif not (moved or unsourced or done.reformatted):
         typer.echo("nothing to put right: no memory file in conflict, every citation holds")
 
 

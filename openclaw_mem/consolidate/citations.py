@@ -1,19 +1,22 @@
-"""`src=` follows its entries. A curated line names the log lines it came from for people
-(`src=memory/2026-12-01.md#L12-L13`) and the entries' ids for mem (`eid=…`). The ids are
-what a citation means: after a merge moves entries, a redaction or a forget, the line
-ranges are rewritten from them, so a citation never points at someone else's words. A line
-whose entries are all gone or redacted is left unsourced (its `src=` and `eid=` removed):
-no citation is better than a wrong one."""
+"""A curated line's source links follow its entries. The line names the log lines it came
+from for people (`[12-01](memory/2026-12-01.md#L12-L13)`); its record in HISTORY.md's
+markers (format/curated.py) names the entries' ids for mem. The ids are what a citation
+means: after a merge moves entries, a redaction or a forget, the links are rewritten from
+them, so a citation never points at someone else's words. A line whose entries are all gone
+or redacted is left unsourced (its links removed): no citation is better than a wrong one.
+Lines of the older format (`<!-- … src=… eid=… -->`) are followed the same way."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 
-from ..format.markdown import parse_meta, split_doc
-from ..store.fsutil import atomic_write_text, read_text
-from ..store.workspace import CURATED_FILES, Workspace
-from .progress import LogEntry, all_entries
+from ..format.curated import LineRecord, read_ledger, record_of
+from ..format.markdown import parse_meta, source_links, split_doc, split_sources, trailing_comment
+from ..store.fsutil import append_locked, atomic_write_text, read_text
+from ..store.workspace import CURATED_FILES, HISTORY_FILE, Workspace
+from .progress import LogEntry, all_entries, read_history
 
 _FORGOTTEN_RE = re.compile(r"^\s*(?:[-*+]\s+)?\[forgotten \d{4}-\d{2}-\d{2}\]\s*$")
 
@@ -35,9 +38,10 @@ def redacted(entry: LogEntry) -> bool:
 
 
 def refresh(ws: Workspace) -> Citations:
-    """Rewrite every `src=` whose entries (by `eid=`) now sit at other lines, and unsource
+    """Rewrite every line's links whose entries (by id) now sit at other lines, and unsource
     the lines whose entries no log holds any more, or holds redacted."""
     where = {e.id: e for e in all_entries(ws)}
+    ledger = read_ledger(read_history(ws))
     done = Citations()
     for name in CURATED_FILES:
         path = ws.root / name
@@ -47,19 +51,13 @@ def refresh(ws: Workspace) -> Citations:
         doc = split_doc(text)
         lines = list(doc.lines)
         for n, line in enumerate(lines):
-            meta = parse_meta(line)
-            if meta is None or not meta.fields.get("eid"):
+            if "](" in line:
+                found = _relinked(line, record_of(name.removesuffix(".md"), line, ledger), where)
+            else:
+                found = _old_format(line, where)
+            if found is None:
                 continue
-            ids = meta.fields["eid"].split(",")
-            live = [where[i] for i in ids if i in where and not redacted(where[i])]
-            fresh = {"src": ",".join(e.cite for e in live), "eid": ",".join(e.id for e in live)}
-            if all(meta.fields.get(k, "") == v for k, v in fresh.items()):
-                continue
-            old = meta.comment()
-            if old not in line:
-                continue
-            meta.fields.update(fresh)  # an empty value leaves the field out
-            lines[n] = line.replace(old, meta.comment())
+            lines[n], live = found
             if live:
                 done.moved += 1
             else:
@@ -69,3 +67,74 @@ def refresh(ws: Workspace) -> Citations:
             atomic_write_text(path, new)
             done.files.append(name)
     return done
+
+
+def _live(ids: list[str] | tuple[str, ...], where: dict[str, LogEntry]) -> list[LogEntry]:
+    return [where[i] for i in ids if i in where and not redacted(where[i])]
+
+
+def _relinked(
+    line: str, known: LineRecord | None, where: dict[str, LogEntry]
+) -> tuple[str, bool] | None:
+    """(the line with links to where its entries are now, whether any is left); None when
+    it is right as it is, or mem knows nothing of it (a person's links stay as written)."""
+    if known is None or not known.ids:
+        return None
+    comment = trailing_comment(line)
+    rest = line[: line.rindex(comment)].rstrip() if comment else line.rstrip()
+    body, cites = split_sources(rest)
+    if not cites:
+        return None
+    live = _live(known.ids, where)
+    fresh = [e.cite for e in live]
+    if fresh == cites:
+        return None
+    return body + source_links(fresh) + (f" {comment}" if comment else ""), bool(live)
+
+
+def _old_format(line: str, where: dict[str, LogEntry]) -> tuple[str, bool] | None:
+    """The same for a line of the older format, whose comment holds `src=` and `eid=`."""
+    meta = parse_meta(line)
+    if meta is None or not meta.fields.get("eid"):
+        return None
+    live = _live(meta.fields["eid"].split(","), where)
+    fresh = {"src": ",".join(e.cite for e in live), "eid": ",".join(e.id for e in live)}
+    if all(meta.fields.get(k, "") == v for k, v in fresh.items()):
+        return None
+    old = meta.comment()
+    if old not in line:
+        return None
+    meta.fields.update(fresh)  # an empty value leaves the field out
+    return line.replace(old, meta.comment()), bool(live)
+
+
+def reformat_old_lines(ws: Workspace, now: datetime) -> tuple[list[str], int]:
+    """`mem doctor`: curated lines of the older format rewritten as lines of this one, what
+    their comments said moved into one HISTORY.md paragraph's comment. Returns the files
+    written and how many lines."""
+    from ..format.curated import moved_records, reformat
+    from ..format.markdown import history_stamp
+    from ..text import plural
+    from .write import _append_bytes
+
+    written: list[str] = []
+    moved = []
+    for name in CURATED_FILES:
+        path = ws.root / name
+        if not path.is_file() or path.is_symlink():
+            continue
+        text = read_text(path, name)
+        new, records = reformat(text, name.removesuffix(".md"))
+        if records:
+            atomic_write_text(path, new)
+            written.append(name)
+            moved += records
+    if moved:
+        said = (
+            f"{history_stamp(now)} mem doctor rewrote {plural(len(moved), 'curated line')} "
+            "of the older format: each names its sources as links, and what mem knows of it "
+            f"is in the comment below.\n{moved_records(moved)}\n"
+        )
+        append_locked(ws.root / HISTORY_FILE, lambda existing: _append_bytes(existing, said))
+        written.append(HISTORY_FILE)
+    return written, len(moved)

@@ -6,11 +6,12 @@
   replacement added right after it (superseded facts stay, and recall weighs them half);
 - delete: the target removed (for plain errors only).
 
-A target is an existing line copied exactly (bullet and trailing metadata comment may be
-left off). A target that is not there is reported and skipped, never guessed; so is an
+A target is an existing line copied exactly (bullet, source links and trailing comment may
+be left off). A target that is not there is reported and skipped, never guessed; so is an
 edit below the confidence threshold or one that would write a secret. Every other line,
-a person's hand edit included, is left exactly as it was. Metadata stays out of the
-reader's way in a trailing HTML comment: `<!-- preference i=0.6 c=0.8 2026-11-30 -->`.
+a person's hand edit included, is left exactly as it was. A line written reads as prose
+with its sources as links (`- Likes tea [11-30](memory/2026-11-30.md#L3-L4)`); what else
+mem knows of it goes into the batch's HISTORY.md marker (format/curated.py).
 """
 
 from __future__ import annotations
@@ -19,7 +20,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
 
-from ..format.markdown import LineMeta, bullet_prefix, core, heading, split_doc, strike, struck_text
+from ..format.curated import LineRecord, line_key
+from ..format.markdown import (
+    bullet_prefix,
+    core,
+    heading,
+    source_links,
+    split_doc,
+    strike,
+    struck_text,
+)
 from ..safety.secrets import has_secret
 from .proposal import Edit
 
@@ -56,13 +66,32 @@ def _said(line: str) -> str:
 
 
 def _bullet(edit: Edit, day: date, indent: str = "", marker: str = "-") -> str:
-    fields = {"src": edit.origin} if edit.origin else {}
-    if edit.origin and edit.ids:  # src= is for people; the ids find the entries after a merge
-        fields["eid"] = ",".join(edit.ids)
-    if edit.agent:  # provenance; private to that agent when agents.isolation = isolated
-        fields["agent"] = edit.agent
-    meta = LineMeta(edit.type, edit.importance, edit.confidence, edit.on or day, fields)
-    return f"{indent}{marker} {core(edit.text)} {meta.comment()}"
+    """The line as a person would write it, its sources as links an editor opens; what
+    else mem knows of it goes into the batch's HISTORY.md marker (`record`). Only a line
+    one agent's entries gave says whose it is: private to that agent when
+    agents.isolation = isolated."""
+    cites = [c for c in edit.origin.split(",") if c] if edit.origin else []
+    owner = f" <!-- agent: {edit.agent} -->" if edit.agent else ""
+    return f"{indent}{marker} {core(edit.text)}{source_links(cites)}{owner}"
+
+
+def record(edit: Edit, day: date) -> LineRecord:
+    """What the ledger keeps of the line an applied edit wrote (see format/curated.py)."""
+    return LineRecord(
+        edit.file,
+        line_key(core(edit.text)),
+        edit.type,
+        edit.importance,
+        edit.confidence,
+        edit.on or day,
+        tuple(edit.ids),
+    )
+
+
+def records(applied: Sequence[Edit], day: date) -> list[LineRecord]:
+    """The records of the lines these applied edits wrote (an add, an update, a
+    replacement)."""
+    return [record(e, day) for e in applied if e.text and e.op in ("add", "update", "deprecate")]
 
 
 def _find_target(lines: list[str], target: str) -> int | str:

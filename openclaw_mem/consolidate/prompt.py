@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..errors import ConfigError
+from ..format.markdown import without_sources
 from ..text import estimate_tokens
 from .proposal import PromptEntry, Request
 
@@ -98,7 +99,8 @@ CORRECTIVE = (
 def user_message(request: Request) -> str:
     parts = [f"Today is {request.now:%Y-%m-%d %H:%M}.", ""]
     for name, text in request.documents.items():
-        parts += [f'<file name="{name}">', text.rstrip("\n"), "</file>", ""]
+        shown = without_sources(text).rstrip("\n")
+        parts += [f'<file name="{name}">', shown, "</file>", ""]
     parts.append("<entries>")
     parts += [e.line() for e in request.entries]
     parts.append("</entries>")

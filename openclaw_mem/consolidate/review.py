@@ -311,11 +311,13 @@ def hold_undecided(ws: Workspace, undecided: Sequence, opts) -> str | None:
     machine's words; where the other removed a line this one rewrote, its removal.
     Accepting takes the other machine's side, dropping keeps this one's. Returns the
     proposal's id (None when there is nothing to hold)."""
-    from ..format.markdown import parse_meta
+    from ..format.curated import read_ledger, record_of
+    from .progress import read_history
 
+    ledger = read_ledger(read_history(ws))
     edits = []
     for u in undecided:
-        meta = parse_meta(u.other_line)
+        meta = record_of(u.path.removesuffix(".md"), u.other_line, ledger)
         edits.append(
             Edit(
                 file=u.path.removesuffix(".md"),

@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
+from ..format.curated import ledger_field
 from ..format.markdown import consolidation_marker, ledger_line
 from ..store.workspace import HISTORY_FILE
-from .edits import Outcome, apply_edits
+from .edits import Outcome, apply_edits, records
 from .judge import Judged
 from .paragraph import Fate, paragraph
 from .plan import Batch
@@ -197,4 +198,6 @@ def _paragraph(
     counts: dict[str, int] = {}
     for t in taken.values():
         counts[t.path] = counts.get(t.path, 0) + 1
-    return history, f"{history}\n{consolidation_marker(counts, ledger)}\n"
+    # What mem knows of each line it wrote, beside the line's words rather than in them.
+    lines = ledger_field(records(applied, opts.now.date()))
+    return history, f"{history}\n{consolidation_marker(counts, ledger, lines)}\n"

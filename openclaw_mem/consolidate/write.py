@@ -10,12 +10,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..errors import ConflictError
+from ..format.curated import with_ledger
 from ..safety.secrets import redact
 from ..store.commits import COMMIT_CONSOLIDATE, COMMIT_LOG
 from ..store.fsutil import append_locked, atomic_write_text, read_text, replaceable
 from ..store.workspace import CURATED_FILES, HISTORY_FILE, Workspace
 from ..text import plural
-from .edits import Outcome, apply_edits
+from .edits import Outcome, apply_edits, records
 from .progress import PROGRESS_FILE, Taken, record
 from .proposal import Edit
 
@@ -175,7 +176,10 @@ def _write_batch(
         gitrepo.commit_memory(ws.root, f"{COMMIT_LOG} {', '.join(logs)[:200]}", logs)
     for name in changed:
         atomic_write_text(ws.root / name, new_docs[name])
-    if paragraph:  # a held edit accepted later has no paragraph of its own
+    if paragraph:  # a held edit accepted later has no paragraph of its own: a person's line
+        # What mem knows of each line this batch wrote in the end (reapplied, reworded).
+        written = records([o.edit for o in batch.outcomes if o.applied], day)
+        paragraph = with_ledger(paragraph, written)
         append_locked(ws.root / HISTORY_FILE, lambda existing: _append_bytes(existing, paragraph))
     recorded = record(ws, taken) if taken else False
     batch.files = [

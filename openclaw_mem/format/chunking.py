@@ -35,8 +35,8 @@ from .markdown import (
     is_heading,
     is_struck,
     is_top_bullet,
+    line_day,
     lines_of,
-    parse_meta,
     stamp_time,
     strip_comments,
 )
@@ -167,8 +167,7 @@ def _chunks_from_ranges(
             extra = "\n".join(x for x in (context, _tail(prev, overlap)) if x)
             struck = is_struck(body.split("\n", 1)[0])
             boiler = when is None and is_boilerplate(body)
-            meta = parse_meta(lines[a])
-            born = meta.day if meta else (when.date() if when else None)
+            born = line_day(lines[a]) or (when.date() if when else None)
             gone = deprecated_on(lines[a]) if struck else None
             out.append(
                 Chunk(

@@ -22,6 +22,7 @@ Everything here is pure string work: no I/O, no imports beyond the standard libr
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -177,11 +178,91 @@ def strip_comments(text: str) -> str:
         pos = end + 3
 
 
+# A source link mem writes after a curated line: a date label and a workspace path with a
+# line range, `[11-21](memory/2026-11-21.md#L3-L4)`; an editor opens it at the entry.
+_LINK = (
+    r"\[(?P<label>\d{2}-\d{2}|\d{4}-\d{2}-\d{2}|[^\]\s]{1,40})\]"
+    r"\((?P<cite>[^)\s]+?\.md#L\d+(?:-L\d+)?)\)"
+)
+SOURCE_LINK_RE = re.compile(_LINK)
+_BARE_LINK = _LINK.replace("?P<label>", "?:").replace("?P<cite>", "?:")
+_TRAILING_LINKS_RE = re.compile(rf"(?:[ \t]+{_BARE_LINK})+[ \t]*$")
+_DAY_IN_PATH_RE = re.compile(r"(?:^|/)(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})[^/]*\.md#")
+
+
+def split_sources(text: str) -> tuple[str, list[str]]:
+    """(the text without its trailing source links, their citations in order)."""
+    if "](" not in text:  # most lines a person writes: nothing to look for
+        return text, []
+    m = _TRAILING_LINKS_RE.search(text)
+    if not m:
+        return text, []
+    return text[: m.start()], [x["cite"] for x in SOURCE_LINK_RE.finditer(m[0])]
+
+
+def label_for(cite: str) -> str:
+    """A link's words: the day of the log it points into (`11-21`), else the file's name."""
+    m = _DAY_IN_PATH_RE.search(cite)
+    if m:
+        return f"{m['m']}-{m['d']}"
+    return cite.split("#", 1)[0].rsplit("/", 1)[-1].removesuffix(".md")
+
+
+def source_links(cites: Iterable[str]) -> str:
+    """ " [11-21](memory/2026-11-21.md#L3-L4) [11-22](…)" for these citations ("" for none)."""
+    return "".join(f" [{label_for(c)}]({c})" for c in cites if c)
+
+
+def without_sources(text: str) -> str:
+    """A curated file's text with every line's trailing source links left out: what a
+    model is shown (a citation is mem's to write, never the model's to copy)."""
+    if "](" not in text:
+        return text
+    return "\n".join(
+        split_sources(_TRAILING_COMMENT_RE.sub("", line))[0] if "](" in line else line
+        for line in text.split("\n")
+    )
+
+
+def day_of_cite(cite: str) -> date | None:
+    """The day of the log a citation points into, when its name carries one."""
+    m = _DAY_IN_PATH_RE.search(cite)
+    if not m:
+        return None
+    try:
+        return date(int(m["y"]), int(m["m"]), int(m["d"]))
+    except ValueError:
+        return None
+
+
 def core(line: str) -> str:
-    """What a line says: no bullet marker, no trailing metadata comment, spaces collapsed."""
+    """What a line says: no bullet marker, no trailing metadata comment, no source links
+    (curated.py: where it came from is not what it says), spaces collapsed."""
     text = _TRAILING_COMMENT_RE.sub("", line.rstrip("\r"))
+    text = split_sources(text)[0]
     text = BULLET_RE.sub("", text, count=1)
     return " ".join(text.split())
+
+
+def sources(line: str) -> list[str]:
+    """The citations a curated line's source links point at (old lines: their `src=`)."""
+    text = _TRAILING_COMMENT_RE.sub("", line.rstrip("\r"))
+    found = split_sources(text)[1]
+    if found:
+        return found
+    meta = parse_meta(line)
+    src = meta.fields.get("src", "") if meta else ""
+    return [c for c in src.split(",") if c]
+
+
+def line_day(line: str) -> date | None:
+    """The day a curated line's fact is from: its newest source's log day (old lines: the
+    date in their comment); None for a line with neither."""
+    days = [d for d in map(day_of_cite, split_sources(_TRAILING_COMMENT_RE.sub("", line))[1]) if d]
+    if days:
+        return max(days)
+    meta = parse_meta(line)
+    return meta.day if meta else None
 
 
 # ----------------------------------------------------------------- deprecation
@@ -214,12 +295,14 @@ def deprecated_on(line: str) -> date | None:
 
 
 def strike(line: str, day: date, *, why: str = "deprecated", replacement: str = "") -> str:
-    """The line struck through, dated, pointing at what replaced it; bullet and metadata kept."""
+    """The line struck through, dated, pointing at what replaced it; bullet, source links
+    and metadata kept."""
     indent, marker = bullet_prefix(line)
     pointer = f" → {replacement}" if replacement else ""
     comment = trailing_comment(line)
+    links = split_sources(_TRAILING_COMMENT_RE.sub("", line.rstrip("\r")))[1]
     out = f"{indent}{marker} ~~{core(line)}~~ ({why} {day.isoformat()}{pointer})"
-    return out + (f" {comment}" if comment else "")
+    return out + source_links(links) + (f" {comment}" if comment else "")
 
 
 def is_live_bullet(line: str) -> bool:
@@ -301,14 +384,15 @@ MARKER_RE = re.compile(r"<!--\s*consolidated:(?P<body>.*?)-->", re.S)
 _MARKER_CITE_RE = re.compile(r"(\S+?\.md)#L(\d+)")
 
 
-def consolidation_marker(counts: dict[str, int], ledger: str = "") -> str:
+def consolidation_marker(counts: dict[str, int], ledger: str = "", lines: str = "") -> str:
     """`<!-- consolidated: 4 entries of memory/2026-11-24.md; tokens 1234+210 on 2026-11-30
     (openai gpt-4o) -->`: what the run took from each log, and what it cost. For people: the
     entries themselves are recorded by id in memory/.consolidated."""
     from ..text import plural
 
     taken = ", ".join(f"{plural(n, 'entry')} of {path}" for path, n in sorted(counts.items()))
-    return f"<!-- consolidated: {taken}{'; ' + ledger if ledger else ''} -->"
+    extra = "".join(f"; {x}" for x in (ledger, lines) if x)
+    return f"<!-- consolidated: {taken}{extra} -->"
 
 
 _LEDGER_RE = re.compile(

@@ -22,8 +22,8 @@ from ..format.markdown import (
     is_bullet,
     is_live_bullet,
     is_struck,
+    line_day,
     lines_of,
-    parse_meta,
     struck_text,
     without_conflicts,
 )
@@ -124,8 +124,8 @@ def _profile_lines(
         if private_to and owner and owner != private_to:
             continue
         if as_of:  # the profile as it stood then: not yet written, not yet struck
-            meta = parse_meta(line)
-            if meta and meta.day > as_of:
+            born = line_day(line)
+            if born and born > as_of:
                 continue
             struck = deprecated_on(line) if is_struck(line) else None
             if struck and struck > as_of:

@@ -31,9 +31,11 @@ from ..format.markdown import (
     citation,
     is_struck,
     lines_of,
-    parse_meta,
     strip_comments,
     struck_text,
+)
+from ..format.markdown import (
+    sources as line_sources,
 )
 from ..index.cache import Index, IndexParams, open_index
 from ..safety.secrets import redact_excerpt
@@ -288,7 +290,7 @@ def _hit(lines: _Lines, doc: int, explain: dict, opts: RecallOptions, terms: set
     deprecated = bool(stages.deprecated_then(index, opts)[doc])
     if index.doc("deprecated")[doc] and not deprecated:  # as of a day before it was struck
         shown = [f"- {struck_text(line)}" if is_struck(line) else line for line in shown]
-    sources = [m.fields["src"] for m in map(parse_meta, own) if m and m.fields.get("src")]
+    sources = [c for line in own for c in line_sources(line)]
     if sources:  # where a curated line came from: `mem get` opens it
         explain = {**explain, "src": ",".join(sources)}
     carrier = explain.get("subject")

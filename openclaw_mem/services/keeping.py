@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .status import Status
 
 CITATIONS = f"{COMMIT_SYNC} citations follow their entries"
+REFORMATTED = f"{COMMIT_SYNC} curated lines name their sources as links (mem doctor)"
 
 
 class Keeping:
@@ -110,7 +111,7 @@ class Keeping:
         `mem review`), citations that no longer point at the entry that says them (moved
         or unsourced), and a clone without the merge driver (registered). Commits the
         citations unless a merge is in progress (its commit takes them)."""
-        from ..consolidate.citations import refresh
+        from ..consolidate.citations import reformat_old_lines, refresh
         from ..consolidate.review import hold_undecided
         from ..format.merge import merge_file
         from ..store import gitrepo
@@ -128,12 +129,18 @@ class Keeping:
                 resolved = gitrepo.merge_by_entry(place.root, merge)
             undecided = [u for _, m in resolved for u in m.undecided]
             held = hold_undecided(place.ws, undecided, place.consolidation_options())
+            in_merge = gitrepo.operation_in_progress(place.root)
+            # Lines of the older format: not in the middle of a merge, which is a person's.
+            reformatted, count = [], 0
+            if not resolved and not in_merge:
+                reformatted, count = reformat_old_lines(place.ws, place.now())
             citations = refresh(place.ws)
             commit = None
-            in_merge = gitrepo.operation_in_progress(place.root)
-            if citations.files and gitrepo.open_repo(place.root) is not None and not in_merge:
-                commit, _ = place.commit(citations.files, CITATIONS)
-        return Doctor([rel for rel, _ in resolved], citations, held, commit)
+            files = sorted({*reformatted, *citations.files})
+            if files and gitrepo.open_repo(place.root) is not None and not in_merge:
+                message = REFORMATTED if count else CITATIONS
+                commit, _ = place.commit(files, message)
+        return Doctor([rel for rel, _ in resolved], citations, held, commit, count)
 
     def trust(self) -> str:
         """Trust the workspace's mem.toml as it is now, on this machine: every setting counts

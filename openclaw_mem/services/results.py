@@ -49,6 +49,7 @@ class Doctor:
     citations: Citations  # curated lines whose citation moved or was left unsourced
     held: str | None = None  # the review proposal holding lines both sides rewrote
     commit: str | None = None  # the citations' commit
+    reformatted: int = 0  # curated lines of the older format rewritten
 
 
 @dataclass

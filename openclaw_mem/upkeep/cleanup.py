@@ -1,5 +1,6 @@
-"""`mem cleanup`: the design notes' rules for forgetting. Lines that carry consolidation
-metadata and are stale move to archive/, which recall does not index: importance below 0.2
+"""`mem cleanup`: the design notes' rules for forgetting. Lines consolidation wrote (their
+record in HISTORY.md's markers, format/curated.py; or an old line's comment) that are stale
+move to archive/, which recall does not index: importance below 0.2
 and unused for 30 days, deprecated for longer than 90 days, or confidence below 0.5."""
 
 from __future__ import annotations
@@ -12,12 +13,11 @@ from ..format.markdown import (
     core,
     deprecated_on,
     is_struck,
-    parse_meta,
     split_doc,
 )
 from ..store import access
 from ..store.fsutil import atomic_write_text, read_text
-from ..store.workspace import ARCHIVE_DIR, CURATED_FILES, Workspace
+from ..store.workspace import ARCHIVE_DIR, CURATED_FILES, HISTORY_FILE, Workspace
 
 
 @dataclass(frozen=True)
@@ -38,8 +38,11 @@ def find_stale(
     min_confidence: float = 0.5,
 ) -> list[Stale]:
     from ..format.chunking import chunk_file
+    from ..format.curated import read_ledger, record_of
 
     records = access.load(ws)
+    history = ws.root / HISTORY_FILE
+    ledger = read_ledger(read_text(history, HISTORY_FILE) if history.is_file() else "")
     out: list[Stale] = []
     for name in CURATED_FILES:
         path = ws.root / name
@@ -62,7 +65,7 @@ def find_stale(
                 if (now.date() - when).days > deprecated_days:
                     out.append(Stale(name, n, line, f"deprecated since {when}"))
                 continue
-            meta = parse_meta(line)
+            meta = record_of(name.removesuffix(".md"), line, ledger)
             if meta is None:
                 continue  # a line a person wrote has no metadata: never cleaned up
             importance, confidence, added = meta.importance, meta.confidence, meta.day

@@ -1,0 +1,139 @@
+"""Issue 34: curated lines a person enjoys reading. A line is the fact and links to where it
+came from; what else mem knows of it (type, importance, confidence, day, entry ids) is kept
+in the HISTORY.md marker of the batch that wrote it (format/curated.py)."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+
+import git
+from helpers import record, src_problems
+
+from openclaw_mem.format.curated import (
+    LineRecord,
+    line_key,
+    read_ledger,
+    record_of,
+    reformat,
+    with_ledger,
+)
+from openclaw_mem.format.logs import read_entries
+from openclaw_mem.format.markdown import core, parse_citation, sources
+from openclaw_mem.store.workspace import Workspace
+from openclaw_mem.upkeep.cleanup import find_stale
+
+_COMMENT_RE = re.compile(r"<!--.*?-->")
+
+
+def _bullets(text: str) -> list[str]:
+    return [line for line in text.splitlines() if re.match(r"\s*[-*+] ", line)]
+
+
+def test_after_consolidating_the_example_lines_are_prose_with_links_that_hold(example):
+    before = {n: (example.root / n).read_text(encoding="utf-8") for n in ("USER.md", "MEMORY.md")}
+    example("consolidate", "--now", "2026-11-28T09:00")
+    for name, old in before.items():
+        text = (example.root / name).read_text(encoding="utf-8")
+        bullets = _bullets(text)
+        comments = sum(len(c) for line in bullets for c in _COMMENT_RE.findall(line))
+        assert comments <= 0.10 * sum(len(line) for line in bullets), name
+        added = [line for line in bullets if line not in old.splitlines() and "~~" not in line]
+        assert added, name  # not vacuous: the example's logs add lines to both files
+        for line in added:
+            cites = sources(line)
+            assert cites, line  # every line consolidation wrote says where it came from
+            path, a, b = parse_citation(cites[0])
+            said = (example.root / path).read_text(encoding="utf-8").splitlines()[a - 1 : b]
+            assert said and said[0].startswith("## "), (line, said)  # an entry, from its head
+            # The rest is in the batch's marker, found by what the line says.
+            known = record(example.root, name.removesuffix(".md"), core(line))
+            assert known is not None and known.ids and 0 < known.importance <= 1, line
+        assert src_problems(example.root, old, text) == []
+    history = (example.root / "HISTORY.md").read_text(encoding="utf-8")
+    assert "lines: " in history.rsplit("<!-- consolidated:", 1)[1]
+
+
+def test_a_record_follows_what_a_line_says_not_where_it_is():
+    history = with_ledger(
+        "[2026-11-20 09:00] Notes.\n<!-- consolidated: 1 entry of memory/2026-11-20.md -->",
+        [LineRecord("USER", line_key("Likes tea"), "preference", 0.4, 0.9, date(2026, 11, 20))],
+    )
+    ledger = read_ledger(history)
+    for line in ("- Likes tea [11-20](memory/2026-11-20.md#L3-L4)", "* likes   TEA", "- Likes tea"):
+        assert record_of("USER", line, ledger).importance == 0.4, line  # moved, re-bulleted
+    struck = "- ~~Likes tea~~ (deprecated 2026-11-30 → Likes coffee) [11-20](memory/x.md#L3)"
+    assert record_of("USER", struck, ledger).type == "preference"  # struck keeps its record
+    assert record_of("USER", "- Likes green tea", ledger) is None  # rewritten: the person's
+    assert record_of("MEMORY", "- Likes tea", ledger) is None  # another file's line
+    # Writing the marker again replaces its records, never appends a second field.
+    again = with_ledger(history, [])
+    assert "lines:" not in again and again.startswith("[2026-11-20 09:00] Notes.\n<!-- cons")
+
+
+def test_cleanup_reads_importance_from_the_ledger_and_never_archives_a_persons_line(ws):
+    old = date(2026, 9, 1)
+    (ws.root / "USER.md").write_text(
+        "# USER\n\n## Identity\n\n- Trivia nobody asks about [09-01](memory/2026-09-01.md#L3-L4)\n"
+        "- A line the person wrote\n",
+        encoding="utf-8",
+    )
+    (ws.root / "HISTORY.md").write_text(
+        with_ledger(
+            "# HISTORY\n\n[2026-09-01 09:00] Notes.\n<!-- consolidated: 1 entry of x -->\n",
+            [LineRecord("USER", line_key("Trivia nobody asks about"), "fact", 0.1, 0.9, old)],
+        ),
+        encoding="utf-8",
+    )
+    stale = find_stale(Workspace(ws.root), datetime(2026, 12, 1))
+    assert [(s.line, s.reason) for s in stale] == [(5, "importance 0.1, never used")]
+
+
+OLD = (
+    "# USER\n\n## Identity\n\n"
+    "- Is vegetarian <!-- identity i=0.8 c=0.9 2026-12-01 src=memory/2026-12-01.md#L3-L4 "
+    "eid={eid} -->\n"
+    "- ~~Uses Python~~ (deprecated 2026-12-01 → Uses Go) <!-- identity i=0.7 c=0.9 "
+    "2026-11-02 agent=coder -->\n"
+    "- A line the person wrote\n"
+)
+
+
+def test_doctor_moves_old_metadata_into_history_and_links_still_follow_their_entries(ws):
+    ws("log", "--at", "2026-12-01T09:00", "--role", "user", "I'm vegetarian.")
+    (entry,) = read_entries(ws.root / "memory" / "2026-12-01.md")
+    (ws.root / "USER.md").write_text(OLD.format(eid=entry.id), encoding="utf-8")
+    ws("commit", "-m", "lines of an older mem")
+    out = ws("doctor").stdout
+    assert "rewrote 2 curated lines of the older format" in out
+    user = (ws.root / "USER.md").read_text(encoding="utf-8")
+    assert "- Is vegetarian [12-01](memory/2026-12-01.md#L3-L4)\n" in user
+    assert "- ~~Uses Python~~ (deprecated 2026-12-01 → Uses Go) <!-- agent: coder -->\n" in user
+    assert "- A line the person wrote\n" in user and "i=0." not in user
+    known = record(ws.root, "USER", "Is vegetarian")
+    assert (known.type, known.importance, known.ids) == ("identity", 0.8, (entry.id,))
+    assert git.Repo(ws.root).head.commit.message.startswith("mem sync: curated lines name")
+    assert "nothing to put right" in ws("doctor").stdout  # done once
+    # The ids moved with the metadata: an entry logged above it moves it, the link follows.
+    path = ws.root / "memory" / "2026-12-01.md"
+    text = path.read_text(encoding="utf-8")
+    head, rest = text.split("## ", 1)
+    path.write_text(f"{head}## 08:00 · user\nAn earlier note.\n\n## {rest}", encoding="utf-8")
+    assert "re-pointed" in ws("doctor").stdout
+    assert "- Is vegetarian [12-01](memory/2026-12-01.md#L6-L7)\n" in (
+        ws.root / "USER.md"
+    ).read_text(encoding="utf-8")
+
+
+def test_reformat_leaves_a_persons_lines_and_comments_alone():
+    text = "# M\n\n- Plain line\n- A line <!-- a person's note -->\n"
+    assert reformat(text, "MEMORY") == (text, [])
+
+
+def test_a_model_is_shown_the_lines_without_their_links():
+    from openclaw_mem.consolidate.prompt import user_message
+    from openclaw_mem.consolidate.proposal import Request
+
+    docs = {"USER.md": "# USER\n\n- Is vegetarian [12-01](memory/2026-12-01.md#L3-L4)\n"}
+    shown = user_message(Request((), docs, datetime(2026, 12, 1, 10)))
+    assert "- Is vegetarian\n" in shown and "#L3" not in shown
