@@ -137,3 +137,20 @@ def test_a_model_is_shown_the_lines_without_their_links():
     docs = {"USER.md": "# USER\n\n- Is vegetarian [12-01](memory/2026-12-01.md#L3-L4)\n"}
     shown = user_message(Request((), docs, datetime(2026, 12, 1, 10)))
     assert "- Is vegetarian\n" in shown and "#L3" not in shown
+
+
+def test_a_consolidations_commit_message_says_what_its_diff_shows(example):
+    example("consolidate", "--now", "2026-11-28T09:00")
+    repo = git.Repo(example.root)
+    subject, _, body = repo.head.commit.message.partition("\n")
+    diff = repo.git.diff("HEAD~1", "HEAD", "--", "USER.md", "MEMORY.md", "AGENTS.md")
+    added = [x for x in diff.splitlines() if x.startswith("+- ") and "~~" not in x]
+    m = re.match(r"consolidate: \+(\d+) ~0 -0, (\d+) deprecated$", subject)
+    assert m and int(m[1]) == len(added) and int(m[2]) >= 1, (subject, added)
+    struck = [x for x in body.splitlines() if x.startswith("- deprecate ")]
+    # The line struck is named, then what replaced it.
+    assert any("Mainly uses Python for backend work" in x and " → " in x for x in struck)
+    # Cuts fall between words: the word before each "…" is one the files hold whole.
+    words = set(re.findall(r"\w+", diff))
+    cuts = re.findall(r"(\w+)\W*…", body)
+    assert cuts and all(w in words for w in cuts), cuts

@@ -11,6 +11,7 @@ from datetime import datetime
 
 from ..errors import ConflictError
 from ..format.curated import with_ledger
+from ..format.markdown import core
 from ..safety.secrets import redact
 from ..store.commits import COMMIT_CONSOLIDATE, COMMIT_LOG
 from ..store.fsutil import append_locked, atomic_write_text, read_text, replaceable
@@ -60,7 +61,8 @@ class BatchReport:
     def counts(self) -> dict[str, int]:
         applied = [o.edit for o in self.outcomes if o.applied]
         return {
-            "added": sum(e.op == "add" for e in applied),
+            # Lines added, as `git diff` shows them: a deprecation adds its replacement.
+            "added": sum(e.op == "add" or (e.op == "deprecate" and bool(e.text)) for e in applied),
             "updated": sum(e.op == "update" for e in applied),
             "deleted": sum(e.op == "delete" for e in applied),
             "deprecated": sum(e.op == "deprecate" for e in applied),
@@ -79,8 +81,12 @@ def read_docs(ws: Workspace) -> dict[str, str]:
 
 
 def commit_message(batch: BatchReport, provider: str, redact_extra: Sequence[str] = ()) -> str:
-    """The consolidation's commit message: counts, provider, every edit. Whatever a model
-    wrote passes the secret filter first (an edit refused for a secret is already withheld)."""
+    """The consolidation's commit message: counts, provider, every edit. The subject counts
+    lines as `git diff` shows them (a deprecation adds its replacement: "+6 … 2
+    deprecated" when four facts are new and two replace old ones); a deprecation names the
+    line it strikes and what replaces it; texts are cut at a word, never inside one.
+    Whatever a model wrote passes the secret filter first (an edit refused for a secret is
+    already withheld)."""
     c = batch.counts()
     lines = [
         f"{COMMIT_CONSOLIDATE} +{c['added']} ~{c['updated']} -{c['deleted']}, "
@@ -95,10 +101,28 @@ def commit_message(batch: BatchReport, provider: str, redact_extra: Sequence[str
         if o.status == "held":
             continue
         e = o.edit
-        what = e.text or e.target
+        if e.op in ("deprecate", "update") and e.target:
+            what = (
+                f"{_clip(core(e.target), 80)} → {_clip(e.text, 80)}"
+                if e.text
+                else _clip(core(e.target), 100)
+            )
+        else:
+            what = _clip(e.text or core(e.target), 100)
         state = "" if o.applied else f" [skipped: {o.status}]"
-        lines.append(f"- {e.op} {e.file}: {redact(what[:100], redact_extra)[0]}{state}")
+        lines.append(f"- {e.op} {e.file}: {redact(what, redact_extra)[0]}{state}")
     return "\n".join(lines)
+
+
+def _clip(text: str, limit: int) -> str:
+    """The text cut at the last word boundary within `limit` characters, "…" marking the cut
+    (a text without spaces, Chinese, is cut at the limit)."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" ,;:—-") + "…"
 
 
 def unified_diff(before: dict[str, str], after: dict[str, str]) -> str:

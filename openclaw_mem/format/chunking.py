@@ -37,8 +37,8 @@ from .markdown import (
     is_top_bullet,
     line_day,
     lines_of,
+    readable,
     stamp_time,
-    strip_comments,
 )
 from .noise import is_noise
 
@@ -163,7 +163,7 @@ def _chunks_from_ranges(
             if a >= b:
                 continue
             # Metadata comments (importance, session ids) are for tools, not for matching.
-            body = strip_comments("\n".join(lines[a:b]))
+            body = readable("\n".join(lines[a:b]))
             extra = "\n".join(x for x in (context, _tail(prev, overlap)) if x)
             struck = is_struck(body.split("\n", 1)[0])
             boiler = when is None and is_boilerplate(body)

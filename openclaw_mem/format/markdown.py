@@ -213,6 +213,15 @@ def source_links(cites: Iterable[str]) -> str:
     return "".join(f" [{label_for(c)}]({c})" for c in cites if c)
 
 
+def readable(text: str) -> str:
+    """Text as read and matched: no HTML comments, no trailing source links (where a line
+    came from is not what it says; `--explain` and `mem get` give it)."""
+    text = strip_comments(text)
+    if "](" not in text:
+        return text
+    return "\n".join(split_sources(line)[0] for line in text.split("\n"))
+
+
 def without_sources(text: str) -> str:
     """A curated file's text with every line's trailing source links left out: what a
     model is shown (a citation is mem's to write, never the model's to copy)."""

@@ -31,7 +31,7 @@ from ..format.markdown import (
     citation,
     is_struck,
     lines_of,
-    strip_comments,
+    readable,
     struck_text,
 )
 from ..format.markdown import (
@@ -141,7 +141,7 @@ def _file_lines(ws: Workspace, rel: str, cache: dict[str, list[str]]) -> list[st
 def snippet(lines: list[str], terms: set[str], limit: int = SNIPPET_CHARS) -> str:
     """The lines (metadata comments left out), or the run of them richest in query terms
     that fits `limit` characters."""
-    lines = [strip_comments(line) for line in lines]
+    lines = [readable(line) for line in lines]
     while len(lines) > 1 and not lines[-1].strip():  # a comment line at the end leaves nothing
         lines.pop()
     text = "\n".join(lines)

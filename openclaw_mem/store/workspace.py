@@ -31,7 +31,8 @@ GITATTRIBUTES = """# mem: daily logs and HISTORY.md merge by entry, through a dr
 /memory/**/*.md merge=mem-entries
 /HISTORY.md merge=mem-entries
 # What consolidation has taken: one entry id a line; both sides' lines are kept.
-/memory/.consolidated merge=union
+# Bookkeeping, not memory: `git diff` says only that it changed (`git diff --text` shows it).
+/memory/.consolidated merge=union -diff
 """
 MERGE_DRIVER = "mem-entries"
 DAY_FILE_RE = Lazy(r"^(\d{4})-(\d{2})-(\d{2})(?:[-_ ].*)?\.md$")
