@@ -12,7 +12,7 @@ annotators wrote, per session and speaker, the facts ("observations") with the t
 came from, and a summary per session.
 
 A curated line added to MEMORY.md, USER.md or AGENTS.md is traced to its turn by its
-`src=` provenance. The rules, exactly:
+source links (or an older line's `src=`). The rules, exactly:
 - **supported** (precision): some annotated fact about the same person comes from the same
   turn and shares at least half of the line's content words (tokens that are not stopwords,
   stemmed; numbers left out, since lines carry absolute dates the facts write as "this
@@ -47,7 +47,7 @@ sys.path.append(str(ROOT / "bench"))
 from recall_quality import DEFAULT_DATA, TUNE, parse_session_time
 
 from openclaw_mem.format.logs import NewEntry, append_entries, parse_log
-from openclaw_mem.format.markdown import parse_citation, parse_meta, split_doc
+from openclaw_mem.format.markdown import core, parse_citation, sources, split_doc, strip_comments
 from openclaw_mem.memory import Memory, init
 from openclaw_mem.search.tokenize import shingles, tokenize
 from openclaw_mem.store.workspace import Workspace
@@ -114,9 +114,7 @@ def added_lines(root: Path, before: dict[str, str]) -> list[tuple[str, str, list
         for line in split_doc((root / name).read_text(encoding="utf-8")).lines:
             if line in old or not line.strip().startswith("-"):
                 continue
-            meta = parse_meta(line)
-            cites = (meta.fields.get("src", "") if meta else "").split(",")
-            out.append((name, re.sub(r"\s*<!--.*?-->\s*$", "", line)[2:], [c for c in cites if c]))
+            out.append((name, core(line), sources(line)))
     return out
 
 
@@ -176,7 +174,7 @@ def score(
         supported += ok
         verdicts.append((ok, name, line))
     user_facts = [i for i, f in enumerate(facts) if f[0] == user]
-    history = words((root / "HISTORY.md").read_text(encoding="utf-8"))
+    history = words(strip_comments((root / "HISTORY.md").read_text(encoding="utf-8")))
     summaries = [
         text
         for key, text in sample.get("session_summary", {}).items()
