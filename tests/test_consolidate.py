@@ -132,7 +132,8 @@ def test_a_good_tool_call_becomes_one_reviewable_commit(mem, llm):
     assert covered_lines(history) == {}  # progress is recorded by entry id, not by line
     assert len(taken_ids(Workspace(mem.root))) == 4  # 2 cited, 1 skipped, 1 noise
     head = git.Repo(mem.root).head.commit
-    assert head.message.startswith("consolidate: +1 ~0 -0, 1 deprecated")
+    # Two lines added as git diff shows them: the new fact and the deprecated one's replacement.
+    assert head.message.startswith("consolidate: +2 ~0 -0, 1 deprecated")
     assert set(head.stats.files) == {"USER.md", "MEMORY.md", "HISTORY.md", PROGRESS_FILE}
     # The log it read is committed just before, on its own, so the committed marker never
     # points at uncommitted lines and `mem undo` never reverts the log.
