@@ -51,9 +51,11 @@ def test_user_errors_are_one_line_with_exit_codes(ws):
         (("log", "--role", "user", "--speaker", "A", "x"), 2, "not both"),
         (("log", "--at", "yesterday", "x"), 2, "is not an ISO date or time"),
         (("log", ""), 2, "nothing to log"),
-        (("log",), 2, "Missing argument"),
-        (("history", "-n", "0"), 2, "Invalid value"),
-        (("nosuch",), 2, "No such command"),
+        (("log",), 2, "missing argument"),
+        (("history", "-n", "0"), 2, "invalid value"),
+        (("nosuch",), 2, "no such command"),
+        (("status", "--nosuch"), 2, "no such option: --nosuch"),
+        (("recall", "--nosuch", "x"), 2, "no such option: --nosuch"),
     ]
     for args, code, fragment in cases:
         result = ws(*args, ok=False)
@@ -62,6 +64,8 @@ def test_user_errors_are_one_line_with_exit_codes(ws):
         assert fragment in result.stderr, (args, result.stderr)
         assert result.stderr.count("\n") == 1, (args, result.stderr)
         assert "Traceback" not in result.stderr
+        # One style, mem's and click's alike: lower case after the prefix.
+        assert result.stderr[len("mem: error: ")].islower() or not result.stderr[12].isalpha()
 
 
 def test_debug_shows_the_traceback(ws):

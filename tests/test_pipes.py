@@ -125,3 +125,17 @@ def test_an_option_that_needs_what_it_lacks_is_exit_2_and_a_missing_file_exit_4(
     assert run.exit_code == 2 and "--accept-all needs a proposal id" in run.stderr
     run = logged("history", "nosuch.md", ok=False)
     assert run.exit_code == 4 and "nosuch.md: no such file" in run.stderr
+
+
+def test_workspace_paths_complete_to_directories(tmp_path):
+    for name in ("alpha", "alps", ".hidden"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "alfile").write_text("x", encoding="utf-8")
+    for words in (f"mem -w {tmp_path}/al", f"mem init {tmp_path}/al", f"mem demo {tmp_path}/al"):
+        run = subprocess.run(
+            MEM,
+            capture_output=True,
+            text=True,
+            env=_env(_MEM_COMPLETE="complete_bash", COMP_WORDS=words, COMP_CWORD="2"),
+        )
+        assert run.stdout.split() == [f"{tmp_path}/alpha/", f"{tmp_path}/alps/"], words

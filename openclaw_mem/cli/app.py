@@ -95,6 +95,11 @@ class MemGroup(TyperGroup):
                 raise KeyboardInterrupt from None
             except typer.TyperException as exc:  # click's own errors: usage, bad parameters
                 msg = " ".join(exc.format_message().split())  # type: ignore[attr-defined]
+                # One style with mem's own: "mem: error: no such option …", lower case, and
+                # no full stop before the hint.
+                if msg[:1].isupper() and msg[1:2].islower():
+                    msg = msg[:1].lower() + msg[1:]
+                msg = msg.rstrip(".")
                 ctx = getattr(exc, "ctx", None)
                 hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
                 code = getattr(exc, "exit_code", ExitCode.USAGE)
@@ -102,6 +107,26 @@ class MemGroup(TyperGroup):
             return rv if isinstance(rv, int) and not isinstance(rv, bool) else None
 
         sys.exit(run(invoke, debug))
+
+
+def directories(incomplete: str) -> list[str]:
+    """A completer for a directory (a workspace): the shell offers the directories whose
+    path starts with what was typed, `~` understood."""
+    import os
+
+    typed = os.path.expanduser(incomplete)
+    head, tail = os.path.split(typed)
+    try:
+        with os.scandir(head or ".") as found:
+            names = sorted(
+                e.name for e in found if e.name.startswith(tail) and e.is_dir(follow_symlinks=False)
+            )
+    except OSError:
+        return []
+    if not tail.startswith("."):
+        names = [n for n in names if not n.startswith(".")]
+    prefix = incomplete[: len(incomplete) - len(tail)]
+    return [f"{prefix}{n}/" for n in names]
 
 
 app = typer.Typer(
@@ -174,6 +199,7 @@ def main(
             help="Workspace directory (else $MEM_WORKSPACE, "
             "the nearest ancestor with MEMORY.md or memory/, ~/.openclaw/workspace).",
             show_default=False,
+            autocompletion=directories,
         ),
     ] = None,
     debug: Annotated[bool, typer.Option("--debug", help="Show tracebacks.")] = False,

@@ -11,7 +11,7 @@ from ..errors import UsageError
 from ..memory import Memory, copy_example, init
 from ..recall.reads import Read
 from ..text import visible
-from .app import app, state
+from .app import app, directories, state
 
 # The example's logs end on 2026-11-27; the demo lives on the morning after, so its output
 # is the same whatever day it runs.
@@ -45,7 +45,9 @@ def demo_cmd(
     directory: Annotated[
         Path | None,
         typer.Argument(
-            help="Where to put the demo workspace (default: a new temp dir).", show_default=False
+            help="Where to put the demo workspace (default: a new temp dir).",
+            show_default=False,
+            autocompletion=directories,
         ),
     ] = None,
 ) -> None:

@@ -7,7 +7,7 @@ import typer
 
 from .. import serve
 from ..memory import init
-from .app import app, one_of, state, warn
+from .app import app, directories, one_of, state, warn
 
 
 @app.command("init")
@@ -18,6 +18,7 @@ def init_cmd(
         typer.Argument(
             help="Where (default: -w, $MEM_WORKSPACE, else the current directory).",
             show_default=False,
+            autocompletion=directories,
         ),
     ] = None,
     no_git: Annotated[bool, typer.Option("--no-git", help="Do not touch git.")] = False,
