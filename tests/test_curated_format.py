@@ -154,3 +154,17 @@ def test_a_consolidations_commit_message_says_what_its_diff_shows(example):
     words = set(re.findall(r"\w+", diff))
     cuts = re.findall(r"(\w+)\W*…", body)
     assert cuts and all(w in words for w in cuts), cuts
+
+
+def test_forgetting_one_fact_of_a_line_keeps_its_links_on_both_halves(ws):
+    ws("log", "--at", "2026-11-24T11:30", "--role", "user", "I use Go. I have a cat, Miso.")
+    line = "- Uses Go at work. Has a cat called Miso. [11-24](memory/2026-11-24.md#L3-L4)"
+    (ws.root / "USER.md").write_text(f"# USER\n\n## Identity\n\n{line}\n", encoding="utf-8")
+    ws("commit", "-m", "a line of two facts")
+    ws("forget", "Miso")
+    user = (ws.root / "USER.md").read_text(encoding="utf-8").splitlines()
+    link = "[11-24](memory/2026-11-24.md#L3-L4)"
+    assert user[-2:] == [
+        f"- Uses Go at work. {link}",
+        f"- ~~Has a cat called Miso.~~ (forgotten {date.today()}) {link}",
+    ]

@@ -73,6 +73,10 @@ def test_logs_are_only_redacted_with_hard(memory):
         memory.forget("memory/2026-11-24.md:4")
     assert refused.value.exit_code == 2
     assert day.read_bytes() == before
+    with pytest.raises(UsageError, match="holds no words to forget") as heading_only:
+        memory.forget("memory/2026-11-24.md:3", hard=True)  # the entry's heading alone
+    assert heading_only.value.exit_code == 2
+    assert day.read_bytes() == before  # nothing redacted, nothing rewritten
     done = memory.forget("memory/2026-11-24.md#L3-L4", hard=True).done
     assert (done.mode, done.path, done.lines) == ("redacted", "memory/2026-11-24.md", (3, 4))
     text = day.read_text(encoding="utf-8")

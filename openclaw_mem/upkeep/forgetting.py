@@ -22,6 +22,8 @@ from ..format.markdown import (
     is_live_bullet,
     is_struck,
     parse_citation,
+    source_links,
+    sources,
     split_doc,
     strike,
     trailing_comment,
@@ -179,16 +181,19 @@ def _forgotten(
                 "redacts the line in place"
             )
         stamp = f"[forgotten {today.isoformat()}]"
+        if all(_structure(lines[i]) for i in range(first - 1, last)):
+            raise UsageError(
+                f"{rel}:{first} holds no words to forget (a heading, a blank line or a "
+                f"marker); name the lines of an entry's text, or its heading through its last "
+                f"line"
+            )
         if is_log:
             _keep_identity(lines, doc.text(), first, last)
         after = []
         for i in range(first - 1, last):
             line = lines[i]
-            if entry_heading(line) or not line.strip() or heading(line):
-                after.append(line)  # headings keep the log's structure
-                continue
-            if MARKER_RE.fullmatch(line.strip()):
-                after.append(line)  # progress markers carry no content
+            if _structure(line):  # headings keep the log's structure; markers hold no words
+                after.append(line)
                 continue
             prefix = BULLET_RE.match(line)
             lines[i] = f"{prefix[0] if prefix else ''}{stamp}"
@@ -199,6 +204,16 @@ def _forgotten(
             f"{rel}: forget works on MEMORY.md, USER.md, AGENTS.md, HISTORY.md and daily logs"
         )
     return doc.text(lines), Forgotten(rel, (first, last), before, after, mode)
+
+
+def _structure(line: str) -> bool:
+    """A line that holds no one's words: a heading, a blank line, a progress marker."""
+    return bool(
+        entry_heading(line)
+        or not line.strip()
+        or heading(line)
+        or MARKER_RE.fullmatch(line.strip())
+    )
 
 
 def _forget_facts(
@@ -217,10 +232,12 @@ def _forget_facts(
     line = lines[n - 1]
     indent, marker = bullet_prefix(line)
     comment = trailing_comment(line)
-    lines[n - 1] = f"{indent}{marker} {' '.join(kept)}" + (f" {comment}" if comment else "")
+    links = source_links(sources(line)) if "](" in line else ""  # both halves came from there
+    tail = links + (f" {comment}" if comment else "")
+    lines[n - 1] = f"{indent}{marker} {' '.join(kept)}{tail}"
     after = [lines[n - 1]]
     if not hard:
-        struck = strike(f"{indent}{marker} {' '.join(named)}", today, why="forgotten")
+        struck = strike(f"{indent}{marker} {' '.join(named)}{links}", today, why="forgotten")
         lines.insert(n, struck)
         after.append(struck)
     return doc.text(lines), Forgotten(
