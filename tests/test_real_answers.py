@@ -363,6 +363,20 @@ def test_a_copied_log_entry_is_held_but_a_short_third_person_note_is_kept():
     assert [e.text for e in ok] == ["Deploys run on GitHub Actions"]
 
 
+def test_a_line_that_copies_a_speakers_turn_is_held_but_a_label_line_is_kept():
+    """Seen from the 1.5B at 8 entries a batch: "Gina: Yes, the user too! Contemporary
+    dance is so expressive …" was written to MEMORY.md as a fact."""
+    gina = PromptEntry(
+        "memory/2025-06-03.md#L3", NOW, "Gina", "Yes, me too! Dance is so expressive.", number=1
+    )
+    mine = PromptEntry("memory/2025-06-03.md#L6", NOW, "user", "My manager is Chen Jing.", number=2)
+    copied = _edit("Gina: Yes, the user too! Dance is so expressive", [1], file="MEMORY")
+    ok, held = check([copied], (gina, mine))
+    assert ok == [] and "copies Gina's turn" in held[0][1]
+    ok, _ = check([_edit("Manager: Chen Jing", [2])], (gina, mine))
+    assert [e.text for e in ok] == ["Manager: Chen Jing"]
+
+
 def test_relative_times_become_dates_in_any_language():
     day = date(2025, 6, 3)
     assert resolve_relative("打算下个月去京都旅行", day) == "打算2025-07去京都旅行"

@@ -284,7 +284,7 @@ def _worded(edit: Edit, prompt: Sequence[PromptEntry]) -> tuple[Edit, str | None
     edit = replace(edit, text=without_comments(edit.text))
     text, why = _copied(edit.text, prompt) if edit.text else ("", None)
     if text and not why:
-        why = not_a_line(text)
+        why = not_a_line(text) or _spoken_as(text, prompt)
     if text and not why:
         text = chinese_third(third_person(text, edit.file), edit.file)
         if first_person(text):
@@ -292,6 +292,19 @@ def _worded(edit: Edit, prompt: Sequence[PromptEntry]) -> tuple[Edit, str | None
         elif repeats_example(text) and not _says(content(text), prompt, edit.sources):
             why = "it repeats the instructions' example, not the entries"
     return replace(edit, text=text), why
+
+
+def _spoken_as(text: str, prompt: Sequence[PromptEntry]) -> str | None:
+    """Why a line that opens with a speaker's name and a colon is a turn copied ("Gina:
+    Yes, me too!"), not a fact about them; None for any other line ("Manager: Chen Jing"
+    names no speaker of the batch)."""
+    label, colon, rest = text.partition(":")
+    if not colon or not rest.strip():
+        return None
+    speakers = {p.role.casefold() for p in prompt} | {"user", "assistant"}
+    if label.strip().casefold() in speakers:
+        return f"it copies {label.strip()}'s turn, speaker and all, not a fact"
+    return None
 
 
 def _whose(edit: Edit, prompt: Sequence[PromptEntry]) -> str | None:
