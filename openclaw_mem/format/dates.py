@@ -605,6 +605,8 @@ def _rules_for(low: str, text: str, words: Collection[str] | None = None) -> lis
         words = set(_WORDS_RE.findall(low))
         if not text.isascii():
             words.update(_ZH_NEEDS.findall(text))
+    if not isinstance(words, set | frozenset):
+        words = set(words)  # one pass over a token list, not three
     found = _ANY_NEED.intersection(words)
     if not _YEARS.isdisjoint(words):
         found |= {"#year"}
@@ -702,9 +704,16 @@ def spans(text: str, day: date | None, words: Collection[str] | None = None) -> 
     text's tokens if they are at hand (search/tokenize.py's, unstemmed), to skip a scan."""
     if not text:
         return []
-    low = _lower(text)
+    if words is not None:  # most texts name no time: decided from the tokens alone
+        rules = _rules_for("", text, words)
+        if not rules:
+            return []
+        low = _lower(text)
+    else:
+        low = _lower(text)
+        rules = _rules_for(low, text, words)
     found: list[tuple[int, int, dict, _Rule]] = []
-    for rule in _rules_for(low, text, words):
+    for rule in rules:
         for m in rule.core.finditer(low):
             start, g = m.start(), _groups(m, text)
             if rule.left is not None:
