@@ -596,6 +596,7 @@ _WORDS_RE = re.compile(r"[a-z]+|\d+")
 
 _YEARS = frozenset(str(y) for y in range(1900, 2100))  # what the ISO and year rules need
 _ANY_NEED = frozenset().union(*(rule.needs for rule in _EN))
+_NEEDED = _ANY_NEED | _YEARS | _ZH_CHARS
 
 
 def _rules_for(low: str, text: str, words: Collection[str] | None = None) -> list[_Rule]:
@@ -605,8 +606,10 @@ def _rules_for(low: str, text: str, words: Collection[str] | None = None) -> lis
         words = set(_WORDS_RE.findall(low))
         if not text.isascii():
             words.update(_ZH_NEEDS.findall(text))
-    if not isinstance(words, set | frozenset):
-        words = set(words)  # one pass over a token list, not three
+    # One pass over the tokens against every word any rule needs; most texts hold none.
+    words = _NEEDED.intersection(words)
+    if not words:
+        return []
     found = _ANY_NEED.intersection(words)
     if not _YEARS.isdisjoint(words):
         found |= {"#year"}
