@@ -30,13 +30,25 @@ SESSION_RE = Lazy(r"^[\w.:/@+=-]{1,128}$")
 AGENT_RE = Lazy(r"^[\w.-]{1,64}$")
 
 
+# Headings met lately: parsing, chunking and indexing a log ask about each heading line
+# four or five times. Bounded: cleared when full.
+_HEADS: dict = {}
+
+
 def entry_heading(line: str):
     """A log entry heading (`## 14:05 · user`) with groups h, m, label, meta (a re.Match);
     else None."""
     if not line.startswith("##"):  # most lines: no pattern compiled, none run
         return None
+    m = _HEADS.get(line, _HEADS)
+    if m is not _HEADS:
+        return m
     m = ENTRY_HEADING_RE.match(line.removesuffix("\r"))
-    return m if m and int(m["h"]) < 24 and int(m["m"]) < 60 else None
+    m = m if m and int(m["h"]) < 24 and int(m["m"]) < 60 else None
+    if len(_HEADS) >= 4096:
+        _HEADS.clear()
+    _HEADS[line] = m
+    return m
 
 
 def citation(path: str, start: int, end: int | None = None) -> str:

@@ -96,6 +96,10 @@ def _trim(lines: list[str], lo: int, hi: int) -> tuple[int, int]:
 def _split_lines(lines: list[str], lo: int, hi: int, max_tokens: int) -> list[tuple[int, int]]:
     """Split [lo, hi) on line boundaries into pieces of at most max_tokens (a single
     longer line stays whole)."""
+    # A line is never more tokens than characters: a range that short is one piece, and
+    # most entries are, without estimating a line.
+    if sum(map(len, lines[lo:hi])) + (hi - lo) <= max_tokens:
+        return [(lo, hi)]
     pieces, start, size = [], lo, 0
     for i in range(lo, hi):
         t = estimate_tokens(lines[i]) + 1
@@ -111,6 +115,8 @@ def _tail(text: str, tokens: int) -> str:
     """The last ~`tokens` tokens of text, cut at a line or word boundary."""
     if tokens <= 0 or not text:
         return ""
+    if "\n" not in text:  # the last line is always kept
+        return text
     out: list[str] = []
     size = 0
     for line in reversed(text.split("\n")):

@@ -596,6 +596,7 @@ _WORDS_RE = re.compile(r"[a-z]+|\d+")
 
 _YEARS = frozenset(str(y) for y in range(1900, 2100))  # what the ISO and year rules need
 _ANY_NEED = frozenset().union(*(rule.needs for rule in _EN))
+_NEEDED = _ANY_NEED | _YEARS | _ZH_CHARS
 
 
 def _rules_for(low: str, text: str, words: Collection[str] | None = None) -> list[_Rule]:
@@ -605,6 +606,10 @@ def _rules_for(low: str, text: str, words: Collection[str] | None = None) -> lis
         words = set(_WORDS_RE.findall(low))
         if not text.isascii():
             words.update(_ZH_NEEDS.findall(text))
+    # One pass over the tokens against every word any rule needs; most texts hold none.
+    words = _NEEDED.intersection(words)
+    if not words:
+        return []
     found = _ANY_NEED.intersection(words)
     if not _YEARS.isdisjoint(words):
         found |= {"#year"}
@@ -702,9 +707,16 @@ def spans(text: str, day: date | None, words: Collection[str] | None = None) -> 
     text's tokens if they are at hand (search/tokenize.py's, unstemmed), to skip a scan."""
     if not text:
         return []
-    low = _lower(text)
+    if words is not None:  # most texts name no time: decided from the tokens alone
+        rules = _rules_for("", text, words)
+        if not rules:
+            return []
+        low = _lower(text)
+    else:
+        low = _lower(text)
+        rules = _rules_for(low, text, words)
     found: list[tuple[int, int, dict, _Rule]] = []
-    for rule in _rules_for(low, text, words):
+    for rule in rules:
         for m in rule.core.finditer(low):
             start, g = m.start(), _groups(m, text)
             if rule.left is not None:

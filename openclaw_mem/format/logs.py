@@ -25,6 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
+from functools import cached_property
 from pathlib import Path
 
 from . import appending
@@ -97,12 +98,12 @@ class Entry:
     id: str | None = None  # the heading's `id:`, when it carries one
     counted: int | None = None  # body lines a `lines:` count held (blank ones included)
 
-    @property
+    @cached_property  # chunking asks it of every entry two or three times
     def when(self) -> datetime | None:
         if self.day is None:
             return None
-        hour, minute = (int(x) for x in (self.time or "00:00").split(":"))
-        return datetime(self.day.year, self.day.month, self.day.day, hour, minute)
+        hour, minute = (self.time or "00:00").split(":")
+        return datetime(self.day.year, self.day.month, self.day.day, int(hour), int(minute))
 
 
 def _honest(body: Sequence[str], declared: str | None) -> bool:

@@ -267,6 +267,8 @@ def sources(line: str) -> list[str]:
 def line_day(line: str) -> date | None:
     """The day a curated line's fact is from: its newest source's log day (old lines: the
     date in their comment); None for a line with neither."""
+    if "](" not in line and "<!--" not in line:  # neither a source link nor a comment
+        return None
     days = [d for d in map(day_of_cite, split_sources(_TRAILING_COMMENT_RE.sub("", line))[1]) if d]
     if days:
         return max(days)
@@ -282,6 +284,8 @@ _DEPRECATED_RE = re.compile(r"\((?:deprecated|forgotten) (?P<date>\d{4}-\d{2}-\d
 
 def is_struck(line: str) -> bool:
     """A deprecated (or forgotten) line: its content starts struck through."""
+    if "~~" not in line:  # core() only removes and collapses: it cannot make a "~~"
+        return False
     return _STRUCK_RE.match(core(line)) is not None
 
 
