@@ -168,3 +168,64 @@ def test_forgetting_one_fact_of_a_line_keeps_its_links_on_both_halves(ws):
         f"- Uses Go at work. {link}",
         f"- ~~Has a cat called Miso.~~ (forgotten {date.today()}) {link}",
     ]
+
+
+def test_a_link_a_person_adds_to_a_line_mem_wrote_stays_and_mem_links_still_follow(ws):
+    ws("log", "--at", "2026-12-01T09:00", "--role", "user", "I'm vegetarian.")
+    (entry,) = read_entries(ws.root / "memory" / "2026-12-01.md")
+    (ws.root / "USER.md").write_text(
+        "# USER\n\n## Identity\n\n"
+        "- Is vegetarian [12-01](memory/2026-12-01.md#L3-L4) [recipes](notes/food.md#L12)\n",
+        encoding="utf-8",
+    )
+    (ws.root / "HISTORY.md").write_text(
+        with_ledger(
+            "# HISTORY\n\n[2026-12-01 10:00] Notes.\n<!-- consolidated: 1 entry of x -->\n",
+            [
+                LineRecord(
+                    "USER",
+                    line_key("Is vegetarian"),
+                    "identity",
+                    0.8,
+                    0.9,
+                    date(2026, 12, 1),
+                    (entry.id,),
+                )
+            ],
+        ),
+        encoding="utf-8",
+    )
+    ws("commit", "-m", "a link of the person's own")
+    assert "nothing to put right" in ws("doctor").stdout
+    path = ws.root / "memory" / "2026-12-01.md"
+    head, rest = path.read_text(encoding="utf-8").split("## ", 1)
+    path.write_text(f"{head}## 08:00 · user\nEarlier.\n\n## {rest}", encoding="utf-8")
+    ws("doctor")
+    user = (ws.root / "USER.md").read_text(encoding="utf-8")
+    assert (
+        "- Is vegetarian [12-01](memory/2026-12-01.md#L6-L7) [recipes](notes/food.md#L12)\n" in user
+    )
+
+
+def test_a_line_mem_wrote_keeps_its_record_on_both_halves_when_one_fact_is_forgotten(ws):
+    ws("log", "--at", "2026-12-01T09:00", "--role", "user", "I'm vegetarian. I love Sichuan food.")
+    (entry,) = read_entries(ws.root / "memory" / "2026-12-01.md")
+    said = "Is vegetarian. Loves very spicy Sichuan food."
+    (ws.root / "USER.md").write_text(
+        f"# USER\n\n## Identity\n\n- {said} [12-01](memory/2026-12-01.md#L3-L4)\n",
+        encoding="utf-8",
+    )
+    known = LineRecord("USER", line_key(said), "identity", 0.8, 0.9, date(2026, 12, 1), (entry.id,))
+    (ws.root / "HISTORY.md").write_text(
+        with_ledger("# HISTORY\n\n[2026-12-01 10:00] Notes.\n<!-- consolidated: x -->\n", [known]),
+        encoding="utf-8",
+    )
+    ws("commit", "-m", "a line of two facts, written by mem")
+    ws("forget", "Sichuan food")
+    for half in ("Is vegetarian.", "Loves very spicy Sichuan food."):
+        assert record(ws.root, "USER", half).ids == (entry.id,), half  # both still mem's
+    assert git.Repo(ws.root).head.commit.stats.files.keys() >= {"USER.md", "HISTORY.md"}
+    # And so their links still follow the entry: redacted, both lose them.
+    ws("forget", "--hard", "memory/2026-12-01.md#L3-L4")
+    user = (ws.root / "USER.md").read_text(encoding="utf-8")
+    assert "](memory/" not in user and "Is vegetarian." in user

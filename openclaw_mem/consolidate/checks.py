@@ -298,7 +298,7 @@ def _spoken_as(text: str, prompt: Sequence[PromptEntry]) -> str | None:
     """Why a line that opens with a speaker's name and a colon is a turn copied ("Gina:
     Yes, me too!"), not a fact about them; None for any other line ("Manager: Chen Jing"
     names no speaker of the batch)."""
-    label, colon, rest = text.partition(":")
+    label, colon, rest = text.replace("：", ":", 1).partition(":")
     if not colon or not rest.strip():
         return None
     speakers = {p.role.casefold() for p in prompt} | {"user", "assistant"}

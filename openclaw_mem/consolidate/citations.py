@@ -13,7 +13,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from ..format.curated import LineRecord, read_ledger, record_of
-from ..format.markdown import parse_meta, source_links, split_doc, split_sources, trailing_comment
+from ..format.markdown import (
+    SOURCE_LINK_RE,
+    day_of_cite,
+    parse_meta,
+    source_links,
+    split_doc,
+    split_sources,
+    trailing_comment,
+)
 from ..store.fsutil import append_locked, atomic_write_text, read_text
 from ..store.workspace import CURATED_FILES, HISTORY_FILE, Workspace
 from .progress import LogEntry, all_entries, read_history
@@ -83,13 +91,29 @@ def _relinked(
     comment = trailing_comment(line)
     rest = line[: line.rindex(comment)].rstrip() if comment else line.rstrip()
     body, cites = split_sources(rest)
-    if not cites:
+    ours = [c for c in cites if _into_a_log(c)]
+    if not ours:
         return None
     live = _live(known.ids, where)
     fresh = [e.cite for e in live]
-    if fresh == cites:
+    if fresh == ours:
         return None
-    return body + source_links(fresh) + (f" {comment}" if comment else ""), bool(live)
+    # Links into anything but a daily log are a person's (a note, a doc): kept as written,
+    # where they were; mem's own are replaced where the first of them stood.
+    links, placed = [], False
+    for m in SOURCE_LINK_RE.finditer(rest[len(body) :]):
+        if not _into_a_log(m["cite"]):
+            links.append(f" {m[0]}")
+        elif not placed:
+            links.append(source_links(fresh))
+            placed = True
+    tail = "".join(links) + (f" {comment}" if comment else "")
+    return body + tail, bool(live)
+
+
+def _into_a_log(cite: str) -> bool:
+    """A link mem writes: into a daily log (`memory/2026-11-21.md#L3-L4`)."""
+    return cite.startswith("memory/") and day_of_cite(cite) is not None
 
 
 def _old_format(line: str, where: dict[str, LogEntry]) -> tuple[str, bool] | None:

@@ -144,13 +144,15 @@ class Curating:
         place = self.place
         place.check_writable_state()
         with transaction(place.root):
-            done = forget(place.ws, target, hard, place.now().date(), place.redact_extra)
+            now = place.now()
+            done = forget(place.ws, target, hard, now.date(), place.redact_extra, now)
             # A redacted entry no longer says what a curated line drew from it.
             followed = refresh(place.ws).files if done.mode == "redacted" else []
             lo, hi = done.lines
             where = f"{done.path}:{lo}" + (f"-{hi}" if hi != lo else "")
+            kept = ["HISTORY.md"] if done.history else []  # a split line's record moved
             commit, warnings = place.commit_change(
-                [done.path, *followed], f"{COMMIT_FORGET} {where} ({done.mode})"
+                [done.path, *followed, *kept], f"{COMMIT_FORGET} {where} ({done.mode})"
             )
         return ForgetResult(done, commit, tuple(warnings))
 

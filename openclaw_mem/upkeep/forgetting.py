@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
 
 from ..errors import NotFound, UsageError
 from ..format.file_lines import safe_path
@@ -44,6 +44,10 @@ class Forgotten:
     before: list[str]  # as shown: secrets hidden, read with the lines around them
     after: list[str]  # empty when deleted
     mode: str  # deprecated | deleted | redacted
+    # The line's record (format/curated.py) for each line a split left, when mem wrote it:
+    # what it knew of the line, and its entries' ids, belong to both halves.
+    records: tuple = ()
+    history: bool = False  # HISTORY.md holds them now (forget's commit takes it)
 
 
 def find_line(ws: Workspace, query: str) -> tuple[str, int]:
@@ -111,7 +115,12 @@ def _matched_facts(line: str, query: str) -> tuple[list[str], list[str]] | None:
 
 
 def forget(
-    ws: Workspace, spec: str, hard: bool, today: date, redact_extra: Sequence[str] = ()
+    ws: Workspace,
+    spec: str,
+    hard: bool,
+    today: date,
+    redact_extra: Sequence[str] = (),
+    at: datetime | None = None,
 ) -> Forgotten:
     """Forget what `spec` names. The file is rewritten under the lock its appenders take:
     an agent logging meanwhile loses nothing. What is shown of the lines before is redacted
@@ -121,19 +130,50 @@ def forget(
     rel, first, last, query = parse_target(ws, spec)
     path = safe_path(ws, rel)
     done: list[Forgotten] = []
+    ledger = _ledger(ws) if query is not None and rel in DOCUMENTS else {}
 
     def change(current: bytes | None) -> bytes:
         if current is None:
             raise NotFound(f"no file {rel} in the workspace")
         text = decode(current, path, rel)
         text, forgotten = _forgotten(
-            rel, path, spec, text, (first, last), hard, today, redact_extra, query
+            rel, path, spec, text, (first, last), hard, today, redact_extra, query, ledger
         )
         done.append(forgotten)
         return text.encode("utf-8")
 
     replace_locked(path, change)
+    if done[0].records:
+        done[0] = _keep_records(ws, done[0], at or datetime.combine(today, datetime.min.time()))
     return done[0]
+
+
+def _keep_records(ws: Workspace, done: Forgotten, at: datetime) -> Forgotten:
+    """A line mem wrote, split by a forget, keeps what mem knew of it: the record, copied
+    to each half's words, goes into one HISTORY.md paragraph, so its links still follow
+    their entries and `mem cleanup` still judges it."""
+    from dataclasses import replace
+
+    from ..format.curated import moved_records
+    from ..store.fsutil import append_locked
+    from ..text import plural
+
+    stamp = f"[{at:%Y-%m-%d %H:%M}]"
+    said = (
+        f"{stamp} mem forget struck a fact of {done.path}:{done.lines[0]}; what mem knew of "
+        f"the line belongs to {plural(len(done.records), 'line')} it left.\n"
+        f"{moved_records(done.records)}\n"
+    )
+
+    def add(existing: bytes) -> bytes:
+        if not existing or existing.endswith(b"\n\n"):
+            head = ""
+        else:
+            head = "\n" if existing.endswith(b"\n") else "\n\n"
+        return (head + said).encode("utf-8")
+
+    append_locked(ws.root / HISTORY_FILE, add)
+    return replace(done, history=True)
 
 
 def _forgotten(
@@ -146,6 +186,7 @@ def _forgotten(
     today: date,
     redact_extra: Sequence[str],
     query: str | None = None,
+    ledger: dict | None = None,
 ) -> tuple[str, Forgotten]:
     first, last = span
     doc = split_doc(text)
@@ -164,7 +205,8 @@ def _forgotten(
             raise UsageError(f"{rel}:{first} is blank; nothing to forget")
         split = _matched_facts(line, query) if query is not None else None
         if split is not None:  # forget the fact the words name, keep the line's others
-            return _forget_facts(rel, lines, doc, first, before, split, hard, today)
+            done = _forget_facts(rel, lines, doc, first, before, split, hard, today)
+            return done[0], _carried(done[1], line, ledger or {})
         if hard:
             del lines[first - 1]
             after, mode = [], "deleted"
@@ -216,6 +258,28 @@ def _structure(line: str) -> bool:
     )
 
 
+def _ledger(ws: Workspace) -> dict:
+    from ..format.curated import read_ledger
+
+    history = ws.root / HISTORY_FILE
+    return read_ledger(read_text(history, HISTORY_FILE)) if history.is_file() else {}
+
+
+def _carried(done: Forgotten, line: str, ledger: dict) -> Forgotten:
+    """The split line's record, if mem wrote it, copied to the words of each line left."""
+    from dataclasses import replace
+
+    from ..format.curated import line_key
+    from ..format.markdown import struck_text
+
+    file = done.path.removesuffix(".md")
+    known = ledger.get((file, line_key(struck_text(line))))
+    if known is None:
+        return done
+    halves = [replace(known, key=line_key(struck_text(x))) for x in done.after]
+    return replace(done, records=tuple(halves))
+
+
 def _forget_facts(
     rel: str,
     lines: list[str],
@@ -226,8 +290,9 @@ def _forget_facts(
     hard: bool,
     today: date,
 ) -> tuple[str, Forgotten]:
-    """Line n keeps the facts the query did not name (and its metadata); the named ones
-    are struck through on a line of their own just below it, or, with --hard, gone."""
+    """Line n keeps the facts the query did not name (its links and comment too; its
+    record, when mem wrote it, is carried by `_carried`); the named ones are struck through
+    on a line of their own just below it, or, with --hard, gone."""
     named, kept = split
     line = lines[n - 1]
     indent, marker = bullet_prefix(line)
