@@ -174,7 +174,8 @@ def check(history: History) -> None:
 
     from openclaw_mem.consolidate.citations import redacted
     from openclaw_mem.consolidate.progress import all_entries, pending_entries, taken_ids
-    from openclaw_mem.format.markdown import has_conflict_markers, parse_meta
+    from openclaw_mem.format.curated import read_ledger, record_of
+    from openclaw_mem.format.markdown import has_conflict_markers, sources
     from openclaw_mem.store.workspace import Workspace
 
     machines = history.machines
@@ -196,19 +197,18 @@ def check(history: History) -> None:
     by_id = {e.id: e for e in entries}
     for ident in history.redacted:
         assert ident in by_id and redacted(by_id[ident]), f"redacted entry {ident} is gone"
+    ledger = read_ledger((ws.root / "HISTORY.md").read_text(encoding="utf-8"))
     for name in CURATED:
         text = (ws.root / name).read_text(encoding="utf-8")
         assert not src_problems(ws.root, "", text), src_problems(ws.root, "", text)
         for line in text.splitlines():
-            meta = parse_meta(line)
-            if meta is None or not meta.fields.get("eid"):
-                assert meta is None or not meta.fields.get("src"), f"src without eid: {line}"
-                continue
-            cites = meta.fields["src"].split(",")
-            for ident in meta.fields["eid"].split(","):
-                assert ident in by_id, f"{name}: {line!r} cites an entry no log holds"
-                assert not redacted(by_id[ident]), f"{name}: {line!r} cites redacted words"
-                assert by_id[ident].cite in cites, f"{name}: {line!r} src is not its entry"
+            cites = sources(line)
+            known = record_of(name.removesuffix(".md"), line, ledger)
+            if known is None or not known.ids:
+                continue  # a person's line: its links are theirs (src_problems reads them)
+            # mem's line: its links are exactly where its entries are now, none redacted.
+            live = [by_id[i] for i in known.ids if i in by_id and not redacted(by_id[i])]
+            assert cites == [e.cite for e in live], f"{name}: {line!r} links are not its entries"
     ids = {e.id for e in entries}
     taken = taken_ids(ws) or set()
     pending = {e.id for e in pending_entries(ws)}

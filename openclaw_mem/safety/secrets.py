@@ -276,20 +276,78 @@ FAMILIES: tuple[tuple[str, str], ...] = (
     ("password in a sentence", _PROSE_PASSWORD),
 )
 
-_Compiled = tuple[tuple[str, re.Pattern[str], tuple[int, ...]], ...]
+# What the three costliest families (30 of the ~38 ms compiling all of them takes) need
+# before they can match: (case-insensitive, clauses), one string of each clause in the text
+# (folded as re folds it, when case-insensitive). Each clause is one tests/regex_gate.py
+# reads off the family's pattern, so a family is never skipped on a text it matches
+# (tests/test_secret_gate.py holds them to it); a text that passes no gate never compiles
+# them, and a recall's snippets rarely name a password.
+GATES: dict[str, tuple[bool, tuple[tuple[str, ...], ...]]] = {
+    "secret assignment": (
+        True,
+        (
+            (":", ":=", "=", "=>", "is", "was", "为", "是", "："),
+            ("access", "key", "pass", "passphrase", "passw", "private", "pwd", "secret", "token"),
+        ),
+    ),
+    "secret phrase (zh)": (
+        False,
+        (("令牌", "口令", "密码", "密碼", "密鑰", "密钥", "驗證碼", "验证码"),),
+    ),
+    "password in a sentence": (True, (("pass", "pw", "口令", "密码", "密碼"),)),
+}
 
 
-def _prepare(name: str, pattern: re.Pattern[str]) -> tuple[str, re.Pattern[str], tuple[int, ...]]:
-    groups = tuple(i for g, i in pattern.groupindex.items() if g.startswith("secret"))
-    return name, pattern, tuple(sorted(groups))
+class _Family:
+    """A family's pattern, compiled the first time a text passes its gate (if it has one),
+    and the groups that mark the part to hide."""
+
+    __slots__ = ("_groups", "_pattern", "gate", "icase", "name", "source")
+
+    def __init__(self, name: str, source: str, gate=(False, ())) -> None:
+        self.name, self.source = name, source
+        self.icase, self.gate = gate
+        self._pattern: re.Pattern[str] | None = None
+        self._groups: tuple[int, ...] = ()
+        if not self.gate:
+            self._compile()
+
+    def _compile(self) -> re.Pattern[str]:
+        pattern = self._pattern = re.compile(self.source)
+        index = pattern.groupindex
+        self._groups = tuple(sorted(i for g, i in index.items() if g.startswith("secret")))
+        return pattern
+
+    def opens(self, text: str, folded: str) -> bool:
+        seen = folded if self.icase else text
+        return all(any(word in seen for word in clause) for clause in self.gate)
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return self._pattern if self._pattern is not None else self._compile()
+
+    @property
+    def groups(self) -> tuple[int, ...]:
+        self.pattern  # noqa: B018 -- compiled first: the groups are read from it
+        return self._groups
 
 
-_BUILTIN: _Compiled = tuple(_prepare(name, re.compile(src)) for name, src in FAMILIES)
+_Compiled = tuple[_Family, ...]
+_BUILTIN: _Compiled = tuple(
+    _Family(name, src, GATES.get(name, (False, ()))) for name, src in FAMILIES
+)
 
 
 @lru_cache(maxsize=32)
 def _compiled(extra: tuple[str, ...]) -> _Compiled:
-    return _BUILTIN + tuple(_prepare(CUSTOM, re.compile(src)) for src in extra)
+    return _BUILTIN + tuple(_Family(CUSTOM, src) for src in extra)
+
+
+def _folded(text: str) -> str:
+    """The text as re's case-insensitive matching sees it, for the gates."""
+    from .firewall_gates import FOLD_AFTER, FOLD_BEFORE
+
+    return text.translate(FOLD_BEFORE).lower().translate(FOLD_AFTER)
 
 
 def _protected(text: str) -> list[tuple[int, int]]:
@@ -310,7 +368,13 @@ def _matches(
     text: str, compiled: _Compiled, protected: list[tuple[int, int]], starts: list[int]
 ) -> list[tuple[int, int, str]]:
     found: list[tuple[int, int, str]] = []
-    for name, pattern, groups in compiled:
+    folded: str | None = None
+    for family in compiled:
+        if family.gate:
+            folded = _folded(text) if folded is None else folded
+            if not family.opens(text, folded):
+                continue  # it cannot match this text: never compiled, never run
+        name, pattern, groups = family.name, family.pattern, family.groups
         for m in pattern.finditer(text):
             start, end = next((m.span(g) for g in groups if m.start(g) >= 0), m.span())
             if start < end and not _overlaps(protected, starts, start, end):
