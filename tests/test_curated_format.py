@@ -30,6 +30,17 @@ def _bullets(text: str) -> list[str]:
     return [line for line in text.splitlines() if re.match(r"\s*[-*+] ", line)]
 
 
+def _mem_wrote(ws, lines: str, said: str, day: date, ids=(), importance=0.8, kind="identity"):
+    """USER.md holding `lines` (its Identity section), and HISTORY.md the record of the one
+    mem wrote that says `said`, as a consolidation on `day` would have left them."""
+    (ws.root / "USER.md").write_text(f"# USER\n\n## Identity\n\n{lines}", encoding="utf-8")
+    known = LineRecord("USER", line_key(said), kind, importance, 0.9, day, tuple(ids))
+    (ws.root / "HISTORY.md").write_text(
+        with_ledger(f"# HISTORY\n\n[{day} 10:00] Notes.\n<!-- consolidated: x -->\n", [known]),
+        encoding="utf-8",
+    )
+
+
 def test_after_consolidating_the_example_lines_are_prose_with_links_that_hold(example):
     before = {n: (example.root / n).read_text(encoding="utf-8") for n in ("USER.md", "MEMORY.md")}
     example("consolidate", "--now", "2026-11-28T09:00")
@@ -72,18 +83,14 @@ def test_a_record_follows_what_a_line_says_not_where_it_is():
 
 
 def test_cleanup_reads_importance_from_the_ledger_and_never_archives_a_persons_line(ws):
-    old = date(2026, 9, 1)
-    (ws.root / "USER.md").write_text(
-        "# USER\n\n## Identity\n\n- Trivia nobody asks about [09-01](memory/2026-09-01.md#L3-L4)\n"
+    _mem_wrote(
+        ws,
+        "- Trivia nobody asks about [09-01](memory/2026-09-01.md#L3-L4)\n"
         "- A line the person wrote\n",
-        encoding="utf-8",
-    )
-    (ws.root / "HISTORY.md").write_text(
-        with_ledger(
-            "# HISTORY\n\n[2026-09-01 09:00] Notes.\n<!-- consolidated: 1 entry of x -->\n",
-            [LineRecord("USER", line_key("Trivia nobody asks about"), "fact", 0.1, 0.9, old)],
-        ),
-        encoding="utf-8",
+        "Trivia nobody asks about",
+        date(2026, 9, 1),
+        importance=0.1,
+        kind="fact",
     )
     stale = find_stale(Workspace(ws.root), datetime(2026, 12, 1))
     assert [(s.line, s.reason) for s in stale] == [(5, "importance 0.1, never used")]
@@ -173,27 +180,12 @@ def test_forgetting_one_fact_of_a_line_keeps_its_links_on_both_halves(ws):
 def test_a_link_a_person_adds_to_a_line_mem_wrote_stays_and_mem_links_still_follow(ws):
     ws("log", "--at", "2026-12-01T09:00", "--role", "user", "I'm vegetarian.")
     (entry,) = read_entries(ws.root / "memory" / "2026-12-01.md")
-    (ws.root / "USER.md").write_text(
-        "# USER\n\n## Identity\n\n"
+    _mem_wrote(
+        ws,
         "- Is vegetarian [12-01](memory/2026-12-01.md#L3-L4) [recipes](notes/food.md#L12)\n",
-        encoding="utf-8",
-    )
-    (ws.root / "HISTORY.md").write_text(
-        with_ledger(
-            "# HISTORY\n\n[2026-12-01 10:00] Notes.\n<!-- consolidated: 1 entry of x -->\n",
-            [
-                LineRecord(
-                    "USER",
-                    line_key("Is vegetarian"),
-                    "identity",
-                    0.8,
-                    0.9,
-                    date(2026, 12, 1),
-                    (entry.id,),
-                )
-            ],
-        ),
-        encoding="utf-8",
+        "Is vegetarian",
+        date(2026, 12, 1),
+        ids=(entry.id,),
     )
     ws("commit", "-m", "a link of the person's own")
     assert "nothing to put right" in ws("doctor").stdout
@@ -211,15 +203,8 @@ def test_a_line_mem_wrote_keeps_its_record_on_both_halves_when_one_fact_is_forgo
     ws("log", "--at", "2026-12-01T09:00", "--role", "user", "I'm vegetarian. I love Sichuan food.")
     (entry,) = read_entries(ws.root / "memory" / "2026-12-01.md")
     said = "Is vegetarian. Loves very spicy Sichuan food."
-    (ws.root / "USER.md").write_text(
-        f"# USER\n\n## Identity\n\n- {said} [12-01](memory/2026-12-01.md#L3-L4)\n",
-        encoding="utf-8",
-    )
-    known = LineRecord("USER", line_key(said), "identity", 0.8, 0.9, date(2026, 12, 1), (entry.id,))
-    (ws.root / "HISTORY.md").write_text(
-        with_ledger("# HISTORY\n\n[2026-12-01 10:00] Notes.\n<!-- consolidated: x -->\n", [known]),
-        encoding="utf-8",
-    )
+    line = f"- {said} [12-01](memory/2026-12-01.md#L3-L4)\n"
+    _mem_wrote(ws, line, said, date(2026, 12, 1), ids=(entry.id,))
     ws("commit", "-m", "a line of two facts, written by mem")
     ws("forget", "Sichuan food")
     for half in ("Is vegetarian.", "Loves very spicy Sichuan food."):

@@ -163,32 +163,10 @@ def test_a_recall_option_is_added_in_the_places_the_readme_names(example, tmp_pa
         return [(r["path"], r["startLine"]) for r in json.loads(out)["results"]]
 
     for mode in ("bm25", "lsh"):
-        fast = _fast(
-            example.root,
-            "recall",
-            "--json",
-            "--no-daemon",
-            "--mode",
-            mode,
-            query,
-            env=env,
-            cwd=here,
-        )
-        assert ranked(fast) == expected[mode]
         # --explain is read by the full CLI only: the typer command has the option too.
-        full = _fast(
-            example.root,
-            "recall",
-            "--json",
-            "--explain",
-            "--no-daemon",
-            "--mode",
-            mode,
-            query,
-            env=env,
-            cwd=here,
-        )
-        assert ranked(full) == expected[mode]
+        for route in (("--no-daemon",), ("--explain", "--no-daemon")):
+            args = ("recall", "--json", *route, "--mode", mode, query)
+            assert ranked(_fast(example.root, *args, env=env, cwd=here)) == expected[mode]
     resident = subprocess.Popen(
         [sys.executable, "-m", "openclaw_mem", "-w", str(example.root), "watch"],
         env={**os.environ, **env},

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..format.curated import LineRecord, read_ledger, record_of
+from ..format.curated import LineRecord, keep_records, record_of, workspace_ledger
 from ..format.markdown import (
     SOURCE_LINK_RE,
     day_of_cite,
@@ -22,9 +22,9 @@ from ..format.markdown import (
     split_sources,
     trailing_comment,
 )
-from ..store.fsutil import append_locked, atomic_write_text, read_text
+from ..store.fsutil import atomic_write_text, read_text
 from ..store.workspace import CURATED_FILES, HISTORY_FILE, Workspace
-from .progress import LogEntry, all_entries, read_history
+from .progress import LogEntry, all_entries
 
 _FORGOTTEN_RE = re.compile(r"^\s*(?:[-*+]\s+)?\[forgotten \d{4}-\d{2}-\d{2}\]\s*$")
 
@@ -49,7 +49,7 @@ def refresh(ws: Workspace) -> Citations:
     """Rewrite every line's links whose entries (by id) now sit at other lines, and unsource
     the lines whose entries no log holds any more, or holds redacted."""
     where = {e.id: e for e in all_entries(ws)}
-    ledger = read_ledger(read_history(ws))
+    ledger = workspace_ledger(ws)
     done = Citations()
     for name in CURATED_FILES:
         path = ws.root / name
@@ -136,10 +136,8 @@ def reformat_old_lines(ws: Workspace, now: datetime) -> tuple[list[str], int]:
     """`mem doctor`: curated lines of the older format rewritten as lines of this one, what
     their comments said moved into one HISTORY.md paragraph's comment. Returns the files
     written and how many lines."""
-    from ..format.curated import moved_records, reformat
-    from ..format.markdown import history_stamp
+    from ..format.curated import reformat
     from ..text import plural
-    from .write import _append_bytes
 
     written: list[str] = []
     moved = []
@@ -155,10 +153,9 @@ def reformat_old_lines(ws: Workspace, now: datetime) -> tuple[list[str], int]:
             moved += records
     if moved:
         said = (
-            f"{history_stamp(now)} mem doctor rewrote {plural(len(moved), 'curated line')} "
-            "of the older format: each names its sources as links, and what mem knows of it "
-            f"is in the comment below.\n{moved_records(moved)}\n"
+            f"mem doctor rewrote {plural(len(moved), 'curated line')} of the older format: "
+            "each names its sources as links, and what mem knows of it is in the comment below."
         )
-        append_locked(ws.root / HISTORY_FILE, lambda existing: _append_bytes(existing, said))
+        keep_records(ws, now, said, moved)
         written.append(HISTORY_FILE)
     return written, len(moved)

@@ -311,10 +311,9 @@ def hold_undecided(ws: Workspace, undecided: Sequence, opts) -> str | None:
     machine's words; where the other removed a line this one rewrote, its removal.
     Accepting takes the other machine's side, dropping keeps this one's. Returns the
     proposal's id (None when there is nothing to hold)."""
-    from ..format.curated import read_ledger, record_of
-    from .progress import read_history
+    from ..format.curated import record_of, workspace_ledger
 
-    ledger = read_ledger(read_history(ws))
+    ledger = workspace_ledger(ws)
     edits = []
     for u in undecided:
         meta = record_of(u.path.removesuffix(".md"), u.other_line, ledger)

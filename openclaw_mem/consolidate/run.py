@@ -177,14 +177,14 @@ def _stopped(report: Report, exc: ProviderError, batch: Batch, queue: list[Batch
 def _user_budget(ws: Workspace, budget: int) -> list[str]:
     """USER.md is read on every turn: when it outgrows its budget, name the least important
     lines `mem cleanup` could archive. Nothing is truncated."""
-    from ..format.curated import read_ledger, record_of
+    from ..format.curated import record_of, workspace_ledger
     from ..format.markdown import split_doc
 
     text = read_docs(ws)["USER.md"]
     size = estimate_tokens(text)
     if size <= budget:
         return []
-    ledger = read_ledger(read_history(ws))
+    ledger = workspace_ledger(ws)
     scored = [
         (meta.importance, n)
         for n, line in enumerate(split_doc(text).lines, 1)

@@ -11,7 +11,7 @@ from datetime import datetime
 
 from ..errors import ConflictError
 from ..format.curated import with_ledger
-from ..format.markdown import core
+from ..format.markdown import appended_paragraph, core
 from ..safety.secrets import redact
 from ..store.commits import COMMIT_CONSOLIDATE, COMMIT_LOG
 from ..store.fsutil import append_locked, atomic_write_text, read_text, replaceable
@@ -204,7 +204,9 @@ def _write_batch(
         # What mem knows of each line this batch wrote in the end (reapplied, reworded).
         written = records([o.edit for o in batch.outcomes if o.applied], day)
         paragraph = with_ledger(paragraph, written)
-        append_locked(ws.root / HISTORY_FILE, lambda existing: _append_bytes(existing, paragraph))
+        append_locked(
+            ws.root / HISTORY_FILE, lambda existing: appended_paragraph(existing, paragraph)
+        )
     recorded = record(ws, taken) if taken else False
     batch.files = [
         *changed,
@@ -219,18 +221,5 @@ def _write_batch(
 
 
 def _with_paragraph(existing: str, paragraph: str) -> str:
-    return (existing.encode("utf-8") + _append_bytes(existing.encode("utf-8"), paragraph)).decode(
-        "utf-8"
-    )
-
-
-def _append_bytes(existing: bytes, paragraph: str) -> bytes:
-    if not existing:
-        head = "# HISTORY\n\n"
-    elif existing.endswith(b"\n\n"):
-        head = ""
-    elif existing.endswith(b"\n"):
-        head = "\n"
-    else:
-        head = "\n\n"
-    return (head + paragraph).encode("utf-8")
+    before = existing.encode("utf-8")
+    return (before + appended_paragraph(before, paragraph)).decode("utf-8")

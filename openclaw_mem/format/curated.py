@@ -26,9 +26,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, datetime
+from typing import TYPE_CHECKING
 
-from .markdown import MARKER_RE, parse_meta, struck_text
+from .markdown import MARKER_RE, appended_paragraph, history_stamp, parse_meta, struck_text
+
+if TYPE_CHECKING:
+    from ..store.workspace import Workspace
 
 _LEDGER_RE = re.compile(r"(?:^|;)\s*lines:(?P<body>[^;]*)")
 # The records `mem doctor` moved out of lines of the older format, in a comment of their own
@@ -126,9 +130,29 @@ def record_of(file: str, line: str, ledger: dict[tuple[str, str], LineRecord]) -
 
 
 def moved_records(records: Iterable[LineRecord]) -> str:
-    """The comment `mem doctor` writes for records it moved out of old lines."""
+    """The comment that carries records outside a consolidation's marker."""
     field = ledger_field(records)
     return f"<!-- {field} -->" if field else ""
+
+
+def workspace_ledger(ws: Workspace) -> dict[tuple[str, str], LineRecord]:
+    """Every line record in the workspace's HISTORY.md (none when it has no such file)."""
+    from ..store.fsutil import read_text
+    from ..store.workspace import HISTORY_FILE
+
+    path = ws.root / HISTORY_FILE
+    return read_ledger(read_text(path, HISTORY_FILE)) if path.is_file() else {}
+
+
+def keep_records(ws: Workspace, when: datetime, said: str, records: list[LineRecord]) -> None:
+    """One HISTORY.md paragraph, `[when] said`, whose comment carries these records: what
+    mem knew of lines it rewrote outside a consolidation (`mem doctor`'s older lines, a
+    line a forget split), so their links still follow their entries."""
+    from ..store.fsutil import append_locked
+    from ..store.workspace import HISTORY_FILE
+
+    text = f"{history_stamp(when)} {said}\n{moved_records(records)}\n"
+    append_locked(ws.root / HISTORY_FILE, lambda existing: appended_paragraph(existing, text))
 
 
 def reformat(text: str, file: str) -> tuple[str, list[LineRecord]]:

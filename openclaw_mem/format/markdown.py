@@ -382,6 +382,20 @@ def history_stamp(when: datetime) -> str:
     return f"[{when:%Y-%m-%d %H:%M}]"
 
 
+def appended_paragraph(existing: bytes, paragraph: str) -> bytes:
+    """What to append to HISTORY.md as it is (`existing`) so `paragraph` stands as a
+    paragraph of its own: the title first in an empty file, else one blank line before it."""
+    if not existing:
+        head = "# HISTORY\n\n"
+    elif existing.endswith(b"\n\n"):
+        head = ""
+    elif existing.endswith(b"\n"):
+        head = "\n"
+    else:
+        head = "\n\n"
+    return (head + paragraph).encode("utf-8")
+
+
 def stamp_time(line: str) -> datetime | None:
     m = HISTORY_STAMP_RE.match(line)
     if not m:

@@ -22,7 +22,9 @@ that holds them. Most notes pass no gate, and no pattern is compiled at all.
 from __future__ import annotations
 
 from ..text import IGNORECASE, MULTILINE, Lazy
-from .firewall_gates import FOLD_AFTER, FOLD_BEFORE, GATES
+from .firewall_gates import GATES
+from .gating import fold as _fold
+from .gating import holds
 from .standing import standing_order
 
 STANDING_ORDER = "standing-order"  # the kind of a flag standing.py raised
@@ -354,11 +356,6 @@ def normalized(text: str) -> str:
     return plain + ("\n" + "\n".join(decoded) if decoded else "")
 
 
-def _fold(text: str) -> str:
-    """The text as re's case-insensitive matching sees it (firewall_gates.py says how)."""
-    return text.translate(FOLD_BEFORE).lower().translate(FOLD_AFTER)
-
-
 def _candidates(text: str, plain: str) -> list[tuple[str, Lazy]]:
     """(kind, pattern) of each pattern whose gate the text, or what it normalises to
     (`plain`), passes."""
@@ -367,7 +364,7 @@ def _candidates(text: str, plain: str) -> list[tuple[str, Lazy]]:
     out = []
     for (kind, pattern), (icase, clauses) in zip(PATTERNS, GATES, strict=True):
         for s in folded if icase else seen:
-            if all(any(word in s for word in clause) for clause in clauses):
+            if holds(s, clauses):
                 out.append((kind, pattern))
                 break
     return out

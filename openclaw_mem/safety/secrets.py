@@ -318,10 +318,6 @@ class _Family:
         self._groups = tuple(sorted(i for g, i in index.items() if g.startswith("secret")))
         return pattern
 
-    def opens(self, text: str, folded: str) -> bool:
-        seen = folded if self.icase else text
-        return all(any(word in seen for word in clause) for clause in self.gate)
-
     @property
     def pattern(self) -> re.Pattern[str]:
         return self._pattern if self._pattern is not None else self._compile()
@@ -341,13 +337,6 @@ _BUILTIN: _Compiled = tuple(
 @lru_cache(maxsize=32)
 def _compiled(extra: tuple[str, ...]) -> _Compiled:
     return _BUILTIN + tuple(_Family(CUSTOM, src) for src in extra)
-
-
-def _folded(text: str) -> str:
-    """The text as re's case-insensitive matching sees it, for the gates."""
-    from .firewall_gates import FOLD_AFTER, FOLD_BEFORE
-
-    return text.translate(FOLD_BEFORE).lower().translate(FOLD_AFTER)
 
 
 def _protected(text: str) -> list[tuple[int, int]]:
@@ -371,8 +360,10 @@ def _matches(
     folded: str | None = None
     for family in compiled:
         if family.gate:
-            folded = _folded(text) if folded is None else folded
-            if not family.opens(text, folded):
+            from .gating import fold, holds
+
+            folded = fold(text) if folded is None else folded
+            if not holds(folded if family.icase else text, family.gate):
                 continue  # it cannot match this text: never compiled, never run
         name, pattern, groups = family.name, family.pattern, family.groups
         for m in pattern.finditer(text):

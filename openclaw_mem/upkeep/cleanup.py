@@ -17,7 +17,7 @@ from ..format.markdown import (
 )
 from ..store import access
 from ..store.fsutil import atomic_write_text, read_text
-from ..store.workspace import ARCHIVE_DIR, CURATED_FILES, HISTORY_FILE, Workspace
+from ..store.workspace import ARCHIVE_DIR, CURATED_FILES, Workspace
 
 
 @dataclass(frozen=True)
@@ -38,11 +38,10 @@ def find_stale(
     min_confidence: float = 0.5,
 ) -> list[Stale]:
     from ..format.chunking import chunk_file
-    from ..format.curated import read_ledger, record_of
+    from ..format.curated import record_of, workspace_ledger
 
     records = access.load(ws)
-    history = ws.root / HISTORY_FILE
-    ledger = read_ledger(read_text(history, HISTORY_FILE) if history.is_file() else "")
+    ledger = workspace_ledger(ws)
     out: list[Stale] = []
     for name in CURATED_FILES:
         path = ws.root / name

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from ..errors import NotFound, UsageError
+from ..format.curated import workspace_ledger
 from ..format.file_lines import safe_path
 from ..format.markdown import (
     BULLET_RE,
@@ -130,7 +131,7 @@ def forget(
     rel, first, last, query = parse_target(ws, spec)
     path = safe_path(ws, rel)
     done: list[Forgotten] = []
-    ledger = _ledger(ws) if query is not None and rel in DOCUMENTS else {}
+    ledger = workspace_ledger(ws) if query is not None and rel in DOCUMENTS else {}
 
     def change(current: bytes | None) -> bytes:
         if current is None:
@@ -154,25 +155,14 @@ def _keep_records(ws: Workspace, done: Forgotten, at: datetime) -> Forgotten:
     their entries and `mem cleanup` still judges it."""
     from dataclasses import replace
 
-    from ..format.curated import moved_records
-    from ..store.fsutil import append_locked
+    from ..format.curated import keep_records
     from ..text import plural
 
-    stamp = f"[{at:%Y-%m-%d %H:%M}]"
     said = (
-        f"{stamp} mem forget struck a fact of {done.path}:{done.lines[0]}; what mem knew of "
-        f"the line belongs to {plural(len(done.records), 'line')} it left.\n"
-        f"{moved_records(done.records)}\n"
+        f"mem forget struck a fact of {done.path}:{done.lines[0]}; what mem knew of the line "
+        f"belongs to {plural(len(done.records), 'line')} it left."
     )
-
-    def add(existing: bytes) -> bytes:
-        if not existing or existing.endswith(b"\n\n"):
-            head = ""
-        else:
-            head = "\n" if existing.endswith(b"\n") else "\n\n"
-        return (head + said).encode("utf-8")
-
-    append_locked(ws.root / HISTORY_FILE, add)
+    keep_records(ws, at, said, list(done.records))
     return replace(done, history=True)
 
 
@@ -256,13 +246,6 @@ def _structure(line: str) -> bool:
         or heading(line)
         or MARKER_RE.fullmatch(line.strip())
     )
-
-
-def _ledger(ws: Workspace) -> dict:
-    from ..format.curated import read_ledger
-
-    history = ws.root / HISTORY_FILE
-    return read_ledger(read_text(history, HISTORY_FILE)) if history.is_file() else {}
 
 
 def _carried(done: Forgotten, line: str, ledger: dict) -> Forgotten:
