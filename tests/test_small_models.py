@@ -15,7 +15,7 @@ from datetime import datetime
 import git
 from helpers import snapshot
 from llm_server import llama_cpp_model, skipping_all, tool_call
-from test_real_answers import SIX, _six, run
+from test_real_answers import SIX, _added, _six, run
 
 from openclaw_mem.consolidate.checks import check
 from openclaw_mem.consolidate.progress import PROGRESS_FILE, pending_entries
@@ -336,18 +336,7 @@ def test_history_is_stamped_with_the_entries_time_in_the_third_person(ws, llm):
     copied = {  # a small model: the run's time, and one turn copied in the first person
         "history_entry": "[2026-12-24 18:00] user: I just moved to Berlin last week and I'm "
         "building a Go backend.",
-        "edits": [
-            {
-                "file": "USER",
-                "op": "add",
-                "section": "Identity",
-                "text": "Lives in Berlin",
-                "type": "identity",
-                "importance": 0.8,
-                "confidence": 0.9,
-                "sources": [1],
-            }
-        ],
+        "edits": [_added("Lives in Berlin", [1], importance=0.8)],
         "skip": [2],
     }
     llm.push(tool_call(copied))
