@@ -138,11 +138,11 @@ def _act(history: History, m: Mem, action: str, rng: random.Random) -> None:
 
 
 def _forget_a_line(m: Mem, rng: random.Random) -> None:
-    from openclaw_mem.format.markdown import is_live_bullet, parse_meta
+    from openclaw_mem.format.markdown import is_live_bullet, sources
 
     name = rng.choice(CURATED)
     lines = (m.root / name).read_text(encoding="utf-8").splitlines()
-    live = [n for n, x in enumerate(lines, 1) if is_live_bullet(x) and parse_meta(x)]
+    live = [n for n, x in enumerate(lines, 1) if is_live_bullet(x) and sources(x)]
     if live:
         m("forget", f"{name}:{rng.choice(live)}")
 

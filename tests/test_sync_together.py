@@ -233,6 +233,36 @@ def test_a_forged_revert_message_does_not_hide_a_consolidation_from_undo(ws):
     assert "Miso" not in (ws.root / "USER.md").read_text(encoding="utf-8")
 
 
+def test_undo_of_a_forget_does_not_bring_back_a_link_to_a_redacted_entry(ws):
+    # Found by the randomized history on CI: the line undo restores is the line as it was
+    # before the forget, links included, and one of them now points at a redaction.
+    ws("log", "--at", f"{DAY}T09:30", "--role", "user", "I live in Lisbon now.")
+    ws("log", "--at", f"{DAY}T09:31", "--role", "user", "ok thanks")
+    ws("consolidate", "--now", f"{DAY}T10:00")
+    user = ws.root / "USER.md"
+    n = next(i for i, x in enumerate(user.read_text("utf-8").splitlines(), 1) if "Lisbon" in x)
+    ws("forget", f"USER.md:{n}")
+    ws("forget", "--hard", f"memory/{DAY}.md#L3-L4")
+    ws("undo", "--yes")
+    line = next(x for x in user.read_text("utf-8").splitlines() if "Lisbon" in x)
+    assert "~~" not in line and "](" not in line  # back, and unsourced, not mis-sourced
+    assert git.Repo(ws.root).is_dirty() is False  # the re-pointing is in the revert commit
+
+
+def test_a_proposal_accepted_after_a_sync_moved_its_entry_cites_where_it_is_now(tmp_path):
+    a, b = clones(tmp_path, 2)
+    a("log", "--at", f"{DAY}T09:40", "--role", "user", "My cat is called Miso.")
+    out = a("consolidate", "--now", f"{DAY}T10:00", "--propose").stdout
+    proposal = out.split("mem review ")[-1].split()[0]
+    b("log", "--at", f"{DAY}T09:00", "--role", "user", "An earlier note from b")
+    b("sync")
+    a("sync")  # b's entry sorts in above a's: the proposal's link now points at b's words
+    a("review", proposal, "--accept")
+    line = next(x for x in _all_curated(a).splitlines() if "Miso" in x)
+    assert line.endswith(f"(memory/{DAY}.md#L6-L7)"), line
+    assert _cited_right(a) == [] and not git.Repo(a.root).is_dirty()
+
+
 def test_undo_on_the_other_clone_is_not_blocked_by_mems_own_citation_commit(tmp_path):
     a, b = clones(tmp_path, 2)
     b("log", "--at", f"{DAY}T09:40", "--role", "user", "My cat is called Miso.")

@@ -269,6 +269,7 @@ def accept(ws: Workspace, ident: str, opts, reject: set[int] = frozenset()):
         docs,
         batch,
         applied=applied,
+        follow=True,
     )
     (_folder(ws) / f"{pending.id}.json").unlink(missing_ok=True)
     return pending, batch

@@ -149,28 +149,52 @@ def write_batch(
     batch: BatchReport,
     *,
     applied: dict[str, str] | None = None,
+    follow: bool = False,
 ) -> dict[str, str]:
     """Write the edits (`applied`: already applied to `docs`), the HISTORY.md paragraph
     and the record, and commit: one workspace transaction, so a sync's merge never lands
     between the read and the write. A file someone saved since `docs` were read gets the
     edits applied to what it holds now (their text wins). Returns the curated files as
-    written. Used by a direct run and by `mem review` accepting a proposal."""
+    written. Used by a direct run and by `mem review` accepting a proposal, which `follow`s:
+    a proposal's links were taken when it was made, and a sync or a redaction since may
+    have moved or emptied the entries they point at."""
     from ..store.transaction import transaction
 
     with transaction(ws.root):
-        return _write_batch(ws, opts, label, edits, paragraph, taken, docs, batch, applied)
+        committing = False
+        if opts.commit:
+            from ..store import gitrepo
+
+            committing = gitrepo.open_repo(ws.root) is not None
+        written = _write_batch(ws, opts, edits, paragraph, taken, docs, batch, applied, committing)
+        if follow:
+            written = _follow(ws, batch, written)
+        if committing:
+            message = commit_message(batch, label, opts.redact_extra)
+            info = gitrepo.commit_memory(ws.root, message, batch.files)
+            batch.commit = info.short if info else None
+        return written
+
+
+def _follow(ws: Workspace, batch: BatchReport, written: dict[str, str]) -> dict[str, str]:
+    """The links of the lines just written re-pointed at where their entries are now."""
+    from .citations import refresh
+
+    moved = refresh(ws).files
+    batch.files += [name for name in moved if name not in batch.files]
+    return {**written, **{name: read_text(ws.root / name, name) for name in moved}}
 
 
 def _write_batch(
     ws: Workspace,
     opts: Options,
-    label: str,
     edits: Sequence[Edit],
     paragraph: str,
     taken: Sequence[Taken],
     docs: dict[str, str],
     batch: BatchReport,
     applied: dict[str, str] | None,
+    committing: bool,
 ) -> dict[str, str]:
     day = opts.now.date()
     fresh = read_docs(ws)
@@ -188,12 +212,9 @@ def _write_batch(
         )
     for name in changed:  # a read-only file stops the batch before anything is written
         replaceable(ws.root / name)
-    repo = None
-    if opts.commit:
+    if committing:
         from ..store import gitrepo
 
-        repo = gitrepo.open_repo(ws.root)
-    if repo is not None:
         # The logs read go in a commit of their own first: the marker is about to point
         # into them, and `mem undo` must revert the distilled edits, never the log itself.
         logs = sorted({t.path for t in taken})
@@ -213,10 +234,6 @@ def _write_batch(
         *([HISTORY_FILE] if paragraph else []),
         *([PROGRESS_FILE] if recorded else []),
     ]
-    if repo is not None:
-        message = commit_message(batch, label, opts.redact_extra)
-        info = gitrepo.commit_memory(ws.root, message, batch.files)
-        batch.commit = info.short if info else None
     return new_docs
 
 

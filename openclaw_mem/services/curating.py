@@ -130,10 +130,12 @@ class Curating:
         """Revert the newest change mem made (consolidation, forget, cleanup) with a new
         commit: (the change, the revert). When a person changed memory since, only with
         `yes` (the error names the commit it would revert)."""
+        from ..consolidate.citations import refresh
         from ..upkeep.undo import undo
 
+        ws = self.place.ws
         self.place.check_writable_state()
-        return undo(self.place.ws, yes=yes)
+        return undo(ws, yes=yes, follow=lambda: refresh(ws).files)
 
     def forget(self, target: str, *, hard: bool = False) -> ForgetResult:
         """Deprecate (or, hard, delete) a curated line; redact a log line in place (hard)."""

@@ -17,6 +17,7 @@ Daily logs are never reverted (they are the record), and neither is a log redact
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import ConflictError, NotFound, UsageError
@@ -118,8 +119,12 @@ def _reverted(ws: Workspace, info: CommitInfo, files: list[str]) -> dict[str, st
     return out
 
 
-def undo(ws: Workspace, *, yes: bool = False) -> tuple[CommitInfo, CommitInfo]:
-    """Revert the newest change mem made; (the change, the revert)."""
+def undo(
+    ws: Workspace, *, yes: bool = False, follow: Callable[[], list[str]] | None = None
+) -> tuple[CommitInfo, CommitInfo]:
+    """Revert the newest change mem made; (the change, the revert). `follow` re-points the
+    reverted lines' links before the commit (the files it rewrote): a line brought back
+    as it was may cite an entry that moved or was redacted since."""
     from ..store.transaction import transaction
 
     with transaction(ws.root):
@@ -139,8 +144,10 @@ def undo(ws: Workspace, *, yes: bool = False) -> tuple[CommitInfo, CommitInfo]:
             )
         for rel, text in todo.files.items():
             _write(ws, rel, text)
+        # A file a person has not committed yet is re-pointed but left for their commit.
+        followed = set(follow() if follow else []) - dirty
         message = f'{REVERT}{todo.target.subject}"\n\nThis reverts commit {todo.target.sha}.'
-        revert = gitrepo.commit_memory(ws.root, message, list(todo.files))
+        revert = gitrepo.commit_memory(ws.root, message, sorted({*todo.files, *followed}))
     if revert is None:
         raise ConflictError("the undo changed nothing; nothing was committed")
     return todo.target, revert
