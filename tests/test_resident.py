@@ -394,7 +394,7 @@ def test_a_stopped_resident_or_a_foreign_listener_costs_a_moment_not_thirty_seco
         took = time.perf_counter() - start
     finally:
         silent.close()
-    assert hits and took < 3, took
+    assert hits and took < 10, took  # the timeout it guards against is 30 s
 
 
 @pytest.mark.slow

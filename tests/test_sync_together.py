@@ -233,6 +233,42 @@ def test_a_forged_revert_message_does_not_hide_a_consolidation_from_undo(ws):
     assert "Miso" not in (ws.root / "USER.md").read_text(encoding="utf-8")
 
 
+def test_a_line_unsourced_here_gets_the_link_the_other_machine_knows_of(tmp_path):
+    # Found by the randomized history: a redacted its entry, so its line lost its link; b
+    # had drawn the same line from that entry and another that still says it.
+    a, b = clones(tmp_path, 2)
+    a("log", "--at", f"{DAY}T09:00", "--role", "user", "I live in Oolong now (c1a1-4)")
+    a("sync")
+    b("sync")
+    b("log", "--at", f"{DAY}T09:10", "--role", "user", "I live in Oolong now (c1a1-10)")
+    a("consolidate", "--now", f"{DAY}T10:00")
+    a("forget", "--hard", f"memory/{DAY}.md#L3-L4")
+    b("consolidate", "--now", f"{DAY}T10:00")
+    b("sync")
+    a("sync")  # a's unsourced line meets b's record of both entries
+    line = next(x for x in _all_curated(a).splitlines() if "Oolong" in x)
+    assert line == f"- Lives in Oolong now (c1a1-4) [12-01](memory/{DAY}.md#L6-L7)"
+    assert _cited_right(a) == []
+
+
+@pytest.mark.parametrize("mover", ["ours", "theirs"])
+def test_a_line_one_side_removed_and_the_other_only_moved_stays_removed(mover):
+    # Found by the randomized history: an undo removed a line (and its record) on one
+    # machine while an earlier merge had moved it on the other; the diff read the move as
+    # an addition, and the line came back with no record, its links never followed again.
+    from openclaw_mem.format.merge import merge_file
+
+    head = "# USER\n\n## Identity\n\n"
+    a, b, c = "- Has a cat called Miso", "- Lives in Kiel now", "- Works on the billing service"
+    gone = "- Plans a trip to Oslo [12-01](memory/2026-12-01.md#L3-L4)"
+    base = head + "\n".join([a, b, c, gone]) + "\n"
+    moved = head + "\n".join([gone, a, b, c]) + "\n"
+    removed = head + "\n".join([a, b, c]) + "\n"
+    ours, theirs = (moved, removed) if mover == "ours" else (removed, moved)
+    merged = merge_file("USER.md", base, ours, theirs)
+    assert merged.text == removed and merged.undecided == []
+
+
 def test_undo_of_a_forget_does_not_bring_back_a_link_to_a_redacted_entry(ws):
     # Found by the randomized history on CI: the line undo restores is the line as it was
     # before the forget, links included, and one of them now points at a redaction.

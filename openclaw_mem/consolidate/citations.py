@@ -59,10 +59,10 @@ def refresh(ws: Workspace) -> Citations:
         doc = split_doc(text)
         lines = list(doc.lines)
         for n, line in enumerate(lines):
-            if "](" in line:
-                found = _relinked(line, record_of(name.removesuffix(".md"), line, ledger), where)
-            else:
+            if "](" not in line and parse_meta(line) is not None:
                 found = _old_format(line, where)
+            else:
+                found = _relinked(line, record_of(name.removesuffix(".md"), line, ledger), where)
             if found is None:
                 continue
             lines[n], live = found
@@ -85,15 +85,16 @@ def _relinked(
     line: str, known: LineRecord | None, where: dict[str, LogEntry]
 ) -> tuple[str, bool] | None:
     """(the line with links to where its entries are now, whether any is left); None when
-    it is right as it is, or mem knows nothing of it (a person's links stay as written)."""
+    it is right as it is, or mem knows nothing of it (a person's links stay as written).
+    A line with no link gets its entries' back: a merge can bring one machine's unsourced
+    line (its entry redacted there) together with the other's record of entries that
+    still say it."""
     if known is None or not known.ids:
         return None
     comment = trailing_comment(line)
     rest = line[: line.rindex(comment)].rstrip() if comment else line.rstrip()
     body, cites = split_sources(rest)
     ours = [c for c in cites if _into_a_log(c)]
-    if not ours:
-        return None
     live = _live(known.ids, where)
     fresh = [e.cite for e in live]
     if fresh == ours:
@@ -107,6 +108,8 @@ def _relinked(
         elif not placed:
             links.append(source_links(fresh))
             placed = True
+    if not placed:
+        links.append(source_links(fresh))
     tail = "".join(links) + (f" {comment}" if comment else "")
     return body + tail, bool(live)
 

@@ -259,8 +259,26 @@ def merge_curated(rel: str, base: str, ours: str, theirs: str) -> Merged:
             h = heading(line)
             if h:
                 section = h[1]
+    out = _still_removed(out, b_lines, o_lines, t_lines)
     merged.text = _text(ours or theirs, _dedupe_added(out, set(b_lines)))
     return merged
+
+
+def _still_removed(
+    out: list[str], base: list[str], ours: list[str], theirs: list[str]
+) -> list[str]:
+    """A line the base had that one side removed stays removed when the other side only
+    moved it or re-linked it (what it says unchanged): a diff may read a move as a removal
+    and an addition elsewhere, and taking that addition would bring the line back without
+    the record the removing side dropped with it (an undo, a forget)."""
+
+    def said(lines: list[str]) -> set[tuple[str, bool]]:
+        return {_key(x) for x in lines if is_bullet(x)}
+
+    gone = said(base) - (said(ours) & said(theirs))
+    if not gone:
+        return out
+    return [x for x in out if not (is_bullet(x) and _key(x) in gone)]
 
 
 def _dedupe_added(lines: list[str], base: set[str]) -> list[str]:
