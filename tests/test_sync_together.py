@@ -251,7 +251,7 @@ def test_a_line_unsourced_here_gets_the_link_the_other_machine_knows_of(tmp_path
     assert _cited_right(a) == []
 
 
-@pytest.mark.parametrize("mover", ["ours", "theirs"])
+@pytest.mark.parametrize("mover", ["ours", "theirs", "ours struck", "theirs struck"])
 def test_a_line_one_side_removed_and_the_other_only_moved_stays_removed(mover):
     # Found by the randomized history: an undo removed a line (and its record) on one
     # machine while an earlier merge had moved it on the other; the diff read the move as
@@ -263,8 +263,13 @@ def test_a_line_one_side_removed_and_the_other_only_moved_stays_removed(mover):
     gone = "- Plans a trip to Oslo [12-01](memory/2026-12-01.md#L3-L4)"
     base = head + "\n".join([a, b, c, gone]) + "\n"
     moved = head + "\n".join([gone, a, b, c]) + "\n"
+    if mover.endswith("struck"):  # a forget there; here, an undo of what wrote the line
+        struck = (
+            "- ~~Plans a trip to Oslo~~ (forgotten 2026-12-01) [12-01](memory/2026-12-01.md#L3-L4)"
+        )
+        moved = head + "\n".join([a, b, c, struck]) + "\n"
     removed = head + "\n".join([a, b, c]) + "\n"
-    ours, theirs = (moved, removed) if mover == "ours" else (removed, moved)
+    ours, theirs = (moved, removed) if mover.startswith("ours") else (removed, moved)
     merged = merge_file("USER.md", base, ours, theirs)
     assert merged.text == removed and merged.undecided == []
 

@@ -259,26 +259,26 @@ def merge_curated(rel: str, base: str, ours: str, theirs: str) -> Merged:
             h = heading(line)
             if h:
                 section = h[1]
-    out = _still_removed(out, b_lines, o_lines, t_lines)
+    gone = _still_removed(b_lines, o_lines, t_lines)
+    if gone:
+        out = [x for x in out if not (is_bullet(x) and _said(x) in gone)]
+        merged.undecided = [u for u in merged.undecided if _said(u.kept) not in gone]
     merged.text = _text(ours or theirs, _dedupe_added(out, set(b_lines)))
     return merged
 
 
-def _still_removed(
-    out: list[str], base: list[str], ours: list[str], theirs: list[str]
-) -> list[str]:
-    """A line the base had that one side removed stays removed when the other side only
-    moved it or re-linked it (what it says unchanged): a diff may read a move as a removal
-    and an addition elsewhere, and taking that addition would bring the line back without
-    the record the removing side dropped with it (an undo, a forget)."""
+def _still_removed(base: list[str], ours: list[str], theirs: list[str]) -> set[str]:
+    """What the lines say that stay removed: a line the base had that one side removed,
+    where the other side only moved it, re-linked it or struck it through (what it says
+    unchanged). A diff may read a move as a removal and an addition elsewhere; taking that
+    addition would bring the line back without the record the removing side dropped with
+    it (an undo of the consolidation that wrote it). Both sides wanted a struck line out
+    of memory."""
 
-    def said(lines: list[str]) -> set[tuple[str, bool]]:
-        return {_key(x) for x in lines if is_bullet(x)}
+    def said(lines: list[str]) -> set[str]:
+        return {_said(x) for x in lines if is_bullet(x)}
 
-    gone = said(base) - (said(ours) & said(theirs))
-    if not gone:
-        return out
-    return [x for x in out if not (is_bullet(x) and _key(x) in gone)]
+    return said(base) - (said(ours) & said(theirs))
 
 
 def _dedupe_added(lines: list[str], base: set[str]) -> list[str]:
