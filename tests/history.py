@@ -69,9 +69,22 @@ class History:
     actions: dict[str, int] = field(default_factory=dict)
 
 
-def run(tmp_path: Path, seed: int, steps: int, agents: int = 2, pause: float = 0.05) -> History:
-    """The history: `steps` actions drawn from `seed`, while `agents` processes a clone log
-    (each at most 3 entries a step, so a slow machine does not pile up the logs)."""
+ACTIONS = ("sync", "consolidate", "forget", "redact", "undo", "edit")
+WEIGHTS = (6, 3, 1, 1, 1, 1)
+CHURN = (4, 3, 2, 3, 3, 1)  # undo, forget and redaction much more often: the bench's --churn
+
+
+def run(
+    tmp_path: Path,
+    seed: int,
+    steps: int,
+    agents: int = 2,
+    pause: float = 0.05,
+    weights: tuple[int, ...] = WEIGHTS,
+) -> History:
+    """The history: `steps` actions drawn from `seed` (with `weights`, one per ACTIONS),
+    while `agents` processes a clone log (each at most 3 entries a step, so a slow machine
+    does not pile up the logs)."""
     rng = random.Random(seed)
     machines = clones(tmp_path, 3)
     history = History(seed, steps, machines)
@@ -99,10 +112,7 @@ def run(tmp_path: Path, seed: int, steps: int, agents: int = 2, pause: float = 0
     try:
         for _ in range(steps):
             m = rng.choice(machines)
-            action = rng.choices(
-                ["sync", "consolidate", "forget", "redact", "undo", "edit"],
-                weights=[6, 3, 1, 1, 1, 1],
-            )[0]
+            action = rng.choices(ACTIONS, weights=weights)[0]
             history.actions[action] = history.actions.get(action, 0) + 1
             _act(history, m, action, rng)
     finally:
