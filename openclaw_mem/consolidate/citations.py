@@ -15,6 +15,7 @@ from datetime import datetime
 from ..format.curated import LineRecord, keep_records, record_of, workspace_ledger
 from ..format.markdown import (
     SOURCE_LINK_RE,
+    LineMeta,
     day_of_cite,
     parse_meta,
     source_links,
@@ -59,8 +60,9 @@ def refresh(ws: Workspace) -> Citations:
         doc = split_doc(text)
         lines = list(doc.lines)
         for n, line in enumerate(lines):
-            if "](" not in line and parse_meta(line) is not None:
-                found = _old_format(line, where)
+            meta = None if "](" in line else parse_meta(line)
+            if meta is not None:
+                found = _old_format(line, meta, where)
             else:
                 found = _relinked(line, record_of(name.removesuffix(".md"), line, ledger), where)
             if found is None:
@@ -119,10 +121,9 @@ def _into_a_log(cite: str) -> bool:
     return cite.startswith("memory/") and day_of_cite(cite) is not None
 
 
-def _old_format(line: str, where: dict[str, LogEntry]) -> tuple[str, bool] | None:
+def _old_format(line: str, meta: LineMeta, where: dict[str, LogEntry]) -> tuple[str, bool] | None:
     """The same for a line of the older format, whose comment holds `src=` and `eid=`."""
-    meta = parse_meta(line)
-    if meta is None or not meta.fields.get("eid"):
+    if not meta.fields.get("eid"):
         return None
     live = _live(meta.fields["eid"].split(","), where)
     fresh = {"src": ",".join(e.cite for e in live), "eid": ",".join(e.id for e in live)}

@@ -29,7 +29,14 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
-from .markdown import MARKER_RE, appended_paragraph, history_stamp, parse_meta, struck_text
+from .markdown import (
+    MARKER_RE,
+    LineMeta,
+    appended_paragraph,
+    history_stamp,
+    parse_meta,
+    struck_text,
+)
 
 if TYPE_CHECKING:
     from ..store.workspace import Workspace
@@ -123,8 +130,11 @@ def record_of(file: str, line: str, ledger: dict[tuple[str, str], LineRecord]) -
     if found is not None:
         return found
     meta = parse_meta(line)
-    if meta is None:
-        return None
+    return None if meta is None else _from_comment(file, key, meta)
+
+
+def _from_comment(file: str, key: str, meta: LineMeta) -> LineRecord:
+    """The record an older line's trailing comment (`<!-- fact i=… c=… DAY eid=… -->`) gives."""
     ids = tuple(i for i in meta.fields.get("eid", "").split(",") if i)
     return LineRecord(file, key, meta.type, meta.importance, meta.confidence, meta.day, ids)
 
@@ -174,9 +184,5 @@ def reformat(text: str, file: str) -> tuple[str, list[LineRecord]]:
         head = line[: line.rindex(comment)].rstrip()
         tail = f" <!-- agent: {owner} -->" if owner else ""
         lines[n] = head + source_links(cites) + tail
-        ids = tuple(i for i in meta.fields.get("eid", "").split(",") if i)
-        key = line_key(struck_text(line))
-        moved.append(
-            LineRecord(file, key, meta.type, meta.importance, meta.confidence, meta.day, ids)
-        )
+        moved.append(_from_comment(file, line_key(struck_text(line)), meta))
     return doc.text(lines), moved
