@@ -65,7 +65,7 @@ def _said(line: str) -> str:
     return struck_text(line).casefold()
 
 
-def _bullet(edit: Edit, day: date, indent: str = "", marker: str = "-") -> str:
+def _bullet(edit: Edit, indent: str = "", marker: str = "-") -> str:
     """The line as a person would write it, its sources as links an editor opens; what
     else mem knows of it goes into the batch's HISTORY.md marker (`record`). Only a line
     one agent's entries gave says whose it is: private to that agent when
@@ -191,7 +191,7 @@ def apply_to_text(
             if any(_said(line) == _key(edit.text) for line in lines):
                 outcomes.append(Outcome(edit, "duplicate", "already there"))
                 continue
-            _add_line(lines, section, _bullet(edit, day))
+            _add_line(lines, section, _bullet(edit))
             outcomes.append(Outcome(edit, "applied"))
             continue
         idx = _find_target(lines, edit.target)
@@ -208,11 +208,11 @@ def apply_to_text(
             if any(_said(line) == _key(edit.text) for line in lines):
                 del lines[idx]  # the new wording is already there: the old line just goes
             else:
-                lines[idx] = _bullet(edit, day, indent, marker)
+                lines[idx] = _bullet(edit, indent, marker)
         elif edit.op == "deprecate":
             lines[idx] = strike(old, day, replacement=core(edit.text) if edit.text else "")
             if edit.text and not any(_said(line) == _key(edit.text) for line in lines):
-                lines.insert(idx + 1, _bullet(edit, day, indent, marker))
+                lines.insert(idx + 1, _bullet(edit, indent, marker))
         elif edit.op == "delete":
             del lines[idx]
         outcomes.append(Outcome(edit, "applied"))

@@ -314,6 +314,8 @@ def hold_undecided(ws: Workspace, undecided: Sequence, opts) -> str | None:
     proposal's id (None when there is nothing to hold)."""
     from ..format.curated import record_of, workspace_ledger
 
+    if not undecided:
+        return None
     ledger = workspace_ledger(ws)
     edits = []
     for u in undecided:
@@ -330,8 +332,6 @@ def hold_undecided(ws: Workspace, undecided: Sequence, opts) -> str | None:
                 target=u.kept,
             )
         )
-    if not edits:
-        return None
     reasons = [
         "both machines rewrote this line; this machine's words were kept"
         if u.other

@@ -147,12 +147,12 @@ class Curating:
         place.check_writable_state()
         with transaction(place.root):
             now = place.now()
-            done = forget(place.ws, target, hard, now.date(), place.redact_extra, now)
+            done = forget(place.ws, target, hard, now, place.redact_extra)
             # A redacted entry no longer says what a curated line drew from it.
             followed = refresh(place.ws).files if done.mode == "redacted" else []
             lo, hi = done.lines
             where = f"{done.path}:{lo}" + (f"-{hi}" if hi != lo else "")
-            kept = ["HISTORY.md"] if done.history else []  # a split line's record moved
+            kept = ["HISTORY.md"] if done.records else []  # a split line's record moved
             commit, warnings = place.commit_change(
                 [done.path, *followed, *kept], f"{COMMIT_FORGET} {where} ({done.mode})"
             )

@@ -47,8 +47,7 @@ class Forgotten:
     mode: str  # deprecated | deleted | redacted
     # The line's record (format/curated.py) for each line a split left, when mem wrote it:
     # what it knew of the line, and its entries' ids, belong to both halves.
-    records: tuple = ()
-    history: bool = False  # HISTORY.md holds them now (forget's commit takes it)
+    records: tuple = ()  # HISTORY.md holds them once forget returns (its commit takes it)
 
 
 def find_line(ws: Workspace, query: str) -> tuple[str, int]:
@@ -119,15 +118,15 @@ def forget(
     ws: Workspace,
     spec: str,
     hard: bool,
-    today: date,
+    now: datetime,
     redact_extra: Sequence[str] = (),
-    at: datetime | None = None,
 ) -> Forgotten:
     """Forget what `spec` names. The file is rewritten under the lock its appenders take:
     an agent logging meanwhile loses nothing. What is shown of the lines before is redacted
     (with redact_extra)."""
     from ..store.fsutil import decode, replace_locked
 
+    today = now.date()
     rel, first, last, query = parse_target(ws, spec)
     path = safe_path(ws, rel)
     done: list[Forgotten] = []
@@ -145,16 +144,14 @@ def forget(
 
     replace_locked(path, change)
     if done[0].records:
-        done[0] = _keep_records(ws, done[0], at or datetime.combine(today, datetime.min.time()))
+        _keep_records(ws, done[0], now)
     return done[0]
 
 
-def _keep_records(ws: Workspace, done: Forgotten, at: datetime) -> Forgotten:
+def _keep_records(ws: Workspace, done: Forgotten, at: datetime) -> None:
     """A line mem wrote, split by a forget, keeps what mem knew of it: the record, copied
     to each half's words, goes into one HISTORY.md paragraph, so its links still follow
     their entries and `mem cleanup` still judges it."""
-    from dataclasses import replace
-
     from ..format.curated import keep_records
     from ..text import plural
 
@@ -163,7 +160,6 @@ def _keep_records(ws: Workspace, done: Forgotten, at: datetime) -> Forgotten:
         f"belongs to {plural(len(done.records), 'line')} it left."
     )
     keep_records(ws, at, said, list(done.records))
-    return replace(done, history=True)
 
 
 def _forgotten(
