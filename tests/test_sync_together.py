@@ -206,6 +206,44 @@ def test_a_hard_forget_and_a_merge_never_leave_a_citation_on_someone_elses_words
     assert _cited_right(a) == []
 
 
+def test_a_writer_killed_inside_the_transaction_blocks_no_one_and_loses_no_entry(tmp_path):
+    # kill -9 in the middle of a rewrite (a consolidation, a sync's merge): the kernel
+    # drops its lock, the writer waiting on it goes on, and `mem log` never waited at all.
+    import os
+    import signal
+    import time
+
+    (a,) = clones(tmp_path, 1)
+    a("log", "--at", f"{DAY}T09:00", "--role", "user", "My cat is called Miso.")
+    held = tmp_path / "held"
+    holder = subprocess.Popen(
+        [
+            sys.executable, "-c",
+            "import sys, time, pathlib\n"
+            "from openclaw_mem.store.transaction import transaction\n"
+            "with transaction(pathlib.Path(sys.argv[1])):\n"
+            "    pathlib.Path(sys.argv[2]).touch()\n"
+            "    time.sleep(120)\n",
+            str(a.root), str(held),
+        ]
+    )  # fmt: skip
+    while not held.exists():
+        assert holder.poll() is None, "the holder died before taking the lock"
+        time.sleep(0.05)
+    waiting = _mem(a.root, "consolidate", "--now", f"{DAY}T10:00")
+    agent = _logger(a.root, "while held", 5)
+    assert agent.wait(timeout=60) == 0, agent.stderr.read()  # appends never wait on it
+    time.sleep(0.5)
+    assert waiting.poll() is None  # the consolidation waits for the lock
+    os.kill(holder.pid, signal.SIGKILL)
+    holder.wait()
+    _, err = waiting.communicate(timeout=60)
+    assert waiting.returncode == 0, err
+    texts = _texts(a)
+    assert all(texts.count(f"while held turn {i}") == 1 for i in range(5)), texts
+    assert "Miso" in _all_curated(a) and _cited_right(a) == []
+
+
 def test_undo_counts_a_persons_edit_that_a_sync_committed(tmp_path):
     a, _ = clones(tmp_path, 2)
     a("log", "--at", f"{DAY}T09:30", "--role", "user", "My cat is called Miso.")
