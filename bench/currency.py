@@ -15,7 +15,8 @@ what they said later; it passes, per check, when:
 - **curated**: after that consolidation the live lines of USER.md, MEMORY.md and AGENTS.md
   hold the fresh word and none holds the stale one;
 - **curated, two runs**: the first statement consolidated on its own, the update logged and
-  consolidated later: the old line is struck through (deprecated), the new one live.
+  consolidated later: the new line is live, no stale line is, and the line the first run
+  wrote of the old statement (when it wrote one) is struck through (deprecated).
 A forget case logs a fact, consolidates it, runs `mem forget WORDS`, and passes when neither
 `mem recall Q`, `mem recall Q --current` nor `mem context Q` shows the forgotten word, while
 `mem recall Q --include-forgotten` still finds it for the person who asks.
@@ -198,7 +199,7 @@ def consolidate(run: Run, provider: str, now: datetime, server=None) -> None:
 
 
 _ENTRY_RE = re.compile(r"^\[E(\d+)\] (\S+ \S+) (\S+?): (.*)$")
-_RELATED_RE = re.compile(r"^\[E(\d+)\] may update (MEMORY|USER|AGENTS): (.+)$")
+_RELATED_RE = re.compile(r"^- E(\d+) may change (MEMORY|USER|AGENTS): (.+)$")
 
 
 def careful_model(case_texts: set[str]):
@@ -303,6 +304,7 @@ def update_case(case: dict, provider: str, embed: str) -> dict:
                     two.log(when, role, text)
             log_filler(two, days, until=between)
             consolidate(two, provider, between, server)
+            before = live_lines(two.root)
             for role, when, text in said:
                 if when > between:
                     two.log(when, role, text)
@@ -310,8 +312,11 @@ def update_case(case: dict, provider: str, embed: str) -> dict:
             consolidate(two, provider, now, server)
             ok, seen = curated_ok(two.root, case)
             struck = struck_lines(two.root)
-            wrote_old = any(_has(x, case["stale"]) for x in struck)
-            out["curated_two"] = ok and wrote_old
+            # The line the first run wrote of the old statement (if it wrote one) is now
+            # struck through: deprecated, not deleted.
+            wrote = any(_has(x, case["stale"]) for x in before)
+            out["curated_two"] = ok and (not wrote or any(_has(x, case["stale"]) for x in struck))
+            out["curated_two_wrote"] = wrote
             out["curated_two_seen"] = seen + "\n--- struck\n" + "\n".join(struck)
         finally:
             if server:
@@ -389,6 +394,8 @@ def main() -> None:
             ups = [r for p, k, r in results if p == part and k == "update"]
             fgs = [r for p, k, r in results if p == part and k == "forget"]
             cells = [f"{c} {sum(r[c] for r in ups)}/{len(ups)}" for c in UPDATE_CHECKS]
+            wrote = sum(r["curated_two_wrote"] for r in ups)
+            cells.append(f"(first run wrote the old line in {wrote})")
             if fgs:
                 cells.append(f"forget {sum(r['forget'] for r in fgs)}/{len(fgs)}")
                 shown = sum(r["include_forgotten"] for r in fgs)

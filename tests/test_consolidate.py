@@ -324,7 +324,7 @@ def test_offline_provider_on_the_example_workspace(example):
     assert ("USER", "deprecate") in ops and ("MEMORY", "deprecate") in ops
     user = (example.root / "USER.md").read_text(encoding="utf-8")
     assert (
-        "~~Mainly uses Python for backend work (主要用 Python 写后端).~~ (deprecated 2026-11-28"
+        "~~Mainly uses Python for backend work (主要用 Python 写后端).~~ (deprecated 2026-11-24"
         in user
     )
     # In the third person: the line is about the user, not spoken by them (issue 34).

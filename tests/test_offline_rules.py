@@ -259,7 +259,8 @@ def test_the_five_plain_statements_through_the_cli(ws):
         "- Lives in Porto since 2026-10",
     ):
         assert line in user, user
-    assert "- ~~Lives in Lisbon~~ (deprecated 2026-12-01 → Lives in Porto since 2026-10)" in user
+    # Struck on the day the move was said, not the day of the run.
+    assert "- ~~Lives in Lisbon~~ (deprecated 2026-11-30 → Lives in Porto since 2026-10)" in user
     assert ws.json("status")["consolidation"]["pending"] == 0
 
 

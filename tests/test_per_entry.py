@@ -93,21 +93,37 @@ def test_an_entry_whose_question_gets_no_answer_stays_pending(ws, llm, monkeypat
     assert sum("sister" in r["messages"][-1]["content"] for r in llm.requests) == 2
 
 
-def test_a_new_fact_that_replaces_a_line_is_asked_about_and_deprecates_it(ws, llm, monkeypatch):
+def test_a_new_fact_that_says_a_change_deprecates_the_line_it_replaces(ws, llm, monkeypatch):
+    """The entry says the change itself ("now", a move: search/currency.py): the line it
+    replaces is deprecated without a second question (issue 39)."""
     monkeypatch.setenv("MEM_LLM_STRATEGY", "entry")
     (ws.root / "USER.md").write_text(
         "# USER\n\n## Identity\n\n- Lives in Lisbon\n", encoding="utf-8"
     )
     ws("commit", "-m", "profile")
     ws("log", "--at", "2026-12-01T09:00", "--role", "user", "I live in Porto now, by the river.")
+    llm.push(("text", json.dumps({"facts": ["Lives in Porto now"]})))
+    run(ws, llm)
+    user = (ws.root / "USER.md").read_text(encoding="utf-8")
+    assert "~~Lives in Lisbon~~ (deprecated 2026-12-01 → Lives in Porto now)" in user
+    assert len(llm.requests) == 1
+
+
+def test_a_new_fact_that_may_replace_a_line_is_asked_about(ws, llm, monkeypatch):
+    monkeypatch.setenv("MEM_LLM_STRATEGY", "entry")
+    (ws.root / "USER.md").write_text(
+        "# USER\n\n## Identity\n\n- Works as a teacher\n", encoding="utf-8"
+    )
+    ws("commit", "-m", "profile")
+    ws("log", "--at", "2026-12-01T09:00", "--role", "user", "I'm a nurse at the city hospital.")
     llm.push(
-        ("text", json.dumps({"facts": ["Lives in Porto now"]})),
+        ("text", json.dumps({"facts": ["Works as a nurse at the city hospital"]})),
         ("text", json.dumps({"replaces": True})),
     )
     run(ws, llm)
     user = (ws.root / "USER.md").read_text(encoding="utf-8")
-    assert "~~Lives in Lisbon~~ (deprecated 2026-12-01 → Lives in Porto now)" in user
-    assert "Profile line: Lives in Lisbon" in llm.requests[1]["messages"][-1]["content"]
+    assert "~~Works as a teacher~~ (deprecated 2026-12-01 → Works as a nurse" in user
+    assert "Profile line: Works as a teacher" in llm.requests[1]["messages"][-1]["content"]
 
 
 def _entry(text: str, role: str = "user") -> PromptEntry:

@@ -171,16 +171,18 @@ def apply_to_text(
             checked.append((edit, "low-confidence", f"confidence {edit.confidence:.2g}"))
         else:
             checked.append((edit, None, ""))
-    # A batch that both writes a line and replaces it contradicts itself: applying it twice
-    # would flip-flop, so neither side is applied (and the batch stays idempotent).
-    live = [e for e, status, _ in checked if status is None]
-    written = {_key(e.text) for e in live if e.text}
-    replaced = {_key(e.target) for e in live if e.op != "add"}
+    # A batch that replaces a line and then writes it again contradicts itself: applying
+    # it twice would flip-flop, so neither side is applied (and the batch stays
+    # idempotent). Writing a line and then replacing it is history, told in order: an
+    # earlier entry's fact, struck through by a later entry's update.
+    live = [(i, e) for i, (e, status, _) in enumerate(checked) if status is None]
+    written = {_key(e.text): i for i, e in reversed(live) if e.text}  # first writer
+    replaced = {_key(e.target): i for i, e in live if e.op != "add"}  # last replacer
     outcomes: list[Outcome] = []
-    for edit, status, detail in checked:
+    for i, (edit, status, detail) in enumerate(checked):
         if status is None and (
-            (edit.op != "add" and _key(edit.target) in written)
-            or (edit.text and _key(edit.text) in replaced)
+            (edit.op != "add" and written.get(_key(edit.target), -1) >= i)
+            or (edit.text and replaced.get(_key(edit.text), len(checked)) < i)
         ):
             status, detail = "conflict", "the batch both writes and replaces this line"
         if status is not None:
@@ -210,7 +212,9 @@ def apply_to_text(
             else:
                 lines[idx] = _bullet(edit, indent, marker)
         elif edit.op == "deprecate":
-            lines[idx] = strike(old, day, replacement=core(edit.text) if edit.text else "")
+            # Struck on the day the update was said (its newest source), not the run's.
+            gone = min(edit.on, day) if edit.on else day
+            lines[idx] = strike(old, gone, replacement=core(edit.text) if edit.text else "")
             if edit.text and not any(_said(line) == _key(edit.text) for line in lines):
                 lines.insert(idx + 1, _bullet(edit, indent, marker))
         elif edit.op == "delete":

@@ -28,6 +28,7 @@ class Judged:
     rejected: list[Outcome]  # what the reader could not take at all
     skip: tuple[int, ...] = ()  # the entries the answer says hold nothing durable
     usage: Usage = field(default_factory=lambda: Usage(0, 0))
+    skip_as: str = "dropped"  # how skipped entries are taken (progress.py)
 
 
 def judge(
@@ -68,6 +69,7 @@ def judge(
         _rejected(proposal, shown),
         skip,
         proposal.usage or Usage(0, 0),
+        proposal.skip_as,
     )
 
 

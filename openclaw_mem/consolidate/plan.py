@@ -59,12 +59,14 @@ def plan(
     auto: bool,
     warnings: list[str],
     most: int = 0,
+    for_model: bool = False,
 ) -> RunPlan:
-    """most: the most entries a batch may send (0: as many as the context takes)."""
+    """most: the most entries a batch may send (0: as many as the context takes).
+    for_model: a model runs, and is offered what the offline rules passed over too."""
     from .review import waiting_ids
 
     waiting = waiting_ids(ws)  # entries a proposal holds wait for review
-    pending = [p for p in pending_entries(ws, warnings) if p.id not in waiting]
+    pending = [p for p in pending_entries(ws, warnings, for_model) if p.id not in waiting]
     run = RunPlan(len(pending))
     if auto:
         if len(pending) <= opts.memory_window:

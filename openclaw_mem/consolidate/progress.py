@@ -4,17 +4,18 @@
 
     3f9a0c1e22b7 curated memory/2026-12-01.md
 
-`curated` (an accepted edit cites it), `dropped` (the model, the offline rules or a person in
-`mem review` said it holds nothing durable), `noise` (an acknowledgement or a repeat, left
-out before sending), `passed` (shown to a model in consolidate.max_offers runs that neither
-cited nor skipped it: passed over, nothing kept; `mem review --reoffer` takes these lines
-out again) or `legacy` (covered by a line-number marker of an older mem). Ids come
-from each entry's content (logs.entry_ids), so the record means the same after a merge that
-moves entries around; the file only grows, so git's union merge keeps both sides' lines.
-An entry nobody took stays pending and is offered again: nothing is consumed unless it was
-curated, deliberately dropped, or passed over after so many offers (how often each pending
-entry was shown is counted in .mem/offered.json: derived, per machine). `mem undo` reverts
-a consolidation's lines with its edits.
+`curated` (an accepted edit cites it), `dropped` (the model or a person in `mem review` said
+it holds nothing durable), `offline` (the offline rules found nothing they keep in it: taken
+for the rules, still pending for a model, which a later run with one is offered), `noise`
+(an acknowledgement or a repeat, left out before sending), `passed` (shown to a model in
+consolidate.max_offers runs that neither cited nor skipped it: passed over, nothing kept;
+`mem review --reoffer` takes these lines out again) or `legacy` (covered by a line-number
+marker of an older mem). Ids come from each entry's content (logs.entry_ids), so the record
+means the same after a merge that moves entries around; the file only grows, so git's union
+merge keeps both sides' lines. An entry nobody took stays pending and is offered again:
+nothing is consumed unless it was curated, deliberately dropped, or passed over after so
+many offers (how often each pending entry was shown is counted in .mem/offered.json:
+derived, per machine). `mem undo` reverts a consolidation's lines with its edits.
 
 Workspaces from before this record have HISTORY.md markers naming the last line each run
 read (`<!-- consolidated: memory/2026-11-24.md#L19 -->`); they count until the first record
@@ -35,7 +36,8 @@ from ..store.fsutil import SymlinkRefused, append_locked, read_text
 from ..store.workspace import HISTORY_FILE, Workspace, day_of
 
 PROGRESS_FILE = "memory/.consolidated"
-HOW = ("curated", "dropped", "noise", "passed", "legacy")
+HOW = ("curated", "dropped", "noise", "passed", "legacy", "offline")
+OFFLINE = "offline"  # passed over by the offline rules: pending still for a model
 OFFERS_FILE = "offered.json"  # in .mem/: entry id -> runs that showed it and took nothing
 _HEADER = (
     "# mem: the log entries consolidation has taken, one id a line (union-merged; delete a\n"
@@ -86,8 +88,10 @@ def last_consolidation(history_text: str) -> str | None:
     return last
 
 
-def taken_ids(ws: Workspace) -> set[str] | None:
-    """The ids in the record; None when there is no record yet (an older workspace)."""
+def taken_ids(ws: Workspace, for_model: bool = False) -> set[str] | None:
+    """The ids in the record; None when there is no record yet (an older workspace).
+    `for_model`: what a model run counts as taken, which leaves out what only the offline
+    rules passed over."""
     try:
         path = ws.inside(PROGRESS_FILE)
     except SymlinkRefused:
@@ -97,7 +101,7 @@ def taken_ids(ws: Workspace) -> set[str] | None:
     out = set()
     for line in read_text(path, PROGRESS_FILE).splitlines():
         m = _LINE_RE.match(line)
-        if m:
+        if m and not (for_model and m[2] == OFFLINE):
             out.add(m[1])
     return out
 
@@ -122,10 +126,13 @@ def _legacy(ws: Workspace, entries: Iterable[LogEntry]) -> list[LogEntry]:
     return [e for e in entries if e.entry.start_line <= covered.get(e.path, 0)]
 
 
-def pending_entries(ws: Workspace, warnings: list[str] | None = None) -> list[LogEntry]:
-    """Entries not yet consolidated, in file order (oldest day first, then line order)."""
+def pending_entries(
+    ws: Workspace, warnings: list[str] | None = None, for_model: bool = False
+) -> list[LogEntry]:
+    """Entries not yet consolidated, in file order (oldest day first, then line order);
+    `for_model`: with those only the offline rules passed over, which a model is offered."""
     entries = all_entries(ws, warnings)
-    taken = taken_ids(ws)
+    taken = taken_ids(ws, for_model)
     if taken is None:
         done = {e.id for e in _legacy(ws, entries)}
         return [e for e in entries if e.id not in done]
@@ -141,13 +148,15 @@ def record(ws: Workspace, taken: Sequence[Taken]) -> bool:
         todo = [Taken(e.id, e.path, "legacy") for e in _legacy(ws, all_entries(ws))] + todo
 
     def render(existing: bytes) -> bytes:
-        have = {
-            m[1] for m in map(_LINE_RE.match, existing.decode("utf-8", "replace").splitlines()) if m
-        }
+        have: dict[str, str] = {}  # id -> how it was taken (any way but offline wins)
+        for m in map(_LINE_RE.match, existing.decode("utf-8", "replace").splitlines()):
+            if m and have.get(m[1]) in (None, OFFLINE):
+                have[m[1]] = m[2]
         lines = []
         for t in todo:
-            if t.id not in have:
-                have.add(t.id)
+            # An entry the offline rules passed over is taken again by a model's run.
+            if t.id not in have or (have[t.id] == OFFLINE and t.how != OFFLINE):
+                have[t.id] = t.how
                 lines.append(f"{t.id} {t.how} {t.path}\n")
         if not lines:
             return b""

@@ -11,6 +11,7 @@ from ..errors import ConfigError
 from ..format.markdown import without_sources
 from ..text import estimate_tokens
 from .proposal import PromptEntry, Request
+from .related import related_block
 
 ANSWER_RESERVE = 2000  # tokens left for the tool call itself
 
@@ -69,7 +70,8 @@ Read the new log entries and call save_memory exactly once with:
   entry and do not add what the files already say.
   - file: MEMORY, USER or AGENTS. op: add (give section), update or deprecate (target is the
     existing line copied exactly; deprecate when a newer statement replaces an older one
-    that was once true), delete (only a line that is plainly wrong).
+    that was once true), delete (only a line that is plainly wrong). <related> names the
+    lines an entry may change: replace those rather than add a second line on one subject.
   - type: fact, preference, event, identity, goal or rule. importance and confidence: 0 to 1.
   - sources: the numbers of the entries it comes from ([E3] is 3). Every edit cites the
     entries that say it.
@@ -104,6 +106,7 @@ def user_message(request: Request) -> str:
     parts.append("<entries>")
     parts += [e.line() for e in request.entries]
     parts.append("</entries>")
+    parts += related_block(request.documents, request.entries)
     return "\n".join(parts)
 
 

@@ -86,6 +86,9 @@ class Proposal:
     model: str = ""
     skip: tuple[int, ...] = ()  # entries the answer says hold nothing durable
     notes: tuple[str, ...] = ()  # per edit: what the reader read generously ("" if nothing)
+    # How `skip` takes its entries: "dropped" (a model read them), or "offline" (the rules
+    # found nothing they keep: a model is offered them later).
+    skip_as: str = "dropped"
 
 
 class Provider(Protocol):

@@ -115,6 +115,8 @@ def _run(
         auto=auto,
         warnings=report.warnings,
         most=most,
+        # Rules take only what they keep; a model is offered what rules passed over too.
+        for_model=not getattr(provider, "rules", False),
     )
     report.pending, report.redacted, report.skipped = run.pending, shown.hidden, run.skipped
     grown: dict[str, int] = {}  # lines this run added to USER.md and AGENTS.md (limits.py)

@@ -86,7 +86,7 @@ def settle(
         applied = [o.edit for o in outcomes if o.applied]
         fate = Fate(
             len(covered),
-            sum(t.how in ("dropped", "noise") for t in taken.values()),
+            sum(t.how in ("dropped", "noise", "offline") for t in taken.values()),
             sum(t.how == "passed" for t in taken.values()),
             len(covered) - len(taken) - len(waits),
             opts.max_offers,
@@ -109,7 +109,7 @@ def settle(
             {**new_docs, HISTORY_FILE: _with_paragraph(history_before, paragraph)},
         ),
         taken=len(taken) if used else 0,
-        dropped=sum(t.how == "dropped" for t in taken.values()) if used else 0,
+        dropped=sum(t.how in ("dropped", "offline") for t in taken.values()) if used else 0,
         passed=sum(t.how == "passed" for t in taken.values()) if used else 0,
         left=len(covered) - len(taken) - len(waits) if used else len(covered) - len(waits),
         unused=not used,
@@ -166,7 +166,7 @@ def _take(
     }
     for n in judged.skip:
         if n not in contested and entry_of[n][0] not in taken:
-            taken[entry_of[n][0]] = Taken(*entry_of[n], "dropped")
+            taken[entry_of[n][0]] = Taken(*entry_of[n], judged.skip_as)
     held_from = {n for e, _ in judged.held for n in (e.sources or e.claimed) if n in entry_of}
     return sorted({entry_of[n][0] for n in held_from} - set(taken))
 

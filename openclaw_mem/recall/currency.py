@@ -104,9 +104,9 @@ def superseders(
     texts: Callable[[np.ndarray], list[str]],
     mask: np.ndarray,
     nominate_from: int = NOMINATE_FROM,
-) -> dict[int, int]:
-    """For each of `docs` (best first) that a later entry supersedes, the newest such entry
-    (a document id, which may be outside `docs`)."""
+) -> dict[int, list[int]]:
+    """For each of `docs` (best first) that later entries supersede, those entries, newest
+    first (document ids, which may be outside `docs`)."""
     if len(docs) == 0:
         return {}
     f = facts(index)
@@ -123,26 +123,28 @@ def superseders(
         if len(later):
             said.update(zip(later.tolist(), map(_statement, texts(later)), strict=True))
     asked = set(docs.tolist())
-    return {old: new for old, new in _pairs(f, said).items() if old in asked}
+    return {old: news for old, news in _pairs(f, said).items() if old in asked}
 
 
-def _pairs(f: Facts, said: dict[int, cur.Statement]) -> dict[int, int]:
-    out: dict[int, int] = {}
+def _pairs(f: Facts, said: dict[int, cur.Statement]) -> dict[int, list[int]]:
+    out: dict[int, list[int]] = {}
     news = [d for d, s in said.items() if f.authority[d] and s.changes]
+    news.sort(key=lambda d: -f.day[d])
     for old, before in said.items():
         day = f.day[old]
         if np.isnan(day):
             continue
-        best = None
-        for new in news:
-            if new == old or not f.day[new] > day:
-                continue
-            if f.is_log[old] and f.speaker[old] != f.speaker[new]:
-                continue  # another speaker's statement is not theirs to update
-            if cur.updates(before, said[new]) and (best is None or f.day[new] > f.day[best]):
-                best = new
-        if best is not None:
-            out[old] = best
+        found = [
+            new
+            for new in news
+            if new != old
+            and f.day[new] > day
+            # another speaker's statement is not theirs to update
+            and not (f.is_log[old] and f.speaker[old] != f.speaker[new])
+            and cur.updates(before, said[new])
+        ]
+        if found:
+            out[old] = found
     return out
 
 
@@ -163,6 +165,11 @@ def stage(q: Query, r: Ranking) -> Ranking:
     found = superseders(q.index, top, q.texts, q.mask)
     if not found:
         return r
+    # Of several updates of one statement, the one that bears on the question most (a
+    # paragraph of a move and a preference is superseded, for "tabs or spaces", by the
+    # change of preference), else the newest.
+    scored = dict(zip(r.docs.tolist(), r.score.tolist(), strict=True))
+    found = {old: max(news, key=lambda n: scored.get(n, 0.0)) for old, news in found.items()}
     known = set(r.docs.tolist())
     extra = sorted({new for new in found.values() if new not in known})
     if extra:

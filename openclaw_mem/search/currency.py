@@ -289,11 +289,10 @@ def _words(text: str) -> frozenset[str]:
 
 
 def _length(text: str) -> float:
-    """About how many words a text says: Latin words, and Chinese at two characters a word."""
-    return (
-        len(re.findall(r"[^\W\d_]+", text.encode("ascii", "ignore").decode()))
-        + len(_CJK_CHAR_RE.findall(text)) / 2
-    )
+    """About how many content words a text says: Latin ones, and Chinese at two characters
+    a word (its bigrams would count it twice)."""
+    latin = shingles(tokenize(_CJK_CHAR_RE.sub(" ", text)))
+    return len(latin) + len(_CJK_CHAR_RE.findall(text)) / 2
 
 
 def _sentence(text: str) -> Sentence:
@@ -347,10 +346,13 @@ def _updated(old: Sentence, new: Statement) -> bool:
     if old.asks:
         return False
     slots = old.slots & new.changed_slots
-    if slots and old.holds and (new.strong or slots & SINGLE):
-        return True
     if not new.strong:
-        return False
+        # "now" alone restates a fact whose words it all says again ("I live in Oolong now"
+        # twice: numbers aside, nothing of the older statement is gone).
+        said = {w for w in old.words if not any(c.isdigit() for c in w)}
+        return bool(slots & SINGLE) and old.holds and not said <= new.words
+    if slots and old.holds:
+        return True
     # A change of a slot the older statement does not name ("the worker's deadline moved"
     # and "started the worker's prototype") must share much more with it.
     of_old = OF_CHANGE if new.named_slots - old.slots else OF_OLD

@@ -44,6 +44,7 @@ from ...text import plural
 from ..checks import chinese_third, first_person, third_person
 from ..proposal import PromptEntry, Proposal, Request, Usage
 from ..schema import read_answer
+from .updates import as_update
 
 USER_ROLES = ("user", "note")  # the user's own words, and what they (or their agent) noted
 MAX_PER_SECTION = 3  # new lines a section may take per PER_ENTRIES entries of a batch; the
@@ -568,6 +569,7 @@ class _Similar:
 class OfflineProvider:
     name = "offline"
     label = "offline (rules, no network)"
+    rules = True  # not a model: what it keeps nothing of stays pending for one
     context_tokens = 10**9
 
     def __init__(self) -> None:
@@ -617,8 +619,9 @@ class OfflineProvider:
                         capped.add(entry.number)  # left for the next run, not dropped
                         continue
                 edit["sources"] = [entry.number]
-                if edit["op"] == "add":
+                if edit["op"] in ("add", "deprecate"):
                     similar.took(edit)
+                    _now_live(existing, edit)
                 edits.append(edit)
                 if held:
                     continue
@@ -633,9 +636,17 @@ class OfflineProvider:
         answer = {"history_entry": history, "edits": edits, "skip": skip}
         last = max(timed, default=request.now)
         found = read_answer(answer, entries=len(request.entries), last=last)
-        return replace(found, usage=Usage(0, 0), model="rules")
+        # What the rules found nothing in is not consumed: a model run is offered it later.
+        return replace(found, usage=Usage(0, 0), model="rules", skip_as="offline")
 
     def _edit(self, sentence: str, existing: list[_Line]) -> dict | None:
+        """The rules' edit for a sentence; an update (updates.py) deprecates the line it
+        replaces, or, when no rule took it, says what is true now as a line of its own."""
+        ruled = self._ruled(sentence, existing)
+        edit = as_update(ruled, sentence, existing, _added_to)
+        return edit if edit is ruled or ruled is not None or edit is None else _standalone(edit)
+
+    def _ruled(self, sentence: str, existing: list[_Line]) -> dict | None:
         # "我下周三去上海出差，帮我记一下：酒店订在静安寺附近": the request comes after what
         # it is about; both halves are the fact.
         asked = _ASKED_AFTER_RE.match(sentence)
@@ -707,6 +718,21 @@ def _standalone(edit: dict) -> dict | None:
     if first_person(text) or _DANGLING_RE.search(text):
         return None
     return {**edit, "text": text}
+
+
+def _now_live(existing: list[_Line], edit: dict) -> None:
+    """What a taken edit leaves live, for the later sentences of the run: the line it adds,
+    in place of the one it deprecates."""
+    if edit["op"] == "deprecate":
+        existing[:] = [line for line in existing if line.text != edit["target"]]
+    existing.append(_Line(edit["file"], edit["text"], _words(edit["text"])))
+
+
+def _added_to(where: tuple[str, str, str], text: str) -> dict:
+    """An `add` of an update's own words to the file and section its slot belongs to."""
+    file, section, typ = where
+    return {"file": file, "op": "add", "section": section, "text": text, "type": typ,
+            "importance": 0.7, "confidence": 0.8}  # fmt: skip
 
 
 def _added(kind: str, text: str) -> dict:

@@ -176,15 +176,34 @@ def propose_per_entry(provider: Chat, request: Request) -> Proposal:
     return Proposal("", tuple(edits), skip=tuple(skip), usage=asker.usage, model=provider.model)
 
 
+def _updated(known: Known, entry: PromptEntry) -> tuple[str, str] | None:
+    """(file, line) of the newest known line the entry's words update (search/currency.py),
+    if any."""
+    from ...search.currency import read_statement, updates
+
+    said = read_statement(entry.text)
+    if not said.changes:
+        return None
+    found = None
+    for file, line, _ in known.lines:
+        if updates(read_statement(line), said):
+            found = (file, line)
+    return found
+
+
 def _edit(
     line: str, entry: PromptEntry, known: Known, asker: _Asker, replacing: list[int]
 ) -> Edit | None:
     """The line as an edit citing its entry: an add, a deprecate of the line it replaces,
     or None when the files already say it."""
     file, section, kind, text = place(line)
-    if known.repeated(text):
+    updated = _updated(known, entry)
+    if updated is None and known.repeated(text):
         return None
     edit = Edit(file, "add", kind, 0.6, 0.7, section=section, text=text, sources=(entry.number,))
+    if updated is not None:  # the entry says a change of that line: no question needed
+        known.add(file, text)
+        return replace(edit, file=updated[0], op="deprecate", target=updated[1], section="")
     for old in known.rivals(file, text):
         if replacing[0] <= 0:
             break
