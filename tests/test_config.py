@@ -105,7 +105,7 @@ def test_a_section_declared_twice_says_so(tmp_path):
 )
 def test_values_are_checked_where_they_are_read(tmp_path, name, value, fragment):
     cfg = load_config(tmp_path, {name: value})
-    (key, message, counted), = cfg.problems
+    ((key, message, counted),) = cfg.problems
     assert fragment in message and counted and cfg.sources[key] == "default"
 
 

@@ -40,14 +40,17 @@ def test_every_bad_value_is_named_and_not_used(ws, toml, key):
         ("MEM_CONSOLIDATE_PROVIDER", "ofline"),
     ],
 )
-def test_consolidation_refuses_a_setting_of_this_machine_it_cannot_read(ws, monkeypatch, name, value):
+def test_consolidation_refuses_a_setting_of_this_machine_it_cannot_read(
+    ws, monkeypatch, name, value
+):
     """A MEM_* variable is this machine's own word on where text goes and what is hidden:
     guessing the default instead could send it elsewhere, or unredacted."""
     ws("log", "--at", "2026-11-30T09:00", "I prefer green tea")
     monkeypatch.setenv(name, value)
     result = ws("consolidate", ok=False)
     assert result.exit_code == 6, result.stderr
-    assert result.stderr.splitlines()[-1].endswith("consolidation does not run on a setting it cannot read")
+    said = result.stderr.splitlines()[-1]
+    assert said.endswith("consolidation does not run on a setting it cannot read")
     assert ws("log", "--at", "2026-11-30T09:01", "still logged").exit_code == 0
 
 
