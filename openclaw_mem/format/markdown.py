@@ -28,6 +28,7 @@ from datetime import date, datetime
 
 # A log entry's heading is appending.py's (the per-turn path reads no more than it needs);
 # readers of Markdown find it here too.
+from ..text import without_controls
 from .appending import LOG_SEPARATOR as LOG_SEPARATOR
 from .appending import citation as citation
 from .appending import entry_heading as entry_heading
@@ -393,7 +394,8 @@ def appended_paragraph(existing: bytes, paragraph: str) -> bytes:
         head = "\n"
     else:
         head = "\n\n"
-    return (head + paragraph).encode("utf-8")
+    # A model's escape sequences and bidi controls never enter the timeline.
+    return (head + without_controls(paragraph)).encode("utf-8")
 
 
 def stamp_time(line: str) -> datetime | None:
