@@ -32,7 +32,8 @@ def say(message: str, stream=None) -> None:
     from .safety.secrets import redact
     from .text import visible
 
-    print(visible(redact(message)[0]), file=stream or sys.stderr)
+    # One line: a newline a message quotes (a file name's) cannot start a line of its own.
+    print(visible(redact(message)[0], lines=False), file=stream or sys.stderr)
 
 
 def warn(message: str, stream=None) -> None:

@@ -260,8 +260,10 @@ _LOWER_WORD_RE = re.compile(r"[a-z']+")
 _SENTENCE_END_RE = re.compile(r"[.!?。！？](?:\s|$)")
 # A line that shows an image: Markdown's ![caption](…) or a bracketed caption, as chat
 # exports write a shared photo ("[shares an image: …]", "[图片]").
+# A caption stays on its line and holds no `[`: a scan from one bracket stops at the next.
 _IMAGE_LINE_RE = re.compile(
-    r"!\[[^\]]*\]\(|^\s*\[[^\]]*(?:image|photo|picture|图片|照片)[^\]]*\]\s*$", re.I | re.M
+    r"!\[[^\][\n]*\]\(|^[ \t]*\[[^\][\n]*(?:image|photo|picture|图片|照片)[^\][\n]*\][ \t]*$",
+    re.I | re.M,
 )
 
 

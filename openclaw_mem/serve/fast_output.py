@@ -93,4 +93,4 @@ def tsv_lines(hits: list[dict], explain: bool = False) -> list[str]:
 def rg_lines(hits: list[dict]) -> list[str]:
     """`path:line:text`, one hit a line, best first, as `rg -n` prints a match: a terminal
     or an editor opens path:line, and the text is the snippet on one line."""
-    return [f"{h['path']}:{h['startLine']}:{_cell(h['snippet'])}" for h in hits]
+    return [f"{_cell(h['path'])}:{h['startLine']}:{_cell(h['snippet'])}" for h in hits]
