@@ -129,9 +129,11 @@ def _tail(text: str, tokens: int) -> str:
 
 # An entry heading's `<!-- …; agent: ID -->` or a curated line's `… agent=ID -->`: a field
 # of mem's own comment (after its opening, a `;` or a space), never inside another value
-# such as a session id; the gap is bounded so a line of many `<!--` stays linear.
+# such as a session id. The gap is bounded and stops at the next `<!--` (which starts a try
+# of its own): each character is looked at from one opener, so a line of many stays linear.
 _AGENT_RE = re.compile(
-    r"<!--[^>]{0,600}?(?:<!--|;|\s)\s*agent(?::\s*|=)(?P<id>[\w.-]{1,64})\s*(?:;|-->|\s)"
+    r"<!--(?:(?!<!--)[^>]){0,600}?(?:<!--|;|\s)\s*agent(?::\s*|=)(?P<id>[\w.-]{1,64})"
+    r"\s*(?:;|-->|\s)"
 )
 
 
