@@ -229,3 +229,30 @@ def test_a_models_escape_sequences_never_reach_the_curated_files(ws, llm, monkey
         text = (ws.root / name).read_text(encoding="utf-8")
         assert not any(c in text for c in "\x1b\x07\x9b\u202e"), (name, text)
     assert "Lives in Lisbon" in (ws.root / "USER.md").read_text(encoding="utf-8")
+
+
+def _conversation(cid: str, current) -> dict:
+    mapping = {
+        "root": {"id": "root", "parent": None, "message": None, "children": ["q"]},
+        "q": {"id": "q", "parent": "root", "message": _msg("user", f"{cid}: I keep bees", 1.7e9)},
+        "old": {"id": "old", "parent": "q", "message": _msg("assistant", "Old answer", 1.7e9 + 5)},
+        "new": {"id": "new", "parent": "q", "message": _msg("assistant", "New answer", 1.7e9 + 9)},
+    }
+    conv = {"id": cid, "mapping": mapping}
+    if current != "absent":
+        conv["current_node"] = current
+    return conv
+
+
+def test_a_chatgpt_conversation_without_a_usable_current_node_is_imported_and_said(ws, tmp_path):
+    """No current_node, or one the mapping lacks: the branch written last is imported (it
+    was dropped without a word), and the import says how it was read."""
+    export = [_conversation("a", "absent"), _conversation("b", "gone"), _conversation("c", "old")]
+    path = tmp_path / "conversations.json"
+    path.write_text(json.dumps(export), encoding="utf-8")
+    done = ws("import", "chatgpt", str(path))
+    assert "imported 6 of 6 messages" in done.stdout
+    assert "2 conversations had no current_node" in done.stderr
+    logs = "".join(p.read_text("utf-8") for p in (ws.root / "memory").glob("*.md"))
+    assert "a: I keep bees" in logs and "b: I keep bees" in logs
+    assert logs.count("New answer") == 2 and logs.count("Old answer") == 1  # c's own branch
