@@ -41,7 +41,11 @@ def warn(message: str, stream=None) -> None:
 
 
 def run(action: Callable[[], int | None], debug: bool = False, stream=None) -> int:
-    """Run `action` and return the exit code it leaves with."""
+    """Run `action` and return the exit code it leaves with. A long wait inside it (a lock,
+    a model) is said as a warning on the way."""
+    from . import errors
+
+    errors.waiting = lambda message: warn(message, stream)
     try:
         code = action()
         return ExitCode.OK if code is None else int(code)

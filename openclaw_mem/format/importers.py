@@ -241,9 +241,7 @@ def _claude_code(path: Path) -> tuple[list[Message], int]:
     return messages, skipped
 
 
-def read_export(
-    kind: str, path: Path, notes: list[str] | None = None
-) -> tuple[list[Message], int]:
+def read_export(kind: str, path: Path, notes: list[str] | None = None) -> tuple[list[Message], int]:
     """The messages of an export in order, and how many records were not conversation;
     what was read another way than usual is said in `notes`."""
     if kind not in KINDS:
