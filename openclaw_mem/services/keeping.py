@@ -248,6 +248,13 @@ class Keeping:
         return history(self.place.root, limit, path)
 
     def diff(self, rev: str = "HEAD", *, color: bool = False) -> str:
+        """The change to memory since `rev`, its secrets hidden: a daily log holds what was
+        said, keys included, and a diff is printed. Each line is read without its `+`/`-`
+        (a key's label then starts the line, as it did in the file)."""
         from ..store.gitrepo import diff
 
-        return diff(self.place.root, rev, color=color)
+        out = []
+        for line in diff(self.place.root, rev, color=color).split("\n"):
+            mark = line[:1] if line[:1] in "+- " and not line.startswith(("+++", "---")) else ""
+            out.append(mark + self.place.redact(line[len(mark) :]))
+        return "\n".join(out)
