@@ -760,9 +760,8 @@ class Config:
 
     def require(self, *names: str, what: str = "consolidation") -> None:
         """Refuse (exit 6) when one of these settings holds a value that would have counted
-        and could not be read: what decides where text goes or what is hidden is never
-        guessed. A bad value that would not have counted (an untrusted mem.toml's) is not
-        this machine's setting, and the trusted one stands."""
+        and could not be read: where text goes or what is hidden is never guessed (a bad
+        value that would not have counted, an untrusted mem.toml's, leaves the trusted one)."""
         for name, message, counted in self.problems:
             if counted and name in names:
                 raise ConfigError(f"{message}; {what} does not run on a setting it cannot read")
@@ -821,7 +820,6 @@ def load_config(
 
 
 def _problems_line(problems: list[tuple[str | None, str, bool]]) -> str:
-    """One warning for everything that could not be read."""
     more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
     return (
         f"not used: {problems[0][1]}{more}; this machine's last trusted settings (else the "
@@ -836,11 +834,13 @@ def _from_file(
     version changes, which kept this machine's values; what could not be read)."""
     path = os.path.join(root, CONFIG_FILE)
     found, bad, readable = _file_settings(path)
+    if not (found or bad):  # no file, or comments only (as `mem init` writes it)
+        return (), []
     record = trusted_version(root, env)
     kept = _valid(record["values"]) if record else {}
     trusted = readable and record is not None and record["digest"] == _digest(path)
     ignored: tuple[str, ...] = ()
-    if not trusted and (found or bad):
+    if not trusted:
         # The allow-listed keys count from any readable version; every other key keeps this
         # machine's value, the one it trusted last (all of them, when the file is unreadable).
         mine = kept if readable else {}
