@@ -1,9 +1,14 @@
 """Settings: one registry of keys, resolved as flag > MEM_* variable > mem.toml > default.
 
 Each key carries its type and its constraints (choices, a range, a check), and every value is
-checked when it is read, wherever it comes from: a bad one is a one-line error naming the
-key (exit 6, or 2 for a command-line flag) before any command starts work, so no consumer
-re-checks and no bad value surfaces later as a crash.
+checked when it is read, wherever it comes from, so no consumer re-checks and no bad value
+surfaces later as a crash. A bad command-line flag is a one-line error (exit 2). A bad value
+in mem.toml or a MEM_* variable never stops a command: mem.toml is synced, so another clone
+can break it, and an agent's `mem log` must not lose its entry for it, nor `mem sync` the fix.
+The value (the whole file, when it cannot be read) keeps this machine's last trusted setting,
+else the default, and one warning says so (`Config.problems`). Consolidation alone refuses
+(exit 6) when a setting that decides where text goes or what is hidden could not be read as
+this machine set it (`Config.require`).
 
 `mem.toml` lives at the workspace root and is committed, so a change of behaviour is a
 reviewable diff like any other memory change.
@@ -569,6 +574,8 @@ def read_config_file(path: Path) -> dict[str, Any]:
         return {}
     except UnicodeDecodeError:
         raise ConfigError(f"{path} is not valid UTF-8") from None
+    except RecursionError:  # an array nested 100,000 deep
+        raise ConfigError(f"{path} nests deeper than any settings file does") from None
     except ValueError as exc:  # tomllib.TOMLDecodeError
         import re
 
@@ -633,7 +640,28 @@ def trust_file(env: Mapping[str, str]) -> Path:
 def _digest(path: Path) -> str:
     import hashlib
 
-    return hashlib.sha256(_config_bytes(path) or b"").hexdigest()
+    try:
+        data = _config_bytes(path) or b""
+    except ConfigError as exc:  # a link, a FIFO, too large: never trusted, never followed
+        data = f"unreadable: {exc.message}".encode()
+    return hashlib.sha256(data).hexdigest()
+
+
+def _file_settings(path: str) -> tuple[dict[str, Any], list[tuple[str | None, str]], bool]:
+    """mem.toml's settings that hold valid values; (key or None, what is wrong) for the
+    rest; and whether the file could be read at all."""
+    try:
+        found = read_config_file(path)
+    except ConfigError as exc:
+        return {}, [(None, exc.message)], False
+    good: dict[str, Any] = {}
+    problems: list[tuple[str | None, str]] = []
+    for name, value in found.items():
+        try:
+            good[name] = _coerce(key(name), value, CONFIG_FILE)
+        except ConfigError as exc:
+            problems.append((name if name in _BY_NAME else None, exc.message))
+    return good, problems, True
 
 
 def _trusted(env: Mapping[str, str]) -> dict[str, dict]:
@@ -706,9 +734,11 @@ KEYS_BY_ORDER = tuple(k.name for k in KEYS)
 
 class Config:
     """Every setting's value and where it came from; `untrusted`: the keys mem.toml sets
-    that this machine has not trusted (they kept this machine's values)."""
+    that this machine has not trusted (they kept this machine's values); `problems`: what
+    could not be read, each (key or None for the whole file, message, whether the value
+    would have counted had it been valid)."""
 
-    __slots__ = ("sources", "untrusted", "values", "warnings")
+    __slots__ = ("problems", "sources", "untrusted", "values", "warnings")
 
     def __init__(
         self,
@@ -716,15 +746,25 @@ class Config:
         sources: dict[str, str] | None = None,
         warnings: tuple[str, ...] = (),
         untrusted: tuple[str, ...] = (),
+        problems: tuple[tuple[str | None, str, bool], ...] = (),
     ) -> None:
         self.values, self.sources = values, {} if sources is None else sources
-        self.warnings, self.untrusted = warnings, untrusted
+        self.warnings, self.untrusted, self.problems = warnings, untrusted, problems
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Config):
             return NotImplemented
-        mine = (self.values, self.sources, self.warnings, self.untrusted)
-        return mine == (other.values, other.sources, other.warnings, other.untrusted)
+        mine = (self.values, self.sources, self.warnings, self.untrusted, self.problems)
+        theirs = (other.values, other.sources, other.warnings, other.untrusted, other.problems)
+        return mine == theirs
+
+    def require(self, *names: str, what: str = "consolidation") -> None:
+        """Refuse (exit 6) when one of these settings holds a value that would have counted
+        and could not be read: where text goes or what is hidden is never guessed (a bad
+        value that would not have counted, an untrusted mem.toml's, leaves the trusted one)."""
+        for name, message, counted in self.problems:
+            if counted and name in names:
+                raise ConfigError(f"{message}; {what} does not run on a setting it cannot read")
 
     def __repr__(self) -> str:
         return f"Config({self.values!r})"
@@ -749,7 +789,7 @@ class Config:
                 raise UsageError(exc.message) from None
             values[name] = _coerce(k, value, FLAG)
             sources[name] = "flag"
-        return Config(values, sources, self.warnings, self.untrusted)
+        return Config(values, sources, self.warnings, self.untrusted, self.problems)
 
 
 def load_config(
@@ -757,50 +797,75 @@ def load_config(
     env: Mapping[str, str],
     overrides: Mapping[str, Any] | None = None,
 ) -> Config:
-    """Resolve every key: flag override > MEM_* variable > mem.toml > default."""
+    """Resolve every key: flag override > MEM_* variable > mem.toml > default. A value that
+    cannot be read keeps the one below it (mem.toml's: this machine's last trusted value)."""
     values = {k.name: k.default for k in KEYS}
     sources = {k.name: "default" for k in KEYS}
     warnings: list[str] = []
     ignored: tuple[str, ...] = ()
+    problems: list[tuple[str | None, str, bool]] = []
     if root is not None:
-        path = os.path.join(root, CONFIG_FILE)
-        found = read_config_file(path)
-        for name, value in found.items():  # a bad value is a bad value, trusted or not
-            _coerce(key(name), value, CONFIG_FILE)
-        if found and not is_trusted(root, env):
-            record = trusted_version(root, env)
-            kept = _valid(record["values"]) if record else {}
-
-            def mine(n: str) -> Any:
-                return kept.get(n, _BY_NAME[n].default)
-
-            ignored = tuple(
-                n
-                for n in KEYS_BY_ORDER
-                if n not in UNTRUSTED_OK
-                and (n in found or n in kept)
-                and found.get(n, _BY_NAME[n].default) != mine(n)
-            )
-            # Every key the allow-list does not name keeps this machine's value.
-            found = {n: v for n, v in found.items() if n not in ignored}
-            for n, v in kept.items():
-                if n not in UNTRUSTED_OK and n not in found:
-                    values[n], sources[n] = v, f"{CONFIG_FILE} (as trusted)"
-            if ignored:
-                warnings.append(
-                    f"{CONFIG_FILE} changes {', '.join(ignored)}, which this machine has not "
-                    "trusted in this version of the file: they keep this machine's values; "
-                    "read it, then `mem trust`"
-                )
-        for name, value in found.items():
-            k = key(name)
-            values[name] = _coerce(k, value, CONFIG_FILE)
-            sources[name] = CONFIG_FILE
+        ignored, problems = _from_file(root, env, values, sources, warnings)
     for k in KEYS:
         if k.env in env:
-            values[k.name] = _coerce(k, env[k.env], k.env)
-            sources[k.name] = f"env {k.env}"
-    return Config(values, sources, tuple(warnings), ignored).override(overrides or {})
+            try:
+                values[k.name] = _coerce(k, env[k.env], k.env)
+                sources[k.name] = f"env {k.env}"
+            except ConfigError as exc:
+                problems.append((k.name, exc.message, True))
+    if problems:
+        warnings.append(_problems_line(problems))
+    config = Config(values, sources, tuple(warnings), ignored, tuple(problems))
+    return config.override(overrides or {})
+
+
+def _problems_line(problems: list[tuple[str | None, str, bool]]) -> str:
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return (
+        f"not used: {problems[0][1]}{more}; this machine's last trusted settings (else the "
+        "defaults) stand until it is fixed (`mem config` lists every problem)"
+    )
+
+
+def _from_file(
+    root: Path, env: Mapping[str, str], values: dict, sources: dict, warnings: list[str]
+) -> tuple[tuple[str, ...], list[tuple[str | None, str, bool]]]:
+    """mem.toml's part of the settings, into values and sources: (the keys an untrusted
+    version changes, which kept this machine's values; what could not be read)."""
+    path = os.path.join(root, CONFIG_FILE)
+    found, bad, readable = _file_settings(path)
+    if not (found or bad):  # no file, or comments only (as `mem init` writes it)
+        return (), []
+    record = trusted_version(root, env)
+    kept = _valid(record["values"]) if record else {}
+    trusted = readable and record is not None and record["digest"] == _digest(path)
+    ignored: tuple[str, ...] = ()
+    if not trusted:
+        # The allow-listed keys count from any readable version; every other key keeps this
+        # machine's value, the one it trusted last (all of them, when the file is unreadable).
+        mine = kept if readable else {}
+        ignored = tuple(
+            n
+            for n in KEYS_BY_ORDER
+            if n not in UNTRUSTED_OK
+            and (n in found or n in mine)
+            and found.get(n, _BY_NAME[n].default) != mine.get(n, _BY_NAME[n].default)
+        )
+        found = {n: v for n, v in found.items() if n not in ignored}
+        unread = {n for n, _ in bad if n is not None}
+        for n, v in kept.items():
+            if not readable or n in unread or (n not in UNTRUSTED_OK and n not in found):
+                values[n], sources[n] = v, f"{CONFIG_FILE} (as trusted)"
+        if ignored:
+            warnings.append(
+                f"{CONFIG_FILE} changes {', '.join(ignored)}, which this machine has not "
+                "trusted in this version of the file: they keep this machine's values; "
+                "read it, then `mem trust`"
+            )
+    for name, value in found.items():
+        values[name], sources[name] = value, CONFIG_FILE
+    counts = (lambda n: trusted or n in UNTRUSTED_OK) if readable else (lambda n: False)
+    return ignored, [(n, message, n is not None and counts(n)) for n, message in bad]
 
 
 def _toml_value(value: Any) -> str:

@@ -97,13 +97,24 @@ class UnusableAnswer(ProviderError):
     consolidation asks once more (in two halves when it was `cut` at the token cap or the
     time limit), then leaves that batch pending and goes on."""
 
-    def __init__(self, message: str, *, cut: bool = False) -> None:
+    def __init__(self, message: str, *, cut: bool = False, silent: bool = False) -> None:
         super().__init__(message)
         self.cut = cut
+        self.silent = silent  # no answer came at all in llm.timeout
 
 
 class ConflictError(MemError):
     exit_code = ExitCode.CONFLICT
+
+
+# What a long wait says while it waits (a lock another process holds, a model slow to
+# answer): the one error funnel sets it to print a warning; the library alone stays silent.
+waiting = None  # Callable[[str], None] | None
+
+
+def say_waiting(message: str) -> None:
+    if waiting is not None:
+        waiting(message)
 
 
 class WriteError(MemError):

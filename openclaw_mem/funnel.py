@@ -20,13 +20,20 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 
+# A disk that is full, a file at the size limit (RLIMIT_FSIZE), a quota, a read-only mount:
+# the workspace cannot be written (exit 9), whichever write met it.
+_UNWRITABLE = ("ENOSPC", "EFBIG", "EDQUOT", "EROFS")
+_DISK_FULL = ("No space left", "Out of diskspace", "File too large", "Disk quota exceeded")
+
+
 def say(message: str, stream=None) -> None:
     """A line on stderr, with its secrets hidden and its control characters shown: an error
     may quote an argument, and the argument may be a key."""
     from .safety.secrets import redact
     from .text import visible
 
-    print(visible(redact(message)[0]), file=stream or sys.stderr)
+    # One line: a newline a message quotes (a file name's) cannot start a line of its own.
+    print(visible(redact(message)[0], lines=False), file=stream or sys.stderr)
 
 
 def warn(message: str, stream=None) -> None:
@@ -34,7 +41,11 @@ def warn(message: str, stream=None) -> None:
 
 
 def run(action: Callable[[], int | None], debug: bool = False, stream=None) -> int:
-    """Run `action` and return the exit code it leaves with."""
+    """Run `action` and return the exit code it leaves with. A long wait inside it (a lock,
+    a model) is said as a warning on the way."""
+    from . import errors
+
+    errors.waiting = lambda message: warn(message, stream)
     try:
         code = action()
         return ExitCode.OK if code is None else int(code)
@@ -59,12 +70,17 @@ def run(action: Callable[[], int | None], debug: bool = False, stream=None) -> i
             traceback.print_exc()
         where = f": {exc.filename}" if exc.filename else ""
         say(f"mem: error: {exc.strerror or exc}{where}", stream)
-        return ExitCode.ERROR
+        import errno
+
+        unwritable = exc.errno in {getattr(errno, name, None) for name in _UNWRITABLE}
+        return ExitCode.UNWRITABLE if unwritable else ExitCode.ERROR
     except Exception as exc:
         if debug:
             import traceback
 
             traceback.print_exc()
+        elif type(exc).__name__ == "GitCommandError":  # a git call no caller expected to fail
+            return _git_failed(exc, stream)
         else:
             say(
                 f"mem: error: unexpected {type(exc).__name__}: {exc} "
@@ -72,3 +88,17 @@ def run(action: Callable[[], int | None], debug: bool = False, stream=None) -> i
                 stream,
             )
         return ExitCode.ERROR
+
+
+def _git_failed(exc: Exception, stream) -> int:
+    """git stopped: exit 9 when the disk or the file-size limit stopped it (a signal, for
+    the limit: git does not ignore SIGXFSZ), else exit 5."""
+    import signal
+
+    said = str(getattr(exc, "stderr", "") or "").strip().removeprefix("stderr:")
+    said = " ".join(said.strip().strip("'").split())[:300]
+    if getattr(exc, "status", None) == -getattr(signal, "SIGXFSZ", 25):
+        said = "the file-size limit (ulimit -f) stopped it"
+    full = said.startswith("the file-size limit") or any(w in said for w in _DISK_FULL)
+    say(f"mem: error: git failed: {said or exc}", stream)
+    return ExitCode.UNWRITABLE if full else ExitCode.GIT

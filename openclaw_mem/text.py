@@ -52,10 +52,15 @@ CJK_RE = Lazy(f"[{CJK}]")
 # BS overwrite what was shown), DEL, and the C1 controls (U+009B is a one-character CSI).
 # Memory text is anyone's, so what mem prints shows them as `\x1b`, never as they are.
 _CONTROLS = (*range(0x20), 0x7F, *range(0x80, 0xA0))
-_SHOWN = {c: f"\\x{c:02x}" for c in _CONTROLS}
+# The bidirectional controls reorder what follows them on screen (U+202E shows "txt.exe" as
+# "exe.txt"): a line reads as something other than it holds. RTL text needs none of them.
+BIDI = (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+_SHOWN = {c: f"\\x{c:02x}" for c in _CONTROLS} | {c: f"\\u{c:04x}" for c in BIDI}
 _SHOWN_KEEPING_LINES = {c: v for c, v in _SHOWN.items() if c not in (0x09, 0x0A)}
-# JSON escapes C0 itself; DEL and C1 it leaves as they are, and a terminal may act on C1.
-_JSON_SHOWN = {c: f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0))}
+# JSON escapes C0 itself; DEL, C1 and the bidi controls it leaves as they are.
+_JSON_SHOWN = {c: f"\\u{c:04x}" for c in (0x7F, *range(0x80, 0xA0), *BIDI)}
+# What a curated file never holds: the same characters, removed (tabs and newlines stay).
+_DROPPED = dict.fromkeys(c for c in _SHOWN_KEEPING_LINES if c != 0x0D)
 
 
 def visible(text: str, *, lines: bool = True) -> str:
@@ -63,6 +68,12 @@ def visible(text: str, *, lines: bool = True) -> str:
     terminal shows it instead of acting on it. Tabs and newlines stay when `lines` (the
     format keeps them); without, they are written out too."""
     return text.translate(_SHOWN_KEEPING_LINES if lines else _SHOWN)
+
+
+def without_controls(text: str) -> str:
+    """`text` without control or bidi characters (tabs, newlines and CR kept): what a model
+    or a log hands consolidation is written into a curated file as its words alone."""
+    return text.translate(_DROPPED)
 
 
 def visible_json(text: str) -> str:

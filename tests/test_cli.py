@@ -73,10 +73,10 @@ def test_debug_shows_the_traceback(ws):
     assert result.exit_code == 2 and "Traceback" in result.stderr
 
 
-def test_bad_setting_is_exit_6(ws):
+def test_a_bad_setting_costs_no_entry(ws):
     (ws.root / "mem.toml").write_text("[git]\nautocommit = 3\n", encoding="utf-8")
-    result = ws("log", "x", ok=False)
-    assert result.exit_code == 6 and "git.autocommit in mem.toml must be a str" in result.stderr
+    result = ws("log", "x")
+    assert "not used: git.autocommit in mem.toml must be a str" in result.stderr
 
 
 def test_version_and_help(runner):
@@ -238,9 +238,10 @@ def test_provider_errors_say_what_to_do(ws):
     no_key = ws("consolidate", "--provider", "openai", ok=False)
     assert no_key.exit_code == 6 and "OPENAI_API_KEY" in no_key.stderr
     assert "cannot reach" not in no_key.stderr
+    # In an untrusted mem.toml it would not have counted: this machine's setting stands.
     (ws.root / "mem.toml").write_text('[consolidate]\nprovider = "bogus"\n', encoding="utf-8")
-    from_file = ws("consolidate", ok=False)
-    assert from_file.exit_code == 6 and "consolidate.provider in mem.toml" in from_file.stderr
+    from_file = ws("consolidate")
+    assert "not used: consolidate.provider in mem.toml" in from_file.stderr
 
 
 def test_init_skill_commits_the_skill(ws):

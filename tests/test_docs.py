@@ -573,11 +573,9 @@ def toml_problems(block: Block, tmp: Path) -> list[str]:
             config.key(name)
         except MemError as exc:
             problems.append(f"{block.where()}: {exc.message}")
-    if not problems:
-        try:
-            config.load_config(tmp, {"MEM_TRUST_FILE": str(tmp / "trusted.json")})
-        except MemError as exc:
-            problems.append(f"{block.where()}: {exc.message}")
+    if not problems:  # a bad value is a warning to mem (never a refusal), an error here
+        loaded = config.load_config(tmp, {"MEM_TRUST_FILE": str(tmp / "trusted.json")})
+        problems += [f"{block.where()}: {message}" for _, message, _ in loaded.problems]
     if not found:
         problems.append(f"{block.where()}: sets no setting")
     return problems

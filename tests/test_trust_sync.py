@@ -141,6 +141,10 @@ def test_a_redact_pattern_that_takes_everything_is_refused(tmp_path):
     (tmp_path / "mem.toml").write_text(
         '[consolidate]\nredact_patterns = ["", "(?s).*"]\n', encoding="utf-8"
     )
+    cfg = load_config(tmp_path, {})
+    assert cfg["consolidate.redact_patterns"] == [] and "matches any text" in cfg.problems[0][1]
     with pytest.raises(ConfigError) as refused:
-        load_config(tmp_path, {})
+        load_config(tmp_path, {"MEM_CONSOLIDATE_REDACT_PATTERNS": "(?s).*"}).require(
+            "consolidate.redact_patterns"
+        )
     assert "matches any text" in refused.value.message

@@ -105,7 +105,7 @@ def doctor_cmd(ctx: typer.Context) -> None:
     done = state(ctx).memory().doctor()
     for path in done.merged:
         how = "by entry" if path.startswith("memory/") or path == "HISTORY.md" else "by line"
-        typer.echo(f"merged {path} {how}")
+        typer.echo(f"merged {visible(path, lines=False)} {how}")
     if done.held:
         typer.echo(f"lines both sides rewrote wait in `mem review {done.held}`")
     moved, unsourced = done.citations.moved, done.citations.unsourced

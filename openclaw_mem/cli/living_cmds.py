@@ -205,13 +205,15 @@ def audit_cmd(
         )
     else:
         for f in result.findings:
-            typer.echo(visible(f"{f.path}:{f.line} {f.kind} ({f.detail}): {f.excerpt}"))
+            where = visible(f"{f.path}:{f.line}", lines=False)
+            typer.echo(f"{where} {visible(f'{f.kind} ({f.detail}): {f.excerpt}')}")
         gone = [f for f in result.history if not f.current]
         for f in gone:
             typer.echo(
                 visible(
                     f"{f.commit} {f.path}:{f.line} {f.kind} ({f.detail}), since removed: "
-                    f"{f.excerpt}"
+                    f"{f.excerpt}",
+                    lines=False,
                 )
             )
         summary = f"{plural(len(result.findings), 'finding')} in {plural(result.files, 'file')}"

@@ -251,7 +251,7 @@ def recall_table(term: Environment, hits: list[dict], query: str, explain: bool)
         snippet = Text(visible(h["snippet"]))
         if pattern:
             snippet.highlight_regex(pattern, style="bold yellow")
-        cite = citation(h["path"], h["startLine"], h["endLine"])
+        cite = visible(citation(h["path"], h["startLine"], h["endLine"]), lines=False)
         lines = [cite, h["date"].replace("T", " ") if h.get("date") else "evergreen"]
         label = stale_label(h)
         if label:  # "(superseded 2026-11-20)": a later entry updated it

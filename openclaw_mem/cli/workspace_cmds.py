@@ -86,7 +86,12 @@ def config_cmd(
 ) -> None:
     """Show the effective settings and where each came from (default, mem.toml, env)."""
     st = state(ctx)
-    cfg = st.memory().config
+    cfg = st.memory(notices=False).config
+    # Every time, each on its own line: this is where a person looks for what went wrong.
+    wrong = [f"not used: {message}" for _, message, _ in cfg.problems]
+    said = [w for w in cfg.warnings if not w.startswith("not used: ")]
+    for message in (*said, *wrong):
+        warn(message)
     rows = cfg.rows()
     if key is not None:
         cfg[key]  # an unknown key is an error with a suggestion

@@ -31,6 +31,7 @@ from ..format.markdown import (
     struck_text,
 )
 from ..safety.secrets import has_secret
+from ..text import without_controls
 from .proposal import Edit
 
 WITHHELD = "[withheld: it held a secret]"
@@ -162,6 +163,9 @@ def apply_to_text(
     lines = list(doc.lines)
     checked: list[tuple[Edit, str | None, str]] = []
     for edit in edits:
+        # A model's (or a log's) escape sequences and bidi controls never enter the file.
+        text, section = without_controls(edit.text), without_controls(edit.section)
+        edit = replace(edit, text=text, section=section)
         if has_secret(f"{edit.text}\n{edit.target}\n{edit.section}", redact_extra):
             # Withheld here, first, where it is refused: no report, commit message, review
             # proposal or terminal line downstream can quote what it was.

@@ -84,6 +84,7 @@ def plan(
     seen: set[tuple[str, str]] = set()
     kept: list[int] = []
     prompt: list[PromptEntry] = []
+    sent = shown.sent_together([item.entry.text for item in pending])
     for i, item in enumerate(pending):
         key = (item.entry.role, " ".join(item.entry.text.split()))
         if is_noise(item.entry.text) or key in seen:
@@ -95,7 +96,7 @@ def plan(
                 item.cite,
                 item.when,
                 item.entry.role,
-                shown.sent(item.entry.text),
+                sent[i],
                 agent=item.entry.agent,
                 id=item.id,
             )

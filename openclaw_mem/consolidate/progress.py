@@ -31,7 +31,7 @@ from datetime import datetime
 
 from ..errors import BadEncoding
 from ..format.logs import Entry, entry_ids, read_entries
-from ..format.markdown import MARKER_RE, citation, covered_lines, stamp_time
+from ..format.markdown import citation, covered_lines, markers, stamp_time
 from ..store.fsutil import SymlinkRefused, append_locked, read_text
 from ..store.workspace import HISTORY_FILE, Workspace, day_of
 
@@ -81,7 +81,7 @@ def last_consolidation(history_text: str) -> str | None:
     """The `[YYYY-MM-DD HH:MM]` stamp of the newest paragraph that carries a marker."""
     last = None
     for para in re.split(r"\n\s*\n", history_text):
-        if MARKER_RE.search(para):
+        if next(markers(para), None) is not None:
             when = next(filter(None, map(stamp_time, para.split("\n"))), None)
             if when is not None:
                 last = f"{when:%Y-%m-%d %H:%M}"

@@ -23,6 +23,23 @@ class Redaction:
         self.hidden += n
         return out
 
+    def sent_together(self, texts: Sequence[str]) -> list[str]:
+        """Entries that go to the provider one after another: each redacted with the last
+        line of the entry before it and the first line of the one after in view, so a key
+        pasted in two turns (half in each) is hidden in both. Counted."""
+        from ..safety.secrets import REDACTED, redact_lines
+
+        out = []
+        for i, text in enumerate(texts):
+            before = [texts[i - 1].rsplit("\n", 1)[-1]] if i else []
+            after = [texts[i + 1].split("\n", 1)[0]] if i + 1 < len(texts) else []
+            whole = "\n".join([*before, text, *after])
+            first = len(before) + 1
+            shown = redact_lines(whole, first, first + text.count("\n"), self.extra)
+            self.hidden += max(0, shown.count(REDACTED) - text.count(REDACTED))
+            out.append(shown)
+        return out
+
     def text(self, text: str) -> str:
         return redact(text, self.extra)[0]
 

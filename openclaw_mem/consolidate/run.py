@@ -122,6 +122,7 @@ def _run(
     grown: dict[str, int] = {}  # lines this run added to USER.md and AGENTS.md (limits.py)
     offers = read_offers(ws)  # how often each pending entry was shown before (progress.py)
     queue = list(run.batches)
+    silence = 0  # requests that timed out: the second stops the run (2 x llm.timeout)
     while queue:
         batch = queue.pop(0)
         if auto and opts.daily_token_budget and batch.prompt:
@@ -132,6 +133,10 @@ def _run(
         try:
             answer = ask(provider, batch, shown.docs(docs), opts.now)
         except UnusableAnswer as exc:
+            silence += exc.silent
+            if silence > 1:  # a server that let two requests time out will not answer
+                _stopped(report, ProviderError(f"{exc.message} twice"), batch, queue)
+                break
             retry = again(batch, exc)
             if not retry:
                 report.unanswered.append(left(batch, exc))

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from ..errors import ConflictError
+from ..errors import ConflictError, MemError
 from ..format.curated import with_ledger
 from ..format.markdown import appended_paragraph, core
 from ..safety.secrets import redact
@@ -171,7 +171,15 @@ def write_batch(
             written = _follow(ws, batch, written)
         if committing:
             message = commit_message(batch, label, opts.redact_extra)
-            info = gitrepo.commit_memory(ws.root, message, batch.files)
+            try:
+                info = gitrepo.commit_memory(ws.root, message, batch.files)
+            except MemError as exc:  # written all the same: never "nothing was changed"
+                raise MemError(
+                    f"{', '.join(batch.files)} written but not committed "
+                    f"({exc.message.removesuffix('; nothing was changed')}); "
+                    "`mem commit` when git can write again",
+                    exit_code=exc.exit_code,
+                ) from None
             batch.commit = info.short if info else None
         return written
 

@@ -129,9 +129,11 @@ def _tail(text: str, tokens: int) -> str:
 
 # An entry heading's `<!-- …; agent: ID -->` or a curated line's `… agent=ID -->`: a field
 # of mem's own comment (after its opening, a `;` or a space), never inside another value
-# such as a session id; the gap is bounded so a line of many `<!--` stays linear.
+# such as a session id. The gap is bounded and stops at the next `<!--` (which starts a try
+# of its own): each character is looked at from one opener, so a line of many stays linear.
 _AGENT_RE = re.compile(
-    r"<!--[^>]{0,600}?(?:<!--|;|\s)\s*agent(?::\s*|=)(?P<id>[\w.-]{1,64})\s*(?:;|-->|\s)"
+    r"<!--(?:(?!<!--)[^>]){0,600}?(?:<!--|;|\s)\s*agent(?::\s*|=)(?P<id>[\w.-]{1,64})"
+    r"\s*(?:;|-->|\s)"
 )
 
 
@@ -260,8 +262,10 @@ _LOWER_WORD_RE = re.compile(r"[a-z']+")
 _SENTENCE_END_RE = re.compile(r"[.!?。！？](?:\s|$)")
 # A line that shows an image: Markdown's ![caption](…) or a bracketed caption, as chat
 # exports write a shared photo ("[shares an image: …]", "[图片]").
+# A caption stays on its line and holds no `[`: a scan from one bracket stops at the next.
 _IMAGE_LINE_RE = re.compile(
-    r"!\[[^\]]*\]\(|^\s*\[[^\]]*(?:image|photo|picture|图片|照片)[^\]]*\]\s*$", re.I | re.M
+    r"!\[[^\][\n]*\]\(|^[ \t]*\[[^\][\n]*(?:image|photo|picture|图片|照片)[^\][\n]*\][ \t]*$",
+    re.I | re.M,
 )
 
 

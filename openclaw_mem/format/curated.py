@@ -30,10 +30,11 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING
 
 from .markdown import (
-    MARKER_RE,
     LineMeta,
     appended_paragraph,
+    comments,
     history_stamp,
+    markers,
     parse_meta,
     struck_text,
 )
@@ -44,7 +45,6 @@ if TYPE_CHECKING:
 _LEDGER_RE = re.compile(r"(?:^|;)\s*lines:(?P<body>[^;]*)")
 # The records `mem doctor` moved out of lines of the older format, in a comment of their own
 # (not a consolidation: nothing was taken from the logs).
-_MOVED_RE = re.compile(r"<!--\s*(?P<body>lines:[^;>]*?)\s*-->")
 
 
 def line_key(said: str) -> str:
@@ -84,13 +84,14 @@ def ledger_field(records: Iterable[LineRecord]) -> str:
 def with_ledger(paragraph: str, records: Iterable[LineRecord]) -> str:
     """The HISTORY.md paragraph with its marker's `lines:` field saying these records (the
     lines a batch wrote in the end: a person may have reworded or rejected some)."""
-    m = MARKER_RE.search(paragraph)
+    m = next(markers(paragraph), None)
     if m is None:
         return paragraph
-    body = _LEDGER_RE.sub("", m["body"]).rstrip()
+    start, end, body = m
+    body = _LEDGER_RE.sub("", body).rstrip()
     field = ledger_field(records)
     marker = f"<!-- consolidated:{body}{'; ' + field if field else ''} -->"
-    return paragraph[: m.start()] + marker + paragraph[m.end() :]
+    return paragraph[:start] + marker + paragraph[end:]
 
 
 def read_ledger(history: str) -> dict[tuple[str, str], LineRecord]:
@@ -98,9 +99,11 @@ def read_ledger(history: str) -> dict[tuple[str, str], LineRecord]:
     if "lines:" not in history:
         return {}
     out: dict[tuple[str, str], LineRecord] = {}
-    found = [*MARKER_RE.finditer(history), *_MOVED_RE.finditer(history)]
-    for marker in sorted(found, key=lambda m: m.start()):
-        for field in _LEDGER_RE.finditer(marker["body"]):
+    # Those of the older format that `mem doctor` moved are comments of their own, `<!--
+    # lines: … -->` (nothing was taken from the logs), a body without `;` or `>`.
+    found = [*markers(history), *comments(history, "lines:", stops=";>")]
+    for _, _, body in sorted(found):
+        for field in _LEDGER_RE.finditer(body):
             for record in field["body"].split("|"):
                 parts = record.split()
                 if len(parts) != 7:

@@ -84,9 +84,34 @@ def _joined(parts: object) -> str:
     return "\n\n".join(p for p in parts if isinstance(p, str) and p.strip())
 
 
-def _chatgpt(data: list) -> tuple[list[Message], int]:
+def _latest_leaf(mapping: dict) -> str | None:
+    """The node a conversation without a usable `current_node` ends on: of the nodes no
+    other node continues, the one said last (then the one deepest in the tree)."""
+    continued = {_dict(n).get("parent") for n in mapping.values()}
+    leaves = [k for k in mapping if k not in continued]
+
+    def said(key: str) -> float:
+        when = _dict(_dict(mapping[key]).get("message")).get("create_time")
+        return float(when) if isinstance(when, int | float) and when == when else 0.0
+
+    def depth(key: str) -> int:
+        seen: set[str] = set()
+        while isinstance(key, str) and key in mapping and key not in seen:
+            seen.add(key)
+            key = _dict(mapping[key]).get("parent")
+        return len(seen)
+
+    if not leaves:
+        return None
+    try:
+        return max(leaves, key=lambda k: (said(k), depth(k)))
+    except OverflowError:  # a create_time too large for a float: the deepest then
+        return max(leaves, key=depth)
+
+
+def _chatgpt(data: list, notes: list[str] | None = None) -> tuple[list[Message], int]:
     messages: list[Message] = []
-    skipped = 0
+    skipped, walked = 0, 0
     for conv in data:
         if not isinstance(conv, dict) or not isinstance(conv.get("mapping"), dict):
             skipped += 1
@@ -94,8 +119,12 @@ def _chatgpt(data: list) -> tuple[list[Message], int]:
         mapping = conv["mapping"]
         session = conv.get("conversation_id") or conv.get("id")
         # The visible conversation: from current_node up to the root, then reversed. Older
-        # branches (an edited question, a regenerated answer) are not on this path.
+        # branches (an edited question, a regenerated answer) are not on this path. Without
+        # a current_node in the mapping, its latest branch stands in for it, and it is said.
         node_id, path, seen = conv.get("current_node"), [], set()
+        if not (isinstance(node_id, str) and node_id in mapping) and mapping:
+            node_id = _latest_leaf(mapping)
+            walked += node_id is not None
         while isinstance(node_id, str) and node_id in mapping and node_id not in seen:
             seen.add(node_id)
             node = _dict(mapping[node_id])
@@ -116,6 +145,11 @@ def _chatgpt(data: list) -> tuple[list[Message], int]:
                 continue
             when = parse_time(msg.get("create_time"))
             messages.append(Message(when, role, text, str(session) if session else None))
+    if walked and notes is not None:
+        notes.append(
+            f"{walked} conversation{'s' if walked > 1 else ''} had no current_node in "
+            "its mapping (or one that is not there): imported along the branch written last"
+        )
     return messages, skipped
 
 
@@ -207,8 +241,9 @@ def _claude_code(path: Path) -> tuple[list[Message], int]:
     return messages, skipped
 
 
-def read_export(kind: str, path: Path) -> tuple[list[Message], int]:
-    """The messages of an export in order, and how many records were not conversation."""
+def read_export(kind: str, path: Path, notes: list[str] | None = None) -> tuple[list[Message], int]:
+    """The messages of an export in order, and how many records were not conversation;
+    what was read another way than usual is said in `notes`."""
     if kind not in KINDS:
         raise UsageError(f"unknown export kind {kind!r}; expected one of: {', '.join(KINDS)}")
     if not path.exists():
@@ -217,7 +252,7 @@ def read_export(kind: str, path: Path) -> tuple[list[Message], int]:
         return _claude_code(path)
     data = _conversations_json(path, kind)
     _check_shape(data, kind, path)
-    return _chatgpt(data) if kind == "chatgpt" else _claude(data)
+    return _chatgpt(data, notes) if kind == "chatgpt" else _claude(data)
 
 
 # What each export's conversations hold: how a file told to be one kind is checked.

@@ -73,8 +73,8 @@ def parse_time(value: object) -> datetime | None:
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, int | float):
-        seconds = value / 1000 if value > 1e11 else value
-        try:
+        try:  # a 4,000-digit number is an int too large for a float: no usable time
+            seconds = value / 1000 if value > 1e11 else value
             return datetime.fromtimestamp(seconds).replace(microsecond=0)
         except (OverflowError, OSError, ValueError):  # year 300 million: no usable time
             return None

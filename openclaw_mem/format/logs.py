@@ -80,7 +80,9 @@ LEADING_TIME_RE = re.compile(
     r"^(?:[-*+]|\d{1,3}[.)])?[ \t]*(?:\*\*|`)?\[?(\d{1,2}):(\d{2})(?::\d{2})?\]?(?:\*\*|`)?(?=\s|$)"
 )
 ID_RE = re.compile(r"^[0-9a-f]{12}$")  # an entry id: the same shape as a content id
-_META_RE = re.compile(r"(\w+)\s*:\s*([^;]*?)\s*(?:;|$)")
+# A key starts after a non-word character (a run of letters starts one attempt, not one a
+# letter) and its value runs greedily to `;`, its spaces stripped after: linear on any line.
+_META_RE = re.compile(r"(?<!\w)(\w+)\s*:\s*([^;]*)(?:;|$)")
 
 
 @dataclass(frozen=True)
@@ -179,7 +181,7 @@ def _front_matter_date(text: str) -> date | None:
 
 
 def _parse_meta(meta: str | None) -> dict[str, str]:
-    return {k.lower(): v for k, v in _META_RE.findall(meta or "")}
+    return {k.lower(): v.rstrip() for k, v in _META_RE.findall(meta or "")}
 
 
 def parse_log(text: str, day: date | None = None) -> list[Entry]:

@@ -22,12 +22,13 @@ Everything here is pure string work: no I/O, no imports beyond the standard libr
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
 # A log entry's heading is appending.py's (the per-turn path reads no more than it needs);
 # readers of Markdown find it here too.
+from ..text import without_controls
 from .appending import LOG_SEPARATOR as LOG_SEPARATOR
 from .appending import citation as citation
 from .appending import entry_heading as entry_heading
@@ -132,7 +133,6 @@ HEADING_RE = re.compile(r"^(?P<hashes>#{1,6})[ \t]+(?P<title>.*?)(?:[ \t]+#+)?[ 
 # Readers that care about nesting ask `is_top_bullet`.
 BULLET_RE = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>[-*+]|\d{1,3}[.)])[ \t]+")
 FENCE_RE = re.compile(r"^[ \t]*(?P<fence>```|~~~)")
-_TRAILING_COMMENT_RE = re.compile(r"[ \t]*<!--.*?-->[ \t]*$")
 
 
 def heading(line: str) -> tuple[int, str] | None:
@@ -160,12 +160,35 @@ def bullet_prefix(line: str) -> tuple[str, str]:
     return (m["indent"], m["marker"]) if m else ("", "-")
 
 
+def _trailing_comment_at(line: str) -> tuple[int, int]:
+    """(start, end) of the comment that ends a line (`[ \t]*<!--.*?-->[ \t]*$`, with the
+    spaces before it), or (-1, -1). Found from the end in one pass: the regex, searched,
+    tries every start and is quadratic on a line of unclosed `<!--` or of spaces."""
+    end = len(line) - 1 if line.endswith("\n") else len(line)  # `$` before a last newline
+    body = line[:end].rstrip(" \t")
+    if not body.endswith("-->"):
+        return -1, -1
+    close = len(body) - 3
+    start = line.find("<!--", line.rfind("\n", 0, close) + 1, close)  # `.` stops at \n
+    if start < 0:
+        return -1, -1
+    while start and line[start - 1] in " \t":
+        start -= 1
+    return start, end
+
+
+def without_trailing_comment(line: str) -> str:
+    """The line without the comment that ends it (and the spaces before it)."""
+    start, end = _trailing_comment_at(line)
+    return line if start < 0 else line[:start] + line[end:]
+
+
 def trailing_comment(line: str) -> str:
     """The metadata comment at the end of a line, without surrounding spaces ("" if none)."""
     if not line.rstrip(" \t").endswith("-->"):
-        return ""  # also keeps a line of many unclosed `<!--` linear
-    m = _TRAILING_COMMENT_RE.search(line)
-    return m[0].strip() if m else ""
+        return ""
+    start, end = _trailing_comment_at(line)
+    return line[start:end].strip() if start >= 0 else ""
 
 
 def strip_comments(text: str) -> str:
@@ -185,24 +208,49 @@ def strip_comments(text: str) -> str:
 
 # A source link mem writes after a curated line: a date label and a workspace path with a
 # line range, `[11-21](memory/2026-11-21.md#L3-L4)`; an editor opens it at the entry.
+# The path holds no parenthesis (nor space): a scan from one `(` stops at the next, so a line
+# of `[a](` repeated is read in one pass, not once from each.
 _LINK = (
     r"\[(?P<label>\d{2}-\d{2}|\d{4}-\d{2}-\d{2}|[^\]\s]{1,40})\]"
-    r"\((?P<cite>[^)\s]+?\.md#L\d+(?:-L\d+)?)\)"
+    r"\((?P<cite>[^()\s]+?\.md#L\d+(?:-L\d+)?)\)"
 )
 SOURCE_LINK_RE = re.compile(_LINK)
-_BARE_LINK = _LINK.replace("?P<label>", "?:").replace("?P<cite>", "?:")
-_TRAILING_LINKS_RE = re.compile(rf"(?:[ \t]+{_BARE_LINK})+[ \t]*$")
 _DAY_IN_PATH_RE = re.compile(r"(?:^|/)(?P<y>\d{4})-(?P<m>\d{2})-(?P<d>\d{2})[^/]*\.md#")
 
 
 def split_sources(text: str) -> tuple[str, list[str]]:
-    """(the text without its trailing source links, their citations in order)."""
+    """(the text without its trailing source links, their citations in order): the links
+    (`(?:[ \t]+LINK)+[ \t]*$`) are read from the end, one at a time, so a line of many links
+    followed by a word costs one pass, not one from each start."""
     if "](" not in text:  # most lines a person writes: nothing to look for
         return text, []
-    m = _TRAILING_LINKS_RE.search(text)
-    if not m:
+    end = _before_blanks(text, len(text) - 1 if text.endswith("\n") else len(text))
+    start, cites = end, []
+    while end > 0 and text[end - 1] == ")":
+        paren = text.rfind("(", 0, end)
+        # The leftmost `[` a label (at most 40 characters) allows, as the regex would take.
+        m = next(
+            (
+                m
+                for at in range(max(1, paren - 42), max(1, paren - 1))
+                if text[at] == "[" and (m := SOURCE_LINK_RE.fullmatch(text, at, end))
+            ),
+            None,
+        )
+        if m is None or text[m.start() - 1] not in " \t":
+            break
+        cites.append(m["cite"])
+        start = end = _before_blanks(text, m.start())
+    if not cites:
         return text, []
-    return text[: m.start()], [x["cite"] for x in SOURCE_LINK_RE.finditer(m[0])]
+    return text[:start], cites[::-1]
+
+
+def _before_blanks(text: str, end: int) -> int:
+    """Where the run of spaces and tabs that ends at `end` starts."""
+    while end and text[end - 1] in " \t":
+        end -= 1
+    return end
 
 
 def label_for(cite: str) -> str:
@@ -233,7 +281,7 @@ def without_sources(text: str) -> str:
     if "](" not in text:
         return text
     return "\n".join(
-        split_sources(_TRAILING_COMMENT_RE.sub("", line))[0] if "](" in line else line
+        split_sources(without_trailing_comment(line))[0] if "](" in line else line
         for line in text.split("\n")
     )
 
@@ -252,7 +300,7 @@ def day_of_cite(cite: str) -> date | None:
 def core(line: str) -> str:
     """What a line says: no bullet marker, no trailing metadata comment, no source links
     (curated.py: where it came from is not what it says), spaces collapsed."""
-    text = _TRAILING_COMMENT_RE.sub("", line.rstrip("\r"))
+    text = without_trailing_comment(line.rstrip("\r"))
     text = split_sources(text)[0]
     text = BULLET_RE.sub("", text, count=1)
     return " ".join(text.split())
@@ -260,7 +308,7 @@ def core(line: str) -> str:
 
 def sources(line: str) -> list[str]:
     """The citations a curated line's source links point at (old lines: their `src=`)."""
-    text = _TRAILING_COMMENT_RE.sub("", line.rstrip("\r"))
+    text = without_trailing_comment(line.rstrip("\r"))
     found = split_sources(text)[1]
     if found:
         return found
@@ -274,7 +322,7 @@ def line_day(line: str) -> date | None:
     date in their comment); None for a line with neither."""
     if "](" not in line and "<!--" not in line:  # neither a source link nor a comment
         return None
-    days = [d for d in map(day_of_cite, split_sources(_TRAILING_COMMENT_RE.sub("", line))[1]) if d]
+    days = [d for d in map(day_of_cite, split_sources(without_trailing_comment(line))[1]) if d]
     if days:
         return max(days)
     meta = parse_meta(line)
@@ -318,7 +366,7 @@ def strike(line: str, day: date, *, why: str = "deprecated", replacement: str = 
     indent, marker = bullet_prefix(line)
     pointer = f" → {replacement}" if replacement else ""
     comment = trailing_comment(line)
-    links = split_sources(_TRAILING_COMMENT_RE.sub("", line.rstrip("\r")))[1]
+    links = split_sources(without_trailing_comment(line.rstrip("\r")))[1]
     out = f"{indent}{marker} ~~{core(line)}~~ ({why} {day.isoformat()}{pointer})"
     return out + source_links(links) + (f" {comment}" if comment else "")
 
@@ -398,7 +446,8 @@ def appended_paragraph(existing: bytes, paragraph: str) -> bytes:
         head = "\n"
     else:
         head = "\n\n"
-    return (head + paragraph).encode("utf-8")
+    # A model's escape sequences and bidi controls never enter the timeline.
+    return (head + without_controls(paragraph)).encode("utf-8")
 
 
 def stamp_time(line: str) -> datetime | None:
@@ -412,8 +461,55 @@ def stamp_time(line: str) -> datetime | None:
         return None
 
 
+# For a whole line (`fullmatch`, one start): a text is searched with `markers`, whose one pass
+# stays linear where the regex, tried from every `<!--`, is quadratic on unclosed ones.
 MARKER_RE = re.compile(r"<!--\s*consolidated:(?P<body>.*?)-->", re.S)
-_MARKER_CITE_RE = re.compile(r"(\S+?\.md)#L(\d+)")
+_CITE_TAIL_RE = re.compile(r"\.md#L(\d+)")
+_RUN_RE = re.compile(r"\S+")
+
+
+def comments(text: str, head: str, stops: str = "") -> Iterator[tuple[int, int, str]]:
+    """(start, end, body) of each `<!--\\s*HEAD…-->` in the text, in order (the body starts at
+    HEAD, without the spaces before `-->`), in one pass. With `stops`, a body holds none of
+    those characters (the `>` of its `-->` aside). A comment left open ends the search: no
+    later one can close either."""
+    pos, stop_at = 0, -1
+    stop_re = re.compile(f"[{re.escape(stops)}]") if stops else None
+    while (start := text.find("<!--", pos)) >= 0:
+        at = start + 4
+        while at < len(text) and text[at].isspace():
+            at += 1
+        pos = start + 4
+        if not text.startswith(head, at):
+            continue
+        close = text.find("-->", at + len(head))
+        if close < 0:
+            return
+        if stop_re is not None:  # the first stop after `at`, found once for every opener before it
+            if stop_at < at:
+                found = stop_re.search(text, at)
+                stop_at = found.start() if found else len(text)
+            if stop_at != close + 2:  # the body may not cross one; the `>` of `-->` ends it
+                continue
+        yield start, close + 3, text[at:close].rstrip()
+        pos = close + 3
+
+
+def markers(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, body) of each `<!-- consolidated: … -->`: the body after the colon."""
+    for start, end, body in comments(text, "consolidated:"):
+        yield start, end, body[len("consolidated:") :]
+
+
+def marker_cites(body: str) -> Iterator[tuple[str, int]]:
+    """The (path, line) of each old-style `path.md#Lnn` in a marker's body (what the regex
+    `(\\S+?\\.md)#L(\\d+)` finds), reading each run of non-spaces once."""
+    for run in _RUN_RE.finditer(body):
+        word, at = run[0], 0
+        for m in _CITE_TAIL_RE.finditer(word):
+            if m.start() > at:  # a path of one character at least
+                yield word[at : m.start() + 3], int(m[1])
+                at = m.end()
 
 
 def consolidation_marker(counts: dict[str, int], ledger: str = "", lines: str = "") -> str:
@@ -441,8 +537,8 @@ def ledger_entries(history_text: str) -> list[dict]:
     """Every consolidation's cost, from the markers: prompt and completion tokens, the day it
     ran, who ran it, and whether the endpoint reported the counts or mem estimated them."""
     out = []
-    for marker in MARKER_RE.finditer(history_text):
-        m = _LEDGER_RE.search(marker["body"])
+    for _, _, body in markers(history_text):
+        m = _LEDGER_RE.search(body)
         if m:
             out.append(
                 {
@@ -459,9 +555,9 @@ def ledger_entries(history_text: str) -> list[dict]:
 def covered_lines(history_text: str) -> dict[str, int]:
     """Per daily log, the last line any older (line-number) consolidation marker covers."""
     covered: dict[str, int] = {}
-    for marker in MARKER_RE.finditer(history_text):
-        for path, line in _MARKER_CITE_RE.findall(marker["body"]):
-            covered[path] = max(covered.get(path, 0), int(line))
+    for _, _, body in markers(history_text):
+        for path, line in marker_cites(body):
+            covered[path] = max(covered.get(path, 0), line)
     return covered
 
 

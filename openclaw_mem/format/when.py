@@ -23,7 +23,12 @@ def parse_when(value: str | None, now: datetime) -> datetime:
             f"{value!r} is not an ISO date or time (e.g. 2026-11-30, 2026-11-30T14:05, 14:05)"
         ) from None
     if moment.tzinfo is not None:
-        moment = moment.astimezone().replace(tzinfo=None)
+        try:
+            moment = moment.astimezone().replace(tzinfo=None)
+        except (OverflowError, ValueError):  # year 9999 west of UTC, year 1 east of it
+            raise UsageError(
+                f"{value!r} falls outside the calendar (years 1 to 9999) in local time"
+            ) from None
     return moment
 
 

@@ -18,7 +18,7 @@ weight was chosen on LoCoMo's tuning part (bench/recall_quality.py, docs/benchma
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -41,7 +41,7 @@ from ..format.markdown import (
 from ..index.cache import Index, IndexParams, open_index
 from ..safety.secrets import redact_excerpt
 from ..search.tokenize import tokenize
-from ..store.fsutil import read_bytes
+from ..store.fsutil import TooLarge, read_bytes
 from ..store.workspace import Workspace
 from . import currency, forgotten, stages
 from .options import RecallOptions
@@ -144,14 +144,64 @@ def rank_index(
     return stages.collect(q, signals, ranking)
 
 
-def _file_lines(ws: Workspace, rel: str, cache: dict[str, list[str]]) -> list[str]:
+def _file_lines(ws: Workspace, rel: str, cache: dict[str, Sequence[str]]) -> Sequence[str]:
     if rel not in cache:
         try:
             text = read_bytes(ws.root / rel, rel).decode("utf-8", errors="replace")
+        except TooLarge:  # a daily log past MAX_READ: indexed in windows, read the same way
+            cache[rel] = _FarLines(ws.root / rel, rel)
+            return cache[rel]
         except (OSError, MemError):  # vanished or turned into a link since indexing
             text = ""
         cache[rel] = lines_of(text)
     return cache[rel]
+
+
+class _FarLines(Sequence):
+    """The lines of a file too large to read whole, as `lines_of` reads them: a range asked
+    for is read in one pass over the file, with a margin around it (a secret's lines around
+    a chunk are looked at one by one), and kept."""
+
+    MARGIN = 1100  # more than redact_excerpt reads around a chunk
+
+    def __init__(self, path: Path, rel: str) -> None:
+        self.path, self.rel = path, rel
+        self.held: dict[int, str] = {}
+        self.count: int | None = None
+
+    def __len__(self) -> int:
+        if self.count is None:
+            self._read(0, 0)
+        return self.count or 0
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            lo, hi, step = i.indices(len(self))
+            if any(n not in self.held for n in range(lo, hi, step)):
+                self._read(lo - self.MARGIN, hi + self.MARGIN)
+            return [self.held.get(n, "") for n in range(lo, hi, step)]
+        n = i + len(self) if i < 0 else i
+        if not 0 <= n < len(self):
+            raise IndexError(i)
+        if n not in self.held:
+            self._read(n - self.MARGIN, n + self.MARGIN)
+        return self.held.get(n, "")
+
+    def _read(self, lo: int, hi: int) -> None:
+        from ..store.fsutil import open_bytes
+
+        count = 0
+        try:
+            with open_bytes(self.path, self.rel) as f:
+                for count, raw in enumerate(f, 1):
+                    if lo < count <= hi:
+                        text = raw.decode("utf-8", errors="replace").removesuffix("\n")
+                        self.held[count - 1] = text.removesuffix("\r").removeprefix(
+                            "\ufeff" if count == 1 else ""
+                        )
+        except (OSError, MemError):  # vanished or turned into a link since indexing
+            pass
+        self.count = count
 
 
 def snippet(lines: list[str], terms: set[str], limit: int = SNIPPET_CHARS) -> str:
@@ -233,12 +283,12 @@ class _Lines:
         from ..store import access
 
         self.ws, self.index = ws, index
-        self.cache: dict[str, list[str]] = {}
+        self.cache: dict[str, Sequence[str]] = {}
         self.records = access.load(ws) if with_access else {}
         self.start, self.end = index.doc("start"), index.doc("end")
         self.path_id = index.doc("path_id")
 
-    def file(self, rel: str) -> list[str]:
+    def file(self, rel: str) -> Sequence[str]:
         return _file_lines(self.ws, rel, self.cache)
 
     def of(self, doc: int) -> tuple[str, list[str]]:

@@ -94,7 +94,10 @@ class Read:
         from datetime import datetime
 
         moment = datetime.fromisoformat(value)
-        return moment.astimezone().replace(tzinfo=None) if moment.tzinfo else moment
+        try:
+            return moment.astimezone().replace(tzinfo=None) if moment.tzinfo else moment
+        except OverflowError:  # year 9999 west of UTC: outside the calendar here
+            raise ValueError(f"{value!r} falls outside the calendar in local time") from None
 
     def day(self, name: str):
         """A date field as a date (None when not given); ValueError for text that is none."""

@@ -159,8 +159,7 @@ def mask(index: Index, opts: RecallOptions) -> np.ndarray:
             start = days_since_epoch(datetime.combine(opts.since, datetime.min.time()))
             out &= np.where(dated, when >= start, False)
         if opts.until:
-            end = datetime.combine(opts.until + timedelta(days=1), datetime.min.time())
-            out &= np.where(dated, when < days_since_epoch(end), False)
+            out &= np.where(dated, when < days_since_epoch(end_of(opts.until)), False)
     if opts.as_of:
         # Lines written later did not exist yet; a log's time is its own day's clock.
         limit = days_since_epoch(end_of(opts.as_of))

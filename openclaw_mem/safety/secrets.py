@@ -226,6 +226,75 @@ _KEY_LINE = (
     r"(?=[A-Za-z0-9+/]{0,256}[0-9])[A-Za-z0-9+/]{40,}+={0,2})[ \t]*\r?$"
 )
 
+# Tokens whose prefix names their vendor (issue 40): Vault service, batch and recovery tokens
+# (and the older `s.` ones), Shopify, PyPI, DigitalOcean, Docker Hub, Notion and Atlassian
+# tokens, Tailscale keys, age file-encryption identities.
+_VENDOR = (
+    r"(?<![A-Za-z0-9_.-])(?:hv[sbr]\.[A-Za-z0-9_-]{24,}+"
+    r"|s\.(?=[A-Za-z0-9]{0,23}[0-9])(?=[A-Za-z0-9]{0,23}[A-Z])[A-Za-z0-9]{24}(?![A-Za-z0-9])"
+    r"|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}(?![A-Za-z0-9])"
+    r"|pypi-AgE[A-Za-z0-9_-]{50,}+"
+    r"|do[opr]_v1_[a-f0-9]{64}(?![A-Za-z0-9])"
+    r"|dckr_pat_[A-Za-z0-9_-]{20,}+"
+    r"|ntn_[A-Za-z0-9]{40,}+"
+    r"|ATATT3[A-Za-z0-9_=-]{60,}+"
+    r"|tskey-(?:auth|api|client|webhook|scim)-[A-Za-z0-9-]{10,}+"
+    r"|AGE-SECRET-KEY-1[0-9A-Z]{40,}+)"
+)
+# A password said in Spanish, German or French: the label, a few words (of the thing it
+# opens), then `:`, or is / ist / est; the value must look made up, as in English.
+_PROSE_PASSWORD_EU = (
+    r"(?i)(?<![A-Za-z0-9_])(?:contrase(?:ñ|n)a|clave[ \t]de[ \t]acceso|passwort|kennwort"
+    r"|mot[ \t]de[ \t]passe|mdp)"
+    r"(?:[ \t][^\s:：=.!?]{1,24}){0,4}?"
+    r"(?:[ \t]{0,4}[:：=][ \t]{0,4}|[ \t]{1,4}(?:es|era|ist|lautet|war|est|était|sera)"
+    r"[ \t]{1,4}(?::[ \t]{0,4})?)" + _OPEN_QUOTE + _MADE_UP + _VALUE
+)
+# A wifi key: "WPA2 key X", "WiFi password: X", "WLAN-Schlüssel: X".
+_WIFI = (
+    r"(?i)(?<![A-Za-z0-9_])(?:wpa[23]?(?:-psk)?|wi-?fi|wlan|psk)[ \t-]?"
+    r"(?:key|password|passwort|pass|passphrase|pw|code|schlüssel|kennwort|clave|contraseña)"
+    r"(?:[ \t]{0,4}(?:[:：=]|is|ist|es|est)?[ \t]{1,4}|[ \t]{0,4}[:：=][ \t]{0,4})"
+    + _OPEN_QUOTE
+    + _MADE_UP
+    + _VALUE
+)
+# 2FA recovery (backup) codes after their label: the rest of the line is the codes.
+_RECOVERY = (
+    r"(?i)(?<![A-Za-z])(?:(?:recovery|backup|2fa|two-factor|scratch|emergency)[ \t-]codes?"
+    r"|恢复码|恢復碼|备用码|備用碼)(?:[ \t][^\n:：]{0,30}?)?[ \t]{0,2}[:：][ \t]{0,4}"
+    r"(?P<secret>(?=[^\n]{0,12}[0-9])[^\n]{4,600}+)"
+)
+# A TOTP seed: base32 after a label that says so ("2FA seed …: JBSW…", "TOTP secret …").
+_TOTP = (
+    r"(?i:(?<![A-Za-z])(?:totp|2fa|mfa|otp|two-factor|authenticator))[^\n]{0,40}?"
+    r"(?i:seed|secret|key)[^\n]{0,30}?(?<![A-Za-z0-9])(?P<secret>[A-Z2-7]{16,}+=*)"
+    r"(?![A-Za-z0-9])"
+)
+# "the NAS login is the same as the router one: X": a credential named, then what it is
+# the same as, then the value after a colon.
+_SAME_AS = (
+    r"(?i)(?<![A-Za-z])(?:login|password|passwd|pw|pwd|pin|passcode|credentials?|creds)"
+    r"(?:[ \t][^\n:：]{0,40}?)?[ \t]same[ \t]as[ \t][^\n:：]{1,60}?[:：][ \t]{0,4}"
+    + _OPEN_QUOTE
+    + _MADE_UP
+    + _VALUE
+)
+# A password piped into `sudo -S` (or --stdin): `echo 'X' | sudo -S …`, `printf "%s\n" X | …`.
+_SUDO_STDIN = (
+    r"(?<![A-Za-z0-9_-])(?:echo|printf)(?:[ \t]{1,4}-[A-Za-z]{1,3})?"
+    r"(?:[ \t]{1,4}(?:\"[^\"\n]{0,8}%s[^\"\n]{0,8}\"|'[^'\n]{0,8}%s[^'\n]{0,8}'))?[ \t]{1,4}"
+    r"(?:'(?P<secret_sq>[^'\n]{1,256}+)'|\"(?P<secret_dq>[^\"\n]{1,256}+)\""
+    r"|(?P<secret>[^\s'\"|]{1,256}+))[ \t]{0,4}\|[ \t]{0,4}sudo[ \t]{1,4}"
+    r"(?:-[A-Za-z]{0,4}S|--stdin)"
+)
+# A card number (13 to 19 digits, spaces or dashes between) with its CVV within a line: the
+# number must pass the Luhn check (`_VALID`), so an order number with a "CVV" near is not.
+_CARD = (
+    r"(?<![0-9])(?<![0-9][ -])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])[^\n]{0,40}?"
+    r"(?i:cvv2?|cvc2?|cid|csc|security[ \t]code|安全码|安全碼)[ \t:：#=]{0,4}[0-9]{3,4}(?![0-9])"
+)
+
 FAMILIES: tuple[tuple[str, str], ...] = (
     ("private key", _PEM),
     ("aws access key id", r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
@@ -274,7 +343,33 @@ FAMILIES: tuple[tuple[str, str], ...] = (
     ("secret assignment", _LABELLED),
     ("secret phrase (zh)", _LABELLED_ZH),
     ("password in a sentence", _PROSE_PASSWORD),
+    ("vendor token", _VENDOR),
+    ("password in a sentence (es/de/fr)", _PROSE_PASSWORD_EU),
+    ("wifi key", _WIFI),
+    ("recovery codes", _RECOVERY),
+    ("totp seed", _TOTP),
+    ("password same as another", _SAME_AS),
+    ("password piped to sudo", _SUDO_STDIN),
+    ("payment card with cvv", _CARD),
 )
+
+
+def _luhn(match: str) -> bool:
+    """Whether the card number a match starts with passes the Luhn check."""
+    digits = []
+    for c in match:
+        if c.isdigit():
+            digits.append(int(c))
+        elif c not in " -":
+            break
+    total = sum(
+        d if i % 2 == 0 else (d * 2 - 9 if d > 4 else d * 2) for i, d in enumerate(reversed(digits))
+    )
+    return 13 <= len(digits) <= 19 and total % 10 == 0
+
+
+# Families whose matches a check confirms (a shape a regex cannot tell on its own).
+_VALID = {"payment card with cvv": _luhn}
 
 # What the three costliest families (30 of the ~38 ms compiling all of them takes) need
 # before they can match: (case-insensitive, clauses), one string of each clause in the text
@@ -295,6 +390,30 @@ GATES: dict[str, tuple[bool, tuple[tuple[str, ...], ...]]] = {
         (("令牌", "口令", "密码", "密碼", "密鑰", "密钥", "驗證碼", "验证码"),),
     ),
     "password in a sentence": (True, (("pass", "pw", "口令", "密码", "密碼"),)),
+    "password in a sentence (es/de/fr)": (
+        True,
+        (("acceso", "contrase", "kennwort", "mdp", "passe", "passwort"),),
+    ),
+    "wifi key": (
+        True,
+        (
+            ("psk", "wi", "wlan", "wpa"),
+            (
+                "clave",
+                "code",
+                "contraseña",
+                "kennwort",
+                "key",
+                "pass",
+                "passphrase",
+                "password",
+                "passwort",
+                "pw",
+                "schlüssel",
+            ),
+        ),
+    ),
+    "password same as another": (True, (("same",), (":", "："))),
 }
 
 
@@ -366,7 +485,10 @@ def _matches(
             if not holds(folded if family.icase else text, family.gate):
                 continue  # it cannot match this text: never compiled, never run
         name, pattern, groups = family.name, family.pattern, family.groups
+        valid = _VALID.get(name)
         for m in pattern.finditer(text):
+            if valid is not None and not valid(m[0]):
+                continue
             start, end = next((m.span(g) for g in groups if m.start(g) >= 0), m.span())
             if start < end and not _overlaps(protected, starts, start, end):
                 found.append((start, end, name))
@@ -548,7 +670,19 @@ def redact(text: str, extra: Sequence[str] = ()) -> tuple[str, int]:
     """The text with every secret replaced by [REDACTED], and how many were replaced.
 
     `extra` are more regular expressions (validated by the config); a match of one is
-    replaced whole, or only its group named `secret` if it has one."""
+    replaced whole, or only its group named `secret` if it has one. Redacted again until
+    nothing more is found: a key glued to one just hidden (`-----sk-…`) stands alone once
+    its neighbour is [REDACTED], and a second call must change nothing."""
+    total = 0
+    for _ in range(4):
+        text, n = _redact_once(text, extra)
+        total += n
+        if not n:
+            break
+    return text, total
+
+
+def _redact_once(text: str, extra: Sequence[str]) -> tuple[str, int]:
     spans = sorted((s, e) for s, e, _ in _scan(text, extra))
     if not spans:
         return text, 0

@@ -102,7 +102,7 @@ def tsv_lines(hits: list[dict], explain: bool = False) -> list[str]:
 def rg_lines(hits: list[dict]) -> list[str]:
     """`path:line:text`, one hit a line, best first, as `rg -n` prints a match: a terminal
     or an editor opens path:line, and the text is the snippet on one line."""
-    return [f"{h['path']}:{h['startLine']}:{_cell(_labelled(h))}" for h in hits]
+    return [f"{_cell(h['path'])}:{h['startLine']}:{_cell(_labelled(h))}" for h in hits]
 
 
 def _labelled(hit: dict) -> str:

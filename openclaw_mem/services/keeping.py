@@ -168,15 +168,19 @@ class Keeping:
         trusted is named by the first command that reads it, then by `mem status` alone
         (the warning would drown an agent's every turn)."""
         place = self.place
-        if not place.config.untrusted:
+        if not (place.config.untrusted or place.config.problems):
             return list(place.config.warnings)
         import contextlib
+        import hashlib
 
         from ..config import CONFIG_FILE, _digest
         from ..store.fsutil import atomic_write_text
 
         said = place.ws.state_dir / "untrusted-warned"
-        digest = _digest(place.root / CONFIG_FILE)
+        # A version of the file, and what is said of it: a new problem (a MEM_* variable's
+        # too) is said again.
+        what = "\n".join((_digest(place.root / CONFIG_FILE), *place.config.warnings))
+        digest = hashlib.sha256(what.encode("utf-8", "replace")).hexdigest()
         with contextlib.suppress(OSError):
             if said.read_text(encoding="utf-8").strip() == digest:
                 return []
@@ -244,6 +248,13 @@ class Keeping:
         return history(self.place.root, limit, path)
 
     def diff(self, rev: str = "HEAD", *, color: bool = False) -> str:
+        """The change to memory since `rev`, its secrets hidden: a daily log holds what was
+        said, keys included, and a diff is printed. Each line is read without its `+`/`-`
+        (a key's label then starts the line, as it did in the file)."""
         from ..store.gitrepo import diff
 
-        return diff(self.place.root, rev, color=color)
+        out = []
+        for line in diff(self.place.root, rev, color=color).split("\n"):
+            mark = line[:1] if line[:1] in "+- " and not line.startswith(("+++", "---")) else ""
+            out.append(mark + self.place.redact(line[len(mark) :]))
+        return "\n".join(out)

@@ -22,6 +22,12 @@ if TYPE_CHECKING:
     from ..store.workspace import Workspace
 
 
+# What decides where a consolidation's text goes and what it hides: one of these that was set
+# (by a MEM_* variable, or a trusted mem.toml) and cannot be read stops a consolidation
+# rather than letting the default send the text elsewhere or unredacted.
+GUARDED = ("consolidate.provider", "llm.base_url", "consolidate.redact_patterns")
+
+
 class Place:
     def __init__(
         self,
@@ -111,6 +117,7 @@ class Place:
         from ..consolidate.write import Options
 
         cfg = self.config
+        cfg.require(*GUARDED)
         return Options(
             now=now or self.now(),
             min_confidence=cfg["consolidate.min_confidence"],
@@ -138,6 +145,7 @@ class Place:
                 f"unknown provider {chosen!r}; use one of {', '.join(providers.names())}"
             )
         cfg = self.config
+        cfg.require(*GUARDED)
         settings: dict[str, Any] = {
             "model": model or cfg["llm.model"],
             "base_url": base_url or cfg["llm.base_url"],

@@ -146,7 +146,8 @@ class Writing:
         from .results import Ingested
 
         place = self.place
-        messages, skipped = read_export(kind, path)
+        notes: list[str] = []
+        messages, skipped = read_export(kind, path, notes)
         with transaction(place.root):
             report = append_messages(place.ws, messages, skipped, default_time=place.now())
             commit, warnings = None, []
@@ -154,7 +155,7 @@ class Writing:
                 commit, warnings = place.after_append(
                     report.files, f"{COMMIT_INGEST} {kind} export"
                 )
-        return Ingested(report, commit, False, tuple(warnings + _flagged(report)))
+        return Ingested(report, commit, False, tuple(notes + warnings + _flagged(report)))
 
     def consolidate_in_background(self) -> bool:
         """consolidate.auto_consolidate: past the window, start `mem consolidate --auto` in

@@ -12,7 +12,7 @@ import errno
 import os
 import stat
 
-from ..errors import BadEncoding, UsageError, WriteError
+from ..errors import BadEncoding, ConflictError, UsageError, WriteError, say_waiting
 
 # `mem log` appends through here on every agent turn: no pathlib, contextlib or typing at
 # import. Paths may be str or Path; os.path functions take both.
@@ -121,12 +121,57 @@ def open_bytes(path: Path, rel: str | None = None):
     return os.fdopen(_open(path, os.O_RDONLY, rel=rel), "rb")
 
 
+# A lock another process holds is waited for, not forever: after LOCK_NOTICE seconds mem says
+# what it waits for, after LOCK_GIVE_UP it stops (exit 8, nothing written). A hung process
+# (an editor, a stopped `mem`) must not hold an agent's turn or a cron job without a word.
+LOCK_NOTICE = 3.0
+LOCK_GIVE_UP = 30.0
+
+
+class LockBusy(ConflictError):
+    def __init__(self, what: str, waited: float) -> None:
+        super().__init__(
+            f"{what} has been locked by another process for {waited:.0f} s (a hung or stopped "
+            "mem, an editor?); nothing was written: try again, or end that process"
+        )
+
+
+def _wait_for(try_lock: Callable[[], None], what: str) -> None:
+    """Take a lock that `try_lock` tries without blocking (BlockingIOError while another
+    holds it), polling with backoff, saying so once, giving up at LOCK_GIVE_UP."""
+    import time
+
+    try:
+        return try_lock()
+    except BlockingIOError:
+        pass
+    start, delay, said = time.monotonic(), 0.002, False
+    while True:
+        time.sleep(delay)
+        delay = min(delay * 2, 0.05)
+        try:
+            return try_lock()
+        except BlockingIOError:
+            waited = time.monotonic() - start
+            if not said and waited >= LOCK_NOTICE:
+                say_waiting(
+                    f"waiting for {what}, which another process holds (up to {LOCK_GIVE_UP:g} s)"
+                )
+                said = True
+            if waited >= LOCK_GIVE_UP:
+                raise LockBusy(what, waited) from None
+
+
 try:  # POSIX
     import fcntl
 
-    def _lock(fd: int, wait: bool = True) -> None:
-        """An exclusive lock; without `wait`, BlockingIOError when another holds it."""
-        fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+    def _lock(fd: int, wait: bool = True, what: str = "a file") -> None:
+        """An exclusive lock; without `wait`, BlockingIOError when another holds it; with,
+        LockBusy after LOCK_GIVE_UP seconds."""
+        if not wait:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        _wait_for(lambda: fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB), what)
 
     def _unlock(fd: int) -> None:
         fcntl.flock(fd, fcntl.LOCK_UN)
@@ -134,7 +179,7 @@ try:  # POSIX
 except ImportError:  # Windows: lock the first byte; blocking mode retries for ~10 s
     import msvcrt
 
-    def _lock(fd: int, wait: bool = True) -> None:
+    def _lock(fd: int, wait: bool = True, what: str = "a file") -> None:
         os.lseek(fd, 0, os.SEEK_SET)
         while True:
             try:
@@ -147,6 +192,12 @@ except ImportError:  # Windows: lock the first byte; blocking mode retries for ~
     def _unlock(fd: int) -> None:
         os.lseek(fd, 0, os.SEEK_SET)
         msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+
+def _shown(path: Path) -> str:
+    """A lock's or a file's name for a message: `.mem/write.lock`, `memory/2026-11-30.md`."""
+    parts = os.fspath(path).split(os.sep)
+    return os.sep.join(parts[-2:])
 
 
 def _mkdirs_for(path: Path) -> None:
@@ -173,7 +224,7 @@ class lock_file:  # used like a function: `with lock_file(path) as held:`
                 raise
             return False
         try:
-            _lock(fd, self.wait)
+            _lock(fd, self.wait, _shown(self.path))
         except BaseException:
             os.close(fd)
             raise
@@ -305,7 +356,7 @@ class locked_append_fd:  # used like a function: `with locked_append_fd(p) as fd
         while True:
             fd = _open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666, self.rel)
             try:
-                _lock(fd)
+                _lock(fd, what=self.rel or _shown(path))
             except BaseException:
                 os.close(fd)
                 raise
@@ -335,7 +386,7 @@ def read_locked(path: Path, rel: str | None = None) -> bytes | None:
         return None
     try:
         while True:
-            _lock(fd)
+            _lock(fd, what=rel or _shown(path))
             if _still_there(fd, path):
                 break
             _unlock(fd)

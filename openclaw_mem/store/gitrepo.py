@@ -252,13 +252,39 @@ def commit_memory(
         if not changed:
             return None
         if message is None:
-            shown = ", ".join(changed[:3]) + (
+            shown = ", ".join(map(_printable_path, changed[:3])) + (
                 f" and {len(changed) - 3} more" if len(changed) > 3 else ""
             )
             message = f"mem: update {shown}"
         with git_errors("git commit", root):
             commit_snapshot(repo, root, changed, message)
         return last_commit(repo, root)
+
+
+def disk_full(said: str, status: object = None) -> OSError | None:
+    """What git says when the disk or the file-size limit stopped it, as the OSError a
+    write of mem's own would have met (None when it says something else). At the limit
+    git is killed by SIGXFSZ, which it does not ignore."""
+    import errno
+    import signal
+
+    if status == -getattr(signal, "SIGXFSZ", 25):
+        return OSError(errno.EFBIG, os.strerror(errno.EFBIG))
+
+    for words, code in (
+        (("No space left", "Out of diskspace", "out of disk space"), errno.ENOSPC),
+        (("File too large",), errno.EFBIG),
+        (("Disk quota exceeded",), errno.EDQUOT),
+        (("Read-only file system",), errno.EROFS),
+    ):
+        if any(w in said for w in words):
+            return OSError(code, os.strerror(code))
+    return None
+
+
+def _printable_path(rel: str) -> str:
+    """A path for a message: a name that is not UTF-8 shows its bad bytes as U+FFFD."""
+    return rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 @contextmanager
@@ -271,8 +297,9 @@ def git_errors(what: str, root: Path) -> Iterator[None]:
         yield
     except git.GitCommandError as exc:
         said = _git_message(exc)
-        if "No space left" in said:
-            raise WriteError(root / ".git", OSError(28, "No space left on device")) from None
+        full = disk_full(said, exc.status)
+        if full is not None:
+            raise WriteError(root / ".git", full) from None
         raise GitError(f"{what} failed: {said}") from None
     except OSError as exc:
         raise WriteError(root / ".git", exc) from None

@@ -114,7 +114,8 @@ def tree_with(
 def _fed(repo: git.Repo, command: str, text: str, *args: str) -> str:
     """A git command with `text` on its standard input (a list of paths, a message)."""
     with tempfile.TemporaryFile() as f:
-        f.write(text.encode("utf-8"))
+        # A file name that is not UTF-8 came from git as lone surrogates: back to its bytes.
+        f.write(text.encode("utf-8", "surrogateescape"))
         f.seek(0)
         return getattr(repo.git, command)(*args, istream=f)
 

@@ -58,6 +58,33 @@ def _short(exc: Exception) -> str:
     return " ".join(str(msg).split())[:200]
 
 
+def without_credentials(url: str) -> str:
+    """An endpoint's URL for people to read: scheme, host, port and path, without the
+    user:password@ and the query or fragment a credential may ride in."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:  # not a URL one can read: show nothing of it
+        return "(endpoint)"
+    if ":" in host:  # an IPv6 address keeps its brackets
+        host = f"[{host}]"
+    return urlunsplit((parts.scheme, host + port, parts.path, "", ""))
+
+
+def _retry_after(exc: Exception, default: float) -> float:
+    """The wait a server asks for before a retry (retry-after-ms, retry-after), at most 8 s."""
+    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        try:
+            return min(8.0, max(0.0, float(headers.get(name)) / scale))
+        except (TypeError, ValueError):
+            continue
+    return min(8.0, default)
+
+
 def _int(value: object) -> int | None:
     try:
         return int(float(value)) if value is not None and not isinstance(value, bool) else None
@@ -68,6 +95,9 @@ def _int(value: object) -> int | None:
 def finish_reason(response) -> str | None:
     choices = getattr(response, "choices", None) or [None]
     return getattr(choices[0], "finish_reason", None)
+
+
+WAIT_NOTICE = 5.0  # seconds of waiting for an answer before mem says it waits
 
 
 class OpenAIProvider:
@@ -98,7 +128,9 @@ class OpenAIProvider:
         self.entries_setting = batch_entries
         self.calls = 0
         self.tokens_sent = 0
-        self.label = f"openai {model}" + (f" @ {base_url}" if base_url else "")
+        # The label is printed and written into HISTORY.md's marker (and so committed and
+        # synced): the endpoint's credentials (user:password@, ?api-key=) never are.
+        self.label = f"openai {model}" + (f" @ {without_credentials(base_url)}" if base_url else "")
         self._client = None
         self._endpoint: Endpoint | None = None
         self._schema_refused = False
@@ -151,8 +183,47 @@ class OpenAIProvider:
         if self._client is None:
             from ...openai_client import make_client
 
-            self._client = make_client(self.api_key, self.base_url, self.timeout, self.max_retries)
+            # Retries are _create's: the client's own would retry a timeout too.
+            self._client = make_client(self.api_key, self.base_url, self.timeout, 0)
         return self._client
+
+    def _create(self, **request):
+        """One completion, retried with backoff after HTTP 429, 5xx or a lost connection
+        (llm.max_retries), never after a timeout: a server that holds a request without
+        answering costs llm.timeout once, not once a retry. A wait past WAIT_NOTICE
+        seconds is said (errors.say_waiting)."""
+        import threading
+        import time
+
+        import openai
+
+        from ...errors import say_waiting
+
+        where = f" at {without_credentials(self.base_url)}" if self.base_url else ""
+        for attempt in range(self.max_retries + 1):
+            notice = threading.Timer(
+                WAIT_NOTICE,
+                say_waiting,
+                [f"waiting for the model{where} (up to {self.timeout:g} s, llm.timeout)"],
+            )
+            notice.daemon = True
+            notice.start()
+            try:
+                return self._get_client().chat.completions.create(**request)
+            except openai.APITimeoutError:
+                raise
+            except (
+                openai.RateLimitError,
+                openai.InternalServerError,
+                openai.APIConnectionError,
+            ) as exc:
+                if attempt == self.max_retries:
+                    raise
+                delay = _retry_after(exc, 0.5 * 2**attempt)
+            finally:
+                notice.cancel()
+            time.sleep(delay)
+        raise AssertionError("unreachable")
 
     def call(self, convo: list[dict], **kwargs):
         """One request; the openai client's failures as ProviderError (or the BadRequest /
@@ -164,23 +235,20 @@ class OpenAIProvider:
         limit = {k: min(v, kwargs.pop("max_tokens", v)) for k, v in self._limit.items()}
         try:
             try:
-                return self._get_client().chat.completions.create(
-                    model=self.model, messages=convo, **limit, **kwargs
-                )
+                return self._create(model=self.model, messages=convo, **limit, **kwargs)
             except openai.BadRequestError as exc:
                 if "max_tokens" not in _short(exc) or "max_tokens" not in self._limit:
                     raise
                 # Reasoning models take the newer name for the same limit.
                 self._limit = {"max_completion_tokens": ANSWER_RESERVE}
                 limit = {"max_completion_tokens": next(iter(limit.values()))}
-                return self._get_client().chat.completions.create(
-                    model=self.model, messages=convo, **limit, **kwargs
-                )
+                return self._create(model=self.model, messages=convo, **limit, **kwargs)
         except openai.APITimeoutError:
             raise UnusableAnswer(
                 f"the model did not answer within {self.timeout:g} s (llm.timeout); "
                 "nothing was written",
                 cut=True,
+                silent=True,
             ) from None
         except openai.AuthenticationError as exc:
             raise ProviderError(

@@ -97,7 +97,9 @@ class _Asker:
     def ask(self, system: str, user: str, name: str, schema: dict) -> dict:
         try:
             return self._once(system, user, name, schema)
-        except UnusableAnswer:
+        except UnusableAnswer as exc:
+            if exc.silent:  # no answer in llm.timeout: asking again waits as long again
+                raise
             return self._once(system, user, name, schema)
 
     def _once(self, system: str, user: str, name: str, schema: dict) -> dict:
@@ -161,6 +163,8 @@ def propose_per_entry(provider: Chat, request: Request) -> Proposal:
             said = _facts(asker.ask(FACTS_SYSTEM, _question(entry, before), "facts", FACTS_SCHEMA))
         except UnusableAnswer as exc:
             failed.append(exc)  # left pending: offered again by the next run
+            if exc.silent:  # the server stopped answering: the rest would wait too
+                break
             continue
         answered += 1
         others = names(entry, before)
