@@ -141,6 +141,9 @@ def test_forget_hides_every_place_that_says_it(ws, said, words, question, gone):
         found = ws(*args, "--json", "--now", NOW, ok=False)
         assert gone not in found.stdout, args
     assert gone not in ws("context", question, "--now", NOW).stdout
+    # A citation the agent still holds reads the same: hidden (memory_get too).
+    assert gone not in ws("get", "memory/2026-10-14.md#L3-L4").stdout
+    assert gone not in ws("get", "HISTORY.md").stdout
     shown = ws.json("recall", gone, "--include-forgotten", "--now", NOW)["results"]
     assert any(gone in h["snippet"] for h in shown)  # for the person who asks
     logged = (ws.root / "memory" / "2026-10-14.md").read_text(encoding="utf-8")

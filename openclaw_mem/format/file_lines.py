@@ -71,12 +71,12 @@ def safe_path(ws: Workspace, rel: str) -> Path:
 def get_lines(
     ws: Workspace,
     spec: str,
-    shown: Callable[[str, int, int], str] | None = None,
+    shown: Callable[[str, str, int, int], str] | None = None,
     span: tuple[int, int | None] | None = None,
 ) -> Lines:
     """The lines a spec names, or with `span` (from, count: None to the end, as OpenClaw's
-    memory_get reads) the lines of the file `spec` names. `shown(whole text, first, last)`
-    makes their text from the whole file (the secret filter needs it: a key's middle lines
+    memory_get reads) the lines of the file `spec` names. `shown(path, whole text, first,
+    last)` makes their text from the whole file (the secret filter needs it: a key's middle lines
     are a secret only beside its first); by default they are shown as they are."""
     if span is None:
         rel, start, count = parse_spec(spec)
@@ -92,5 +92,5 @@ def get_lines(
     if start > max(len(lines), 1):
         raise NotFound(f"{rel} has {len(lines)} lines; line {start} does not exist")
     end = len(lines) if count is None else min(len(lines), start + count - 1)
-    text = shown(whole, start, end) if shown else "\n".join(lines[start - 1 : end])
+    text = shown(rel, whole, start, end) if shown else "\n".join(lines[start - 1 : end])
     return Lines(rel, start, end, text)

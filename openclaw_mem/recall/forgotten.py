@@ -47,3 +47,39 @@ def drop(q: Query, r: Ranking, hidden: Hidden) -> Ranking:
     if gone.any():
         r.score = np.where(gone, 0.0, r.score)  # collect keeps only what scores above 0
     return r
+
+
+HIDDEN_LINE = "[hidden: mem forget; `mem recall --include-forgotten` shows it]"
+
+
+def hide_lines(rel: str, whole: list[str], first: int, shown: list[str], hidden: Hidden, tokens):
+    """`mem get`'s lines (`shown`, from line `first` of the file `whole`) with the lines of
+    every log entry or HISTORY.md paragraph a forget hid written as HIDDEN_LINE: what an
+    agent reads through a citation it still holds is what recall would show it."""
+    from ..format.logs import parse_log
+    from ..store.workspace import HISTORY_FILE
+
+    last = first + len(shown) - 1
+    spans: list[tuple[int, int]] = []
+    if rel.startswith("memory/") and rel.endswith(".md"):
+        for e in parse_log("\n".join(whole)):
+            if e.end_line < first or e.start_line > last:
+                continue
+            if (e.id and e.id in hidden.ids) or hidden.says(tokens(e.text)):
+                spans.append((e.start_line + 1, e.end_line))  # the heading stays
+    elif rel == HISTORY_FILE:
+        start = None
+        for n, line in enumerate([*whole, ""], 1):
+            if start is None and line.strip():
+                start = n
+            elif start is not None and not line.strip():
+                near = start <= last and n - 1 >= first
+                if near and hidden.says(tokens(" ".join(whole[start - 1 : n - 1]))):
+                    spans.append((start, n - 1))
+                start = None
+    out = list(shown)
+    for lo, hi in spans:
+        for n in range(max(lo, first), min(hi, last) + 1):
+            if out[n - first].strip():
+                out[n - first] = HIDDEN_LINE
+    return out

@@ -148,15 +148,28 @@ class Reading:
         `PATH#Lx-Ly`), or a path with `start` and `lines` as memory_get gives them (no
         `lines`: to the end). Only inside the workspace."""
         from ..format.file_lines import get_lines
+        from ..format.forgotten import hidden_in
+        from ..recall.forgotten import hide_lines
         from ..safety.secrets import redact_lines
 
         span = None
         if start is not None or lines is not None:
             span = (start or 1, lines or None)
         extra = self.place.redact_extra
-        return get_lines(
-            self.place.ws, spec, lambda whole, a, b: redact_lines(whole, a, b, extra), span
-        )
+        hidden = hidden_in(self.place.ws)
+        tokens = self.place.index_params.tokens
+
+        def shown(rel: str, whole: str, a: int, b: int) -> str:
+            text = redact_lines(whole, a, b, extra)
+            if not hidden:
+                return text
+            from ..format.markdown import lines_of
+
+            kept = hide_lines(rel, lines_of(whole), a, text.split("\n"), hidden, tokens)
+            return "\n".join(kept)
+
+        found = get_lines(self.place.ws, spec, shown, span)
+        return found
 
     def search(self, read: Read) -> dict:
         """Recall for a model (MCP memory_search): OpenClaw's result shape inside a labelled
