@@ -173,6 +173,19 @@ def status_view(term: Environment, st: Status) -> None:
     else:
         shown = "none (mem watch keeps one)"
     out.print("[bold]resident[/bold] " + shown)
+    hooks = st.hooks
+    if hooks:
+        said = (
+            f"[bold]hooks[/bold] {plural(hooks['calls'], 'call')} recorded "
+            f"({escape(', '.join(hooks['harnesses']))}), last {escape(str(hooks['last']))}"
+        )
+        error = hooks.get("lastError")
+        if error:
+            said += (
+                f"; {plural(hooks['errors'], 'error')}, last {escape(str(error['at']))} "
+                f"{escape(str(error['event']))}: {escape(str(error['error']))}"
+            )
+        out.print(said + " (.mem/hooks.log)")
     con = st.consolidation
     if con is not None:
         last = con["last"] or "never"

@@ -75,16 +75,19 @@ class Call:
         }
 
 
-def run(harness: str, event: str, words: list[str], env: Environment, flag: str | None) -> int:
-    """Answer one hook call; always 0 (a hook must not fail its agent)."""
+def run(
+    harness: str, event: str, words: list[str], env: Environment, flag: str | None, exit=None
+) -> int:
+    """Answer one hook call; always 0 (a hook must not fail its agent). `exit` ends the
+    process when a late search still runs (os._exit; a test passes its own)."""
     call = Call(harness, event)
     mem = None
     try:
+        mem = _memory(flag, env, harness if harness in HARNESSES else None)
         if harness not in HARNESSES:
             raise ValueError(f"unknown harness {harness!r} (one of {', '.join(HARNESSES)})")
         if event not in EVENTS:
             raise ValueError(f"unknown event {event!r} (one of {', '.join(EVENTS)})")
-        mem = _memory(flag, env, harness)
         payload = _payload(event, words, env)
         _handle(call, mem, env, payload)
     except Exception as exc:  # the one place a hook's failure goes: the journal, not the agent
@@ -99,7 +102,7 @@ def run(harness: str, event: str, words: list[str], env: Environment, flag: str 
     if call.worker is not None and call.worker.is_alive():
         # The late search may hold the interpreter at exit: leave now, everything written.
         sys.stderr.flush()
-        os._exit(0)
+        (exit or os._exit)(0)
     return 0
 
 
@@ -131,11 +134,11 @@ def _payload(event: str, words: list[str], env: Environment) -> dict:
     return payload
 
 
-def _memory(flag: str | None, env: Environment, harness: str) -> Memory:
+def _memory(flag: str | None, env: Environment, harness: str | None) -> Memory:
     from ..memory import Memory
 
     mem = Memory.open(flag, env=env.env)
-    return mem if mem.agent else mem.for_agent(harness)
+    return mem if mem.agent or not harness else mem.for_agent(harness)
 
 
 def _handle(call: Call, mem: Memory, env: Environment, payload: dict) -> None:
@@ -277,9 +280,9 @@ def _ask(mem: Memory, env: Environment, read) -> dict:
     if data is None:
         data = mem.answer(read)
         if mem.config["hooks.resident"]:
-            from . import start_when_slow
+            from .autostart import maybe_start
 
-            start_when_slow(mem)
+            maybe_start(mem)
     return data
 
 
