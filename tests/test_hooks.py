@@ -244,7 +244,7 @@ def test_stop_logs_the_prompt_its_own_hook_missed(seeded, tmp_path):
 
 def test_a_codex_session_with_hooks_and_notify_logs_each_message_once(seeded, tmp_path):
     root = seeded.root
-    code, brief, _ = call(root, "codex", "SessionStart", codex("SessionStart", tmp_path))
+    brief = call(root, "codex", "SessionStart", codex("SessionStart", tmp_path))[1]
     assert "Works on the billing service" in brief
     for n, (turn, prompt, reply) in enumerate(TURNS):
         payload = codex("UserPromptSubmit", tmp_path, turn_id=turn, prompt=prompt)
@@ -265,8 +265,13 @@ def test_a_codex_session_with_hooks_and_notify_logs_each_message_once(seeded, tm
 
 
 def test_notify_alone_captures_a_turn(ws, tmp_path):
-    notify = {"type": "agent-turn-complete", "thread-id": SESSION, "turn-id": "t-9",
-              "input-messages": ["把周会改到周三"], "last-assistant-message": "好的，周三。"}  # fmt: skip
+    notify = {
+        "type": "agent-turn-complete",
+        "thread-id": SESSION,
+        "turn-id": "t-9",
+        "input-messages": ["把周会改到周三"],
+        "last-assistant-message": "好的，周三。",
+    }
     code, out, _ = call(ws.root, "codex", "notify", "", words=[json.dumps(notify)])
     assert (code, out) == (0, "")
     assert [(e.role, e.text) for e in logged(ws.root)] == [

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -28,15 +29,15 @@ def claude_user() -> str:
 def test_install_into_no_settings_then_uninstall_leaves_nothing(ws):
     first = ws("hooks", "install", "claude-code")
     path = claude_user()
-    data = json.loads(open(path, encoding="utf-8").read())
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
     assert sorted(data["hooks"]) == sorted(EVENTS)
     command = data["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
     assert command.endswith(f"-w {ws.root} hook claude-code UserPromptSubmit")
     assert "added   SessionStart, UserPromptSubmit, Stop, SessionEnd, PreCompact" in first.stdout
-    written = open(path, "rb").read()
+    written = Path(path).read_bytes()
     again = ws("hooks", "install", "claude-code")
     assert "already installed: nothing changed" in again.stdout
-    assert open(path, "rb").read() == written
+    assert Path(path).read_bytes() == written
     status = ws("hooks", "status", "claude-code")
     assert "hooks   SessionStart" in status.stdout and str(ws.root) in status.stdout
     gone = ws("hooks", "uninstall", "claude-code")
@@ -88,7 +89,7 @@ def test_a_reinstall_for_another_workspace_replaces_mems_hooks(ws, tmp_path):
     other = tmp_path / "other"
     ws("init", str(other))
     ws("-w", str(other), "hooks", "install", "claude-code")
-    data = json.loads(open(claude_user(), encoding="utf-8").read())
+    data = json.loads(Path(claude_user()).read_text(encoding="utf-8"))
     commands = [g["hooks"][0]["command"] for g in data["hooks"]["SessionStart"]]
     assert len(commands) == 1 and f"-w {other} " in commands[0]
     note = ws("hooks", "status", "claude-code").stdout
@@ -105,7 +106,7 @@ def test_settings_mem_cannot_read_are_left_untouched(ws, bad):
         f.write(bad)
     result = ws("hooks", "install", "claude-code", ok=False)
     assert result.exit_code == 2 and "nothing was changed" in result.stderr
-    assert open(path, "rb").read() == bad
+    assert Path(path).read_bytes() == bad
 
 
 def test_a_linked_settings_file_is_refused(ws, tmp_path):

@@ -6,8 +6,8 @@ from typing import Annotated
 import typer
 
 from .. import serve
-from ..serve import hooks
 from ..memory import init
+from ..serve import hooks
 from .app import app, directories, one_of, state, warn
 
 
