@@ -267,28 +267,36 @@ def injected(body: dict, header: str) -> int:
     return json.dumps(body, ensure_ascii=False).count(header)
 
 
-def hook_times(harness: str, home: Path, root: Path) -> dict[str, list[float]]:
-    """Milliseconds per event: as Claude Code measured each hook (its transcript), else as
-    the hook measured itself (.mem/hooks.log)."""
-    times: dict[str, list[float]] = {}
+def hook_times(harness: str, home: Path, root: Path) -> dict[str, dict[str, list[float]]]:
+    """Milliseconds per event: "harness", as Claude Code measured each hook, the process
+    whole (its transcript; Codex records none); "mem", as the hook measured itself once its
+    interpreter was up (.mem/hooks.log)."""
+    seen: dict[str, list[float]] = {}
     if harness == "claude-code":
         for path in (home / ".claude" / "projects").rglob("*.jsonl"):
             for line in path.read_text(encoding="utf-8").splitlines():
                 rec = json.loads(line)
                 att = rec.get("attachment") or {}
                 if att.get("type") == "hook_success" and "mem" in str(att.get("command")):
-                    times.setdefault(att["hookEvent"], []).append(float(att["durationMs"]))
-                for info in rec.get("hookInfos") or ():
-                    if (
-                        "mem" in str(info.get("command"))
-                        and rec.get("subtype") == "stop_hook_summary"
-                    ):
-                        times.setdefault("Stop", []).append(float(info["durationMs"]))
-        if times:
-            return times
+                    seen.setdefault(att["hookEvent"], []).append(float(att["durationMs"]))
+                if rec.get("subtype") == "stop_hook_summary":
+                    for info in rec.get("hookInfos") or ():
+                        if "mem" in str(info.get("command")):
+                            seen.setdefault("Stop", []).append(float(info["durationMs"]))
+    own: dict[str, list[float]] = {}
     for rec in journal(root):
-        times.setdefault(rec["event"], []).append(float(rec["ms"]))
-    return times
+        own.setdefault(rec["event"], []).append(float(rec["ms"]))
+    return {"harness": seen, "mem": own}
+
+
+def floor_ms(runs: int = 5) -> float:
+    """This interpreter's `python -c pass`, wall milliseconds (the start no hook goes under)."""
+    times = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
 
 
 def journal(root: Path) -> list[dict]:
@@ -362,6 +370,7 @@ def run_session(harness: str, exe: Path, embed: str | None) -> dict:
             "errors": [c["error"] for c in calls if c.get("error")],
             "left": left,
             "requests": len(server.turns()),
+            "floor": floor_ms(),
         }
 
 
@@ -376,9 +385,11 @@ def report(result: dict) -> bool:
     print(f"\n{result['harness']} {result['version']}: {result['requests']} model requests")
     for name, ok in result["checks"].items():
         print(f"  {'ok  ' if ok else 'FAIL'} {name}")
-    for event, ms in sorted(result["times"].items()):
-        print(f"  {event:<17} {len(ms)} calls, median {statistics.median(ms):.0f} ms, "
-              f"max {max(ms):.0f} ms")  # fmt: skip
+    for who, times in result["times"].items():
+        for event, ms in sorted(times.items()):
+            print(f"  {event:<17} {who:<7} {len(ms)} calls, median "
+                  f"{statistics.median(ms):.0f} ms, max {max(ms):.0f} ms")  # fmt: skip
+    print(f"  python -c pass    {result['floor']:.0f} ms")
     for event, sizes in result["injected"].items():
         print(f"  {event:<17} injected bytes {sizes}")
     for error in result["errors"]:

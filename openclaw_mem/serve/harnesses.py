@@ -291,8 +291,9 @@ def status(harness: str, path: Path, scope: str, root: Path, env: dict, home: st
     report = Report(harness, path, scope, events=[e for e in EVENTS if e in found])
     commands = list(found.values())
     if commands:
-        report.command = commands[0]
-        report.workspace = _workspace_of(commands[0])
+        event, command = next(iter(found.items()))
+        report.command = command.removesuffix(f" {event}") + " EVENT"
+        report.workspace = _workspace_of(command)
         if report.workspace and os.path.realpath(report.workspace) != os.path.realpath(root):
             report.notes.append(f"the hooks write to {report.workspace}, not to this workspace")
         missing = [e for e in EVENTS if e not in found]

@@ -335,7 +335,8 @@ def _recalled(mem: Memory, env: Environment, prompt: str, session: str) -> str:
     read = Read("recall", query=prompt, k=k + 5, now=_iso(mem), agent=mem.agent or "",
                 current=True)  # fmt: skip
     hits = _ask(mem, env, read).get("results", [])
-    hits = [h for h in hits if not _this_session(mem, h, session)][:k]
+    read_logs: dict = {}
+    hits = [h for h in hits if not _this_session(mem, h, session, read_logs)][:k]
     if not hits:
         return ""
     limit = int(mem.config["hooks.max_bytes"])
@@ -353,18 +354,21 @@ def _recalled(mem: Memory, env: Environment, prompt: str, session: str) -> str:
     return "\n".join([*lines, FENCE[1]]) + "\n" if len(lines) > 2 else ""
 
 
-def _this_session(mem: Memory, hit: dict, session: str) -> bool:
-    """Whether a hit is an entry this session logged (its heading names the session)."""
+def _this_session(mem: Memory, hit: dict, session: str, read_logs: dict) -> bool:
+    """Whether a hit is an entry this session logged (its heading names the session);
+    `read_logs` keeps each log read once."""
     path = hit.get("path", "")
     if not path.startswith("memory/") or session == "unknown":
         return False
-    from ..errors import MemError
-    from ..format.logs import read_entries
+    if path not in read_logs:
+        from ..errors import MemError
+        from ..format.logs import read_entries
 
-    try:
-        entries = read_entries(mem.ws.inside(path), None, path)
-    except (MemError, OSError):
-        return False
+        try:
+            read_logs[path] = read_entries(mem.ws.inside(path), None, path)
+        except (MemError, OSError):
+            read_logs[path] = []
+    entries = read_logs[path]
     start = hit.get("startLine")
     return any(e.start_line == start and e.session == session for e in entries)
 

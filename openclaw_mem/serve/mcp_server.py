@@ -125,6 +125,27 @@ def build_server(memory: "Memory", *, read_only: bool = False):
         """Append one entry to today's daily log."""
         return memory.log(text, role=role, session=session).to_json()
 
+    def tool(fn, call) -> Tool:
+        # The schema comes from fn's signature; calls go to `call`, which takes the
+        # arguments by their wire names (memory_get's `from` is no Python name).
+        return OneLineTool.from_function(fn, name=fn.__name__).model_copy(update={"fn": call})
+
+    reads, writes = _briefing_tools(memory, Field)
+    tools = [
+        tool(memory_search, memory_search),
+        tool(memory_get, lambda **kw: memory_get(kw["path"], kw.get("from", 1), kw.get("lines"))),
+        *(tool(fn, fn) for fn in reads),
+    ]
+    if not read_only:
+        tools += [tool(memory_log, memory_log), *(tool(fn, fn) for fn in writes)]
+    said = INSTRUCTIONS if read_only else INSTRUCTIONS + LOG_INSTRUCTION
+    return MCPServer("openclaw-mem", instructions=said, version=__version__, tools=tools)
+
+
+def _briefing_tools(memory: "Memory", Field) -> tuple[list, list]:
+    """memory_context and memory_status (read), memory_forget (write): the tools beyond
+    OpenClaw's, each a facade call."""
+
     def memory_context(
         query: Annotated[str, Field(description="The question or task at hand.")],
         budget: Annotated[
@@ -159,21 +180,7 @@ def build_server(memory: "Memory", *, read_only: bool = False):
             "warnings": list(done.warnings),
         }
 
-    def tool(fn, call) -> Tool:
-        # The schema comes from fn's signature; calls go to `call`, which takes the
-        # arguments by their wire names (memory_get's `from` is no Python name).
-        return OneLineTool.from_function(fn, name=fn.__name__).model_copy(update={"fn": call})
-
-    tools = [
-        tool(memory_search, memory_search),
-        tool(memory_get, lambda **kw: memory_get(kw["path"], kw.get("from", 1), kw.get("lines"))),
-        tool(memory_context, memory_context),
-        tool(memory_status, memory_status),
-    ]
-    if not read_only:
-        tools += [tool(memory_log, memory_log), tool(memory_forget, memory_forget)]
-    said = INSTRUCTIONS if read_only else INSTRUCTIONS + LOG_INSTRUCTION
-    return MCPServer("openclaw-mem", instructions=said, version=__version__, tools=tools)
+    return [memory_context, memory_status], [memory_forget]
 
 
 def serve_stdio(memory: "Memory", *, read_only: bool = False) -> None:
