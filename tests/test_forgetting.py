@@ -52,10 +52,14 @@ def test_the_cli_reports_what_it_forgot_and_commits(ws):
     assert git.Repo(ws.root).head.commit.message.startswith("forget: USER.md:6 (deprecated)")
 
 
-def test_an_ambiguous_query_lists_the_candidates(memory):
-    (memory.root / "USER.md").write_text(USER, encoding="utf-8")
+def test_words_forget_every_line_that_says_them_and_a_tie_lists_the_candidates(memory):
+    """Words forget every line that holds them all ("Python": both lines that say it);
+    when no line holds them all, the one line sharing most words is meant, and two that tie
+    are listed to pick from."""
+    user = memory.root / "USER.md"
+    user.write_text(USER, encoding="utf-8")
     with pytest.raises(UsageError) as ambiguous:
-        memory.forget("Python")
+        memory.forget("Python backend hints")
     assert ambiguous.value.exit_code == 2
     said = ambiguous.value.message
     assert "matches several lines equally" in said and "USER.md:6" in said
@@ -63,16 +67,21 @@ def test_an_ambiguous_query_lists_the_candidates(memory):
     with pytest.raises(NotFound) as nothing:
         memory.forget("quantum chromodynamics")
     assert nothing.value.exit_code == 4
+    done = memory.forget("Python")
+    assert sorted(f.lines for f in done.lines) == [(6, 6), (11, 11)]
+    text = user.read_text(encoding="utf-8")
+    assert "- ~~Mainly uses Python for backend work.~~ (forgotten" in text
+    assert "- ~~Likes Python type hints.~~ (forgotten" in text
 
 
-def test_logs_are_only_redacted_with_hard(memory):
+def test_a_log_line_is_hidden_by_default_and_redacted_with_hard(memory):
     memory.log("my password is hunter2-secret, keep it", at=datetime(2026, 11, 24, 14, 45))
     day = memory.root / "memory" / "2026-11-24.md"
     before = day.read_bytes()
-    with pytest.raises(UsageError, match="logs are never rewritten") as refused:
-        memory.forget("memory/2026-11-24.md:4")
-    assert refused.value.exit_code == 2
-    assert day.read_bytes() == before
+    hidden = memory.forget("memory/2026-11-24.md:4")
+    assert hidden.lines == () and hidden.hidden == ("memory/2026-11-24.md#L3-L4",)
+    assert day.read_bytes() == before  # logs are never rewritten: the entry is hidden
+    assert memory.recall("password hunter2", now=datetime(2026, 11, 25)).hits == []
     with pytest.raises(UsageError, match="holds no words to forget") as heading_only:
         memory.forget("memory/2026-11-24.md:3", hard=True)  # the entry's heading alone
     assert heading_only.value.exit_code == 2

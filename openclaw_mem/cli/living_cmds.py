@@ -107,28 +107,38 @@ def _serve_until_stopped(mem, resident, idle: float | None) -> None:
 @app.command("forget")
 def forget_cmd(
     ctx: typer.Context,
-    target: Annotated[str, typer.Argument(help="PATH:LINE, a citation PATH#Lx-Ly, or a query.")],
+    target: Annotated[
+        str, typer.Argument(help="Words to forget wherever they are said, PATH:LINE or PATH#Lx-Ly.")
+    ],
     hard: Annotated[
         bool,
-        typer.Option("--hard", help="Delete the line (MEMORY/USER/AGENTS) or redact it (logs)."),
+        typer.Option("--hard", help="Delete curated lines and redact log lines in place."),
     ] = False,
 ) -> None:
-    """Forget a line: deprecate it (default) or delete it (--hard) in MEMORY/USER/AGENTS;
-    redact it in place in a log (--hard). Commits."""
+    """Forget what words say, wherever it is said: curated lines struck through, log
+    entries and HISTORY.md paragraphs hidden from recall and context (--hard: lines deleted,
+    logs redacted in place). Or one place: PATH:LINE, a citation. Commits."""
     mem = state(ctx).memory()
     result = mem.forget(target, hard=hard)
-    done = result.done
-    lo, hi = done.lines
-    typer.echo(visible(f"{done.mode} {done.path}:{lo}" + (f"-{hi}" if hi != lo else "")))
-    for line in done.before:  # what was redacted is not printed in full either
-        typer.echo(f"  - {visible(mem.redact(line))}")
-    for line in done.after:
-        typer.echo(f"  + {visible(mem.redact(line))}")
+    for done in result.lines:
+        lo, hi = done.lines
+        typer.echo(visible(f"{done.mode} {done.path}:{lo}" + (f"-{hi}" if hi != lo else "")))
+        for line in done.before:  # what was redacted is not printed in full either
+            typer.echo(f"  - {visible(mem.redact(line))}")
+        for line in done.after:
+            typer.echo(f"  + {visible(mem.redact(line))}")
+    for cite in result.hidden:
+        typer.echo(visible(f"hidden {cite}"))
+    if result.hidden:
+        typer.echo(
+            "hidden from recall and context, kept in the files (`mem recall "
+            "--include-forgotten` shows them; `mem forget --hard` redacts them)"
+        )
     if result.commit:
         typer.echo(f"committed {result.commit}")
     for w in result.warnings:
         warn(w)
-    if done.mode == "redacted":
+    if any(done.mode == "redacted" for done in result.lines):
         typer.echo(
             "the old text remains in git history"
             + (f" before {result.commit}" if result.commit else "")

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..format.markdown import citation
+from ..serve.fast_output import stale_label
 from ..text import plural, visible, visible_json
 
 # rich costs ~50 ms to import: only the functions that draw import it, so `--json` output
@@ -269,8 +270,11 @@ def recall_table(term: Environment, hits: list[dict], query: str, explain: bool)
             snippet.highlight_regex(pattern, style="bold yellow")
         cite = citation(h["path"], h["startLine"], h["endLine"])
         lines = [cite, h["date"].replace("T", " ") if h.get("date") else "evergreen"]
-        if h.get("deprecated"):
-            lines.append("deprecated")
+        label = stale_label(h)
+        if label:  # "(superseded 2026-11-20)": a later entry updated it
+            lines.append(label.strip("()"))
+        if h.get("supersededBy"):
+            lines.append(f"by {h['supersededBy']}")
         if h.get("subject"):  # found through the entry it refers back to
             lines.append(f"subject: {h['subject']}")
         if explain:

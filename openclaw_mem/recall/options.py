@@ -40,6 +40,8 @@ class RecallOptions:
     when_boost: float = 0.5  # a question that asks when: a chunk naming a time gains this share
     refer_share: float = 0.7  # a turn that refers back scores this share of the one it refers to
     refer_hops: int = 2  # along how many such links in a row (the second counts 0.7 x 0.7)
+    supersede: bool = True  # a later entry that updates a statement ranks above it
+    superseded_weight: float = 0.9  # a superseded statement scores this share of its update
     decay: bool = True
     use_mmr: bool = True
     now: datetime | None = None
@@ -47,7 +49,8 @@ class RecallOptions:
     until: date | None = None
     path_glob: str | None = None
     as_of: date | None = None  # memory as it stood at the end of this day
-    current: bool = False  # leave out what was deprecated (by as_of, when given)
+    current: bool = False  # leave out what was deprecated or superseded (by as_of, when given)
+    include_forgotten: bool = False  # show what `mem forget` hid (for a person who asks)
     agent: str | None = None  # recall for this agent: its own log entries and shared ones
     isolated: bool = False  # agents.isolation = isolated: other agents' private facts too
     role: str | None = None  # only log entries of this role or speaker (user, assistant, a name)

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import MemError
+from ..format.forgotten import Hidden, hidden_in
 from ..format.markdown import (
     citation,
     is_struck,
@@ -42,7 +43,7 @@ from ..safety.secrets import redact_excerpt
 from ..search.tokenize import tokenize
 from ..store.fsutil import read_bytes
 from ..store.workspace import Workspace
-from . import stages
+from . import currency, forgotten, stages
 from .options import RecallOptions
 from .stages import QueryVector, Texts, Vectors
 
@@ -64,6 +65,8 @@ class Hit:
     explain: dict = field(default_factory=dict)
     source: str = "memory"
     subject: str | None = None  # the entry before it that carries its subject, as a citation
+    superseded_by: str | None = None  # the later entry that updates it, as a citation
+    superseded_on: date | None = None  # the day it stopped being current, when known
 
     @property
     def citation(self) -> str:
@@ -78,8 +81,12 @@ class Hit:
             "snippet": self.snippet,
             "source": self.source,
         }
-        if self.deprecated:  # superseded: said once, no longer current (OpenClaw has no key)
-            out["superseded"] = True
+        if self.deprecated or self.superseded_by:  # said once, no longer current
+            out["superseded"] = True  # (OpenClaw has no key for it)
+            if self.superseded_on:
+                out["supersededOn"] = self.superseded_on.isoformat()
+            if self.superseded_by:
+                out["supersededBy"] = self.superseded_by
         if self.subject:  # found through the entry it refers back to ("it", an answer)
             out["subject"] = self.subject
         if explain:
@@ -106,13 +113,17 @@ def rank_index(
     query_vector: QueryVector | None = None,
     vectors: Vectors | None = None,
     texts: Texts | None = None,
+    hidden: Hidden | None = None,
 ) -> list[tuple[int, dict]]:
     """Document ids of the best hits, best first, each with its stage-by-stage scores
     (stages.py). access_counts(doc ids) -> how often each was used, for the optional access
     boost. query_vector: the query's embedding, when the index holds embeddings of the same
     space; vectors(doc ids) -> their exact embeddings, read for the candidates only.
-    texts(doc ids) -> their lines, for MMR to compare candidates by their own words."""
+    texts(doc ids) -> their lines, for MMR to compare candidates by their own words.
+    hidden: what `mem forget` hid (format/forgotten.py), left out."""
     q = stages.read_query(index, query, opts, query_vector, vectors, texts)
+    if hidden:
+        q.mask &= ~forgotten.mask(index, hidden)
     if not q.mask.any():
         return []
     signals = stages.admit(q)
@@ -124,6 +135,9 @@ def rank_index(
         return []
     ranking = stages.links(q, ranking)
     ranking = stages.time(q, ranking)
+    ranking = currency.stage(q, ranking)
+    if hidden:
+        ranking = forgotten.drop(q, ranking, hidden)
     ranking = stages.uses(q, ranking, access_counts)
     return stages.collect(q, signals, ranking)
 
@@ -269,8 +283,16 @@ def recall(
     if embedder is not None and index.dim:
         qv = query_vector(embedder, query, ws.state_dir, warnings)
     lines = _Lines(ws, index, opts.access_boost > 0)
+    hidden = None if opts.include_forgotten else hidden_in(ws)
     ranked = rank_index(
-        index, query, opts, lines.access_counts, qv, _exact_vectors(ws, index), lines.texts
+        index,
+        query,
+        opts,
+        lines.access_counts,
+        qv,
+        _exact_vectors(ws, index),
+        lines.texts,
+        hidden,
     )
     terms = set(index.params.tokens(query))
     hits = [_hit(lines, doc, explain, opts, terms) for doc, explain in ranked]
@@ -297,6 +319,13 @@ def _hit(lines: _Lines, doc: int, explain: dict, opts: RecallOptions, terms: set
     if carrier is not None:  # the document that carries its subject, as a citation
         carrier = lines.citation(carrier)
         explain = {**explain, "subject": carrier}
+    newer, since = explain.get("superseded_by"), None
+    if newer is not None:  # the later entry that updates it, and its day
+        since = _day(float(index.doc("when")[newer]))
+        newer = lines.citation(newer)
+        explain = {**explain, "superseded_by": newer}
+    elif deprecated:
+        since = _day(float(index.doc("gone")[doc]))
     w = float(index.doc("when")[doc])
     return Hit(
         rel,
@@ -308,7 +337,14 @@ def _hit(lines: _Lines, doc: int, explain: dict, opts: RecallOptions, terms: set
         deprecated,
         explain,
         subject=carrier,
+        superseded_by=newer,
+        superseded_on=since,
     )
+
+
+def _day(days: float) -> date | None:
+    """A day number of the index (days since 1970-01-01) as a date; None for none."""
+    return None if np.isnan(days) else (datetime(1970, 1, 1) + timedelta(days=days)).date()
 
 
 def _count(ws: Workspace, lines: _Lines, hits, ranked, opts: RecallOptions, defer) -> None:

@@ -31,6 +31,7 @@ _FIELDS = {
     "path": _TEXT,  # recall: a glob
     "agent": _TEXT,  # who asks ("" or None: no agent)
     "role": _TEXT,  # recall: a role or speaker
+    "include_forgotten": _FLAG,  # recall: what `mem forget` hid, shown
 }
 _TIMES = ("now", "since", "until", "as_of")  # a datetime, a date, or ISO text
 
@@ -44,6 +45,8 @@ RESULT_KEYS = (
     "snippet",
     "source",
     "superseded",
+    "supersededOn",
+    "supersededBy",
     "subject",
 )
 

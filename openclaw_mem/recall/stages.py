@@ -533,6 +533,7 @@ def collect(q: Query, s: Signals, r: Ranking) -> list[tuple[int, dict]]:
 def _explain(s: Signals, r: Ranking, i: int, before: int, position: int) -> dict:
     c, doc = r.columns, int(r.docs[i])
     days, subject = c["days"][i], int(c["subject"][i])
+    newer = int(c["superseded_by"][i]) if "superseded_by" in c else -1
     return {
         "bm25": round(float(s.text[doc]), 4),
         "own": round(float(s.split.own[doc]), 4),
@@ -545,6 +546,7 @@ def _explain(s: Signals, r: Ranking, i: int, before: int, position: int) -> dict
         "decay": round(float(c["decay"][i]), 4),
         **({"days": days} if days else {}),
         **({"subject": subject} if subject >= 0 else {}),
+        **({"superseded_by": newer} if newer >= 0 else {}),
         "uses": int(c["uses"][i]),
         "final": round(float(r.score[i]), 4),
         "rank_before_mmr": before,

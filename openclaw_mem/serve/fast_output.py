@@ -53,9 +53,18 @@ def citation_of(hit: dict) -> str:
 def when_of(hit: dict) -> str:
     """When a hit was said ("evergreen": a curated line, no day), and what it is now."""
     when = hit["date"].replace("T", " ") if hit.get("date") else "evergreen"
-    if hit.get("deprecated"):
-        when += " (deprecated)"
-    return when
+    return when + stale_label(hit, " ")
+
+
+def stale_label(hit: dict, sep: str = "") -> str:
+    """What a hit no longer is: "(superseded 2026-11-20)" when a later entry updated it,
+    "(deprecated 2026-11-20)" when it is a struck-through line; "" when it is current."""
+    on = f" {hit['supersededOn']}" if hit.get("supersededOn") else ""
+    if hit.get("supersededBy"):
+        return f"{sep}(superseded{on})"
+    if hit.get("deprecated") or hit.get("superseded"):
+        return f"{sep}(deprecated{on})"
+    return ""
 
 
 def _cell(text: str) -> str:
@@ -93,4 +102,10 @@ def tsv_lines(hits: list[dict], explain: bool = False) -> list[str]:
 def rg_lines(hits: list[dict]) -> list[str]:
     """`path:line:text`, one hit a line, best first, as `rg -n` prints a match: a terminal
     or an editor opens path:line, and the text is the snippet on one line."""
-    return [f"{h['path']}:{h['startLine']}:{_cell(h['snippet'])}" for h in hits]
+    return [f"{h['path']}:{h['startLine']}:{_cell(_labelled(h))}" for h in hits]
+
+
+def _labelled(hit: dict) -> str:
+    """A snippet behind what it no longer is, if anything: "(superseded 2026-11-20) …"."""
+    label = stale_label(hit)
+    return f"{label} {hit['snippet']}" if label else hit["snippet"]

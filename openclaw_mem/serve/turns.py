@@ -57,7 +57,9 @@ _AS_OF = Opt(
     help="Memory as it stood at the end of this day: later lines left out, later "
     "deprecations not yet made.",
 )
-_CURRENT = Opt("--current", dest="current", kind="flag", help="Leave out deprecated facts.")
+_CURRENT = Opt(
+    "--current", dest="current", kind="flag", help="Leave out deprecated and superseded facts."
+)
 _NO_DAEMON = Opt(
     "--no-daemon", dest="no_daemon", kind="flag", help="Answer in this process, not a resident one."
 )
@@ -102,6 +104,12 @@ TURNS = {
             _AS_OF,
             Opt("--agent", dest="agent", help="Recall for this agent (default: MEM_AGENT)."),
             _CURRENT,
+            Opt(
+                "--include-forgotten",
+                dest="include_forgotten",
+                kind="flag",
+                help="Show what `mem forget` hid too.",
+            ),
             Opt("--role", dest="role", help="Only log entries of this role or speaker."),
             Opt("--explain", dest="explain", kind="flag", help="Show every ranking stage."),
             Opt(

@@ -138,25 +138,65 @@ class Curating:
         return undo(ws, yes=yes, follow=lambda: refresh(ws).files)
 
     def forget(self, target: str, *, hard: bool = False) -> ForgetResult:
-        """Deprecate (or, hard, delete) a curated line; redact a log line in place (hard)."""
-        from ..consolidate.citations import refresh
+        """Forget what a target says. Words: every curated line, log entry and HISTORY.md
+        paragraph that says them, struck through and hidden from recall (hard: deleted and
+        redacted). A place: that curated line struck (hard: deleted); log or HISTORY.md
+        lines hidden (hard: redacted in place)."""
         from ..store.transaction import transaction
-        from ..upkeep.forgetting import forget
+        from ..upkeep.forgetting import place_of
 
         place = self.place
         place.check_writable_state()
         with transaction(place.root):
             now = place.now()
-            done = forget(place.ws, target, hard, now, place.redact_extra)
-            # A redacted entry no longer says what a curated line drew from it.
-            followed = refresh(place.ws).files if done.mode == "redacted" else []
-            lo, hi = done.lines
-            where = f"{done.path}:{lo}" + (f"-{hi}" if hi != lo else "")
-            kept = ["HISTORY.md"] if done.records else []  # a split line's record moved
+            found = place_of(target)
+            if found is None:
+                result = self._forget_words(target, hard, now)
+                if result is not None:
+                    return result
+            return self._forget_place(target, found, hard, now)
+
+    def _forget_words(self, words: str, hard: bool, now) -> ForgetResult | None:
+        from ..consolidate.citations import refresh
+        from ..upkeep.forget_words import forget_words
+
+        place = self.place
+        hid = forget_words(place.ws, words, hard, now, place.redact_extra)
+        if hid is None:
+            return None
+        followed = refresh(place.ws).files if hid.redacted else []
+        paths = [*hid.paths, *followed, "HISTORY.md"]
+        shown = " ".join(words.split())[:60]
+        how = "redacted" if hard else "hidden"
+        message = f'{COMMIT_FORGET} "{shown}" ({len(hid.lines)} lines, {len(hid.hidden)} {how})'
+        commit, warnings = place.commit_change(sorted(set(paths)), place.redact(message))
+        lines = (*hid.lines, *hid.redacted)
+        return ForgetResult(lines, commit, tuple(warnings), () if hard else hid.hidden, words)
+
+    def _forget_place(self, target: str, found, hard: bool, now) -> ForgetResult:
+        from ..consolidate.citations import refresh
+        from ..store.workspace import HISTORY_FILE
+        from ..upkeep.forget_words import hide_place
+        from ..upkeep.forgetting import forget
+
+        place = self.place
+        if found and not hard and (found[0] == HISTORY_FILE or found[0].startswith("memory/")):
+            hid = hide_place(place.ws, *found, now)
+            where = f"{found[0]}:{found[1]}" + (f"-{found[2]}" if found[2] != found[1] else "")
             commit, warnings = place.commit_change(
-                [done.path, *followed, *kept], f"{COMMIT_FORGET} {where} ({done.mode})"
+                [HISTORY_FILE], f"{COMMIT_FORGET} {where} (hidden)"
             )
-        return ForgetResult(done, commit, tuple(warnings))
+            return ForgetResult((), commit, tuple(warnings), hid.hidden)
+        done = forget(place.ws, target, hard, now, place.redact_extra)
+        # A redacted entry no longer says what a curated line drew from it.
+        followed = refresh(place.ws).files if done.mode == "redacted" else []
+        lo, hi = done.lines
+        where = f"{done.path}:{lo}" + (f"-{hi}" if hi != lo else "")
+        kept = ["HISTORY.md"] if done.records else []  # a split line's record moved
+        commit, warnings = place.commit_change(
+            [done.path, *followed, *kept], f"{COMMIT_FORGET} {where} ({done.mode})"
+        )
+        return ForgetResult((done,), commit, tuple(warnings))
 
     def cleanup(self, *, dry_run: bool = False) -> CleanupResult:
         """Move stale curated lines to archive/YYYY-MM.md (committed, not indexed)."""

@@ -30,9 +30,19 @@ class Audit:
 
 @dataclass(frozen=True)
 class ForgetResult:
-    done: Forgotten
+    """What a forget did: the lines it struck, deleted or redacted, and the places (log
+    entries, HISTORY.md paragraphs) it hid from recall and context without rewriting."""
+
+    lines: tuple[Forgotten, ...]
     commit: str | None = None
     warnings: tuple[str, ...] = ()
+    hidden: tuple[str, ...] = ()  # citations
+    words: str | None = None  # the query, when the target was words
+
+    @property
+    def done(self) -> Forgotten | None:
+        """The first line changed (a forget of one place changes one)."""
+        return self.lines[0] if self.lines else None
 
 
 @dataclass(frozen=True)

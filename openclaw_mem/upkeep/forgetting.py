@@ -77,15 +77,24 @@ def find_line(ws: Workspace, query: str) -> tuple[str, int]:
     return scored[0][1], scored[0][2]
 
 
-def parse_target(ws: Workspace, spec: str) -> tuple[str, int, int, str | None]:
-    """(path, first line, last line, the query when the spec is words, not a place)."""
+def place_of(spec: str) -> tuple[str, int, int] | None:
+    """(path, first line, last line) when the spec names a place (PATH:LINE, a citation
+    PATH#Lx-Ly), else None: it is words."""
     m = _LINE_SPEC_RE.match(spec.strip())
     found = (m["path"], int(m["line"]), int(m["line"])) if m else parse_citation(spec)
     if found and found[0].endswith(".md"):
         path, first, last = found
         if last < first or first < 1:
             raise UsageError(f"{spec}: bad line range")
-        return path, first, last, None
+        return path, first, last
+    return None
+
+
+def parse_target(ws: Workspace, spec: str) -> tuple[str, int, int, str | None]:
+    """(path, first line, last line, the query when the spec is words, not a place)."""
+    found = place_of(spec)
+    if found:
+        return (*found, None)
     rel, line = find_line(ws, spec)
     return rel, line, line, spec
 

@@ -1,0 +1,141 @@
+"""What `mem forget` hid from recall and context, recorded in HISTORY.md.
+
+A forget is a paragraph of HISTORY.md (so it reaches every clone the way HISTORY.md does,
+merged by paragraph) whose comment says what no longer shows:
+
+    [2026-11-30 10:00] mem forget hid what says "salary": 2 log entries, 1 line.
+    <!-- forgotten: words salary | earn 85k year; ids 3f9a0c1e22b7,81d2c07e5a44 -->
+
+`words` are sets of index tokens (search/tokenize.py, space-separated, sets apart by `|`):
+a chunk whose own words hold every token of one set says what was forgotten. `ids` are the
+entries it was said in, by the id their heading carries. The paragraph itself holds the
+words, so it hides itself. Deleting the paragraph (or `mem undo` of the forget) shows them
+again; `mem recall --include-forgotten` shows them to the person who asks.
+
+Read by a scan that is linear in HISTORY.md (no pattern that can backtrack over a comment).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from .markdown import appended_paragraph, history_stamp
+
+MARK = "<!-- forgotten:"
+_ID_RE = re.compile(r"[0-9a-f]{12}")
+_HEADING_ID_RE = re.compile(r"<!--[^>]*?\bid:\s*([0-9a-f]{12})")
+MAX_SET = 64  # tokens a set keeps: what a line or an entry says, not a whole page
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """Everything forgotten so far: the word sets and the entry ids."""
+
+    words: tuple[frozenset[str], ...] = ()
+    ids: frozenset[str] = field(default_factory=frozenset)
+
+    def __bool__(self) -> bool:
+        return bool(self.words or self.ids)
+
+    def says(self, tokens: Iterable[str]) -> bool:
+        """Whether text with these tokens says something forgotten."""
+        have = set(tokens)
+        return any(s <= have for s in self.words)
+
+
+def read_hidden(history: str) -> Hidden:
+    """Every forget recorded in HISTORY.md's text."""
+    words: list[frozenset[str]] = []
+    ids: set[str] = set()
+    start = history.find(MARK)
+    while start >= 0:
+        end = history.find("-->", start)
+        if end < 0:
+            break  # an unclosed comment records nothing
+        _fields(history[start + len(MARK) : end], words, ids)
+        start = history.find(MARK, end)
+    return Hidden(tuple(dict.fromkeys(words)), frozenset(ids))
+
+
+def _fields(body: str, words: list[frozenset[str]], ids: set[str]) -> None:
+    for part in body.split(";"):
+        name, _, value = part.strip().partition(" ")
+        if name == "words":
+            for group in value.split("|"):
+                tokens = frozenset(group.split()[:MAX_SET])
+                if tokens:
+                    words.append(tokens)
+        elif name == "ids":
+            ids.update(i for i in value.replace(",", " ").split() if _ID_RE.fullmatch(i))
+
+
+def marker(word_sets: Iterable[Iterable[str]], ids: Iterable[str]) -> str:
+    sets = [" ".join(sorted(set(s))[:MAX_SET]) for s in word_sets]
+    sets = [s for s in dict.fromkeys(sets) if s]
+    fields = []
+    if sets:
+        fields.append("words " + " | ".join(sets))
+    ids = sorted(set(ids))
+    if ids:
+        fields.append("ids " + ",".join(ids))
+    return f"{MARK} {'; '.join(fields)} -->"
+
+
+def paragraph(when: datetime, said: str, word_sets, ids) -> str:
+    """A forget's HISTORY.md paragraph: what it did, and its record."""
+    return f"{history_stamp(when)} {said}\n{marker(word_sets, ids)}\n"
+
+
+def append(path, when: datetime, said: str, word_sets, ids) -> None:
+    """Append a forget's paragraph to HISTORY.md under its append lock."""
+    from ..store.fsutil import append_locked
+
+    text = paragraph(when, said, word_sets, ids)
+    append_locked(path, lambda existing: appended_paragraph(existing, text))
+
+
+def heading_id(text: str) -> str | None:
+    """The id a log entry's heading carries (`<!-- …id: 3f9a0c1e22b7 -->`), if any."""
+    first = text.split("\n", 1)[0]
+    if "<!--" not in first:
+        return None
+    m = _HEADING_ID_RE.search(first)
+    return m[1] if m else None
+
+
+def is_forgotten_line(text: str) -> bool:
+    """A curated line struck through by `mem forget` (`~~…~~ (forgotten YYYY-MM-DD)`)."""
+    return "~~" in text and "(forgotten " in text
+
+
+_CACHE: dict[str, tuple[tuple[int, int], Hidden]] = {}
+
+
+def hidden_in(ws) -> Hidden:
+    """What the workspace's HISTORY.md says was forgotten (read again only when it changed:
+    a resident process answers many questions between forgets)."""
+    import os
+
+    from ..errors import MemError
+    from ..store.fsutil import read_bytes
+    from ..store.workspace import HISTORY_FILE
+
+    path = ws.root / HISTORY_FILE
+    try:
+        st = os.stat(path)
+    except OSError:
+        return Hidden()
+    stamp = (st.st_mtime_ns, st.st_size)
+    kept = _CACHE.get(str(path))
+    if kept and kept[0] == stamp:
+        return kept[1]
+    try:
+        data = read_bytes(path, HISTORY_FILE)
+    except (OSError, MemError):  # a link, unreadable: nothing mem reads through it
+        return Hidden()
+    found = read_hidden(data.decode("utf-8", "replace")) if MARK.encode() in data else Hidden()
+    _CACHE[str(path)] = (stamp, found)
+    return found

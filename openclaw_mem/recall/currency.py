@@ -1,0 +1,181 @@
+"""What is current: the stage that ranks an update above what it superseded.
+
+A later log entry of the same speaker that updates an earlier statement on the same subject
+(search/currency.py: a word of change and a shared slot or word) supersedes it: the earlier
+entry, a curated line distilled from before the change, a HISTORY.md paragraph written
+before it. Only log entries supersede (what was said; curated lines and paragraphs are
+distilled from them), and never an assistant's: the user's words are the authority on the
+user. A curated line is dated by its newest source's day, counted to the end of that day,
+so the entry it was distilled from never supersedes it; a line with no source (a person
+wrote it) has no date and is never superseded.
+
+For a question, the candidates' superseders are found among the candidates and, through the
+postings of the words of change and of the candidates' subjects, among the later entries
+that did not match the question ("I moved to Porto" answers "where do I live" only through
+"I live in Lisbon"). The superseder then scores at least what the statement it replaces
+scored, and that statement `superseded_weight` of it: the current fact ranks first, the
+stale one stays in view below it, labelled with the day it changed (or, with `--current`,
+left out).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..index.cache import Index, agent_key
+from ..search import currency as cur
+from ..search.bm25 import term_hash
+from ..store.workspace import day_of
+
+if TYPE_CHECKING:
+    from .stages import Query, Ranking
+
+TOP = 30  # the best candidates read for supersession
+NOMINATE_FROM = 10  # the best candidates whose subjects nominate later entries
+MAX_NOMINEES = 40  # later entries read, newest first
+_NOT_AUTHORITIES = ("assistant", "system", "tool")
+
+# Words of change as the index holds them (the stems of their words; Chinese as bigrams).
+_CHANGE_WORDS = """changed mind longer anymore switched switch moved relocated quit stopped
+gave cancelled canceled sold rid ditched postponed delayed pushed slipped rescheduled replaced
+instead used actually correction update left retired divorced broke now currently new
+nowadays 改用 改成 改为 改到 换成 换了 换到 搬到 搬去 搬家 不再 取消 卖了 卖掉 戒了 戒掉
+推迟 延期 延后 辞职 离职 跳槽 不对 更正 其实 现在 目前 如今 以前 离婚 分手 退休"""
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the stage reads of the index: each chunk's day (NaN: none), whether it is a
+    log entry that may supersede, and its speaker."""
+
+    day: np.ndarray
+    authority: np.ndarray
+    speaker: np.ndarray
+    is_log: np.ndarray
+
+
+def facts(index: Index) -> Facts:
+    when, born = index.doc("when"), index.doc("born")
+    logs = np.array([day_of_path(p) for p in index.paths] or [False])[index.doc("path_id")]
+    # An entry is dated by its time; anything else by its newest source's day, to its end.
+    day = np.where(logs, when, born + 1.0)
+    speaker = index.doc("speaker")
+    lesser = np.isin(speaker, np.array([agent_key(r) for r in _NOT_AUTHORITIES], np.uint64))
+    return Facts(day, logs & ~lesser & ~np.isnan(day), speaker, logs)
+
+
+def day_of_path(path: str) -> bool:
+    return path.startswith("memory/") and day_of(PurePosixPath(path)) is not None
+
+
+def _docs_with(index: Index, tokens: Sequence[str]) -> np.ndarray:
+    """Every chunk holding one of these index tokens."""
+    found = []
+    for t in dict.fromkeys(tokens):
+        h = term_hash(t)
+        found += [seg.lookup(h)[0] for seg in index.segments]
+    if not found:
+        return np.zeros(0, np.int64)
+    return np.unique(np.concatenate(found).astype(np.int64))
+
+
+def _change_tokens(index: Index) -> list[str]:
+    return [t for t in index.params.tokens(_CHANGE_WORDS) if len(t) > 1]
+
+
+def _subject_tokens(index: Index, statements: Sequence[cur.Statement]) -> list[str]:
+    words: list[str] = []
+    for s in statements:
+        for slot in s.slots:
+            named = (*cur.SLOTS[slot], *cur.SLOT_HINTS.get(slot, ()))
+            words += [t for t in index.params.tokens(" ".join(named)) if len(t) > 1]
+        words += sorted(s.words)
+    return words
+
+
+def superseders(
+    index: Index,
+    docs: np.ndarray,
+    texts: Callable[[np.ndarray], list[str]],
+    mask: np.ndarray,
+    nominate_from: int = NOMINATE_FROM,
+) -> dict[int, int]:
+    """For each of `docs` (best first) that a later entry supersedes, the newest such entry
+    (a document id, which may be outside `docs`)."""
+    if len(docs) == 0:
+        return {}
+    f = facts(index)
+    docs = np.asarray(docs, np.int64)
+    said = dict(zip(docs.tolist(), map(_statement, texts(docs)), strict=True))
+    dated = docs[~np.isnan(f.day[docs])]
+    if len(dated):
+        seeds = [said[int(d)] for d in docs[:nominate_from]]
+        later = _docs_with(index, _change_tokens(index))
+        later = np.intersect1d(later, _docs_with(index, _subject_tokens(index, seeds)))
+        later = later[mask[later] & f.authority[later] & (f.day[later] > f.day[dated].min())]
+        later = np.setdiff1d(later, docs)
+        later = later[np.argsort(-f.day[later], kind="stable")][:MAX_NOMINEES]
+        if len(later):
+            said.update(zip(later.tolist(), map(_statement, texts(later)), strict=True))
+    asked = set(docs.tolist())
+    return {old: new for old, new in _pairs(f, said).items() if old in asked}
+
+
+def _pairs(f: Facts, said: dict[int, cur.Statement]) -> dict[int, int]:
+    out: dict[int, int] = {}
+    news = [d for d, s in said.items() if f.authority[d] and s.changes]
+    for old, before in said.items():
+        day = f.day[old]
+        if np.isnan(day):
+            continue
+        best = None
+        for new in news:
+            if new == old or not f.day[new] > day:
+                continue
+            if f.is_log[old] and f.speaker[old] != f.speaker[new]:
+                continue  # another speaker's statement is not theirs to update
+            if cur.updates(before, said[new]) and (best is None or f.day[new] > f.day[best]):
+                best = new
+        if best is not None:
+            out[old] = best
+    return out
+
+
+def _statement(text: str) -> cur.Statement:
+    """A chunk's statement, its headings left out (an entry's time and speaker)."""
+    body = "\n".join(line for line in text.split("\n") if not line.startswith("#"))
+    return cur.read_statement(body)
+
+
+def stage(q: Query, r: Ranking) -> Ranking:
+    """Supersession over the candidates (see the module): a superseder scores at least what
+    the statement it replaces scored, that statement `superseded_weight` of its superseder
+    (nothing with `current`); `superseded_by` names the superseder."""
+    r.columns["superseded_by"] = np.full(len(r.docs), -1, np.int64)
+    if q.texts is None or len(r.docs) == 0 or not q.opts.supersede:
+        return r
+    top = r.docs[np.lexsort((r.docs, -r.score))[:TOP]]
+    found = superseders(q.index, top, q.texts, q.mask)
+    if not found:
+        return r
+    known = set(r.docs.tolist())
+    extra = sorted({new for new in found.values() if new not in known})
+    if extra:
+        docs = np.concatenate([r.docs, np.asarray(extra, r.docs.dtype)])
+        r.grow(docs, np.concatenate([r.score, np.zeros(len(extra))]))
+    at = {int(d): i for i, d in enumerate(r.docs)}
+    score = r.score.copy()
+    for old, new in found.items():
+        score[at[new]] = max(score[at[new]], r.score[at[old]])
+    for old, new in found.items():
+        i = at[old]
+        kept = 0.0 if q.opts.current else q.opts.superseded_weight
+        score[i] = min(r.score[i], score[at[new]]) * kept
+        r.columns["superseded_by"][i] = new
+    r.score = score
+    return r

@@ -1,0 +1,376 @@
+"""What is true now: whether a later statement updates an earlier one on the same subject.
+
+A statement *updates* another when it is later, it is not a question, it carries a word of
+change, and the two speak of the same subject:
+
+- a word of change is strong ("changed my mind", "no longer", "switched to", "quit",
+  "moved to", "cancelled", "sold", "slipped to", "used to", 不再, 改用, 换成, 搬到, 改到,
+  取消, 戒了, 卖了, 推迟, 不对) or weak ("now", "new", "these days", 现在, 新);
+- the same subject is a shared slot (where one lives, one's editor, manager, main
+  language, car, a recurring meeting, a launch date, …: `SLOTS`, English and Chinese) or,
+  for a strong word of change only, a shared content word that is not a word of change or a
+  word every statement uses ("tabs", "gym", "杭州"), a quarter of the shorter statement's
+  words at least.
+
+A weak word needs the slot: "I now go hiking on Sundays" does not update "I love hiking".
+Pure functions of text, the same answer every time; recall (recall/currency.py), the
+context block and the offline rules (consolidate/providers/offline.py) share them, so what
+recall calls superseded is what consolidation deprecates.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from .tokenize import shingles, tokenize
+
+_W = r"(?<![\w'’])"  # a word starts here (an apostrophe is inside a word: "don't")
+_E = r"(?![\w'’])"
+# "never quit", "won't quit", "don't stop": encouragement, not a change.
+_NOT = r"(?<!never )(?<!n't )(?<!n’t )(?<!not )(?<!ever )(?<!won't )(?<!to )"
+
+# Words of change that name the change themselves.
+_STRONG_EN = (
+    r"changed\s+my\s+mind|change\s+of\s+plans?|no\s+longer|not\s+any\s?more|"
+    r"(?:don['’]t|doesn['’]t|do\s+not|does\s+not|can['’]t|won['’]t|isn['’]t|aren['’]t)\b.{0,40}?"
+    r"\bany\s?more|no\s+more|"
+    r"switch(?:ed|ing)?\s+(?:\S+\s+){0,3}?(?:to|from|over|back)|made\s+the\s+switch|"
+    r"chang(?:ed|ing)\s+(?:\S+\s+){0,3}?to|became|become|turned\s+(?:vegan|vegetarian)|"
+    r"mov(?:ed|ing)\s+(?:out|away|house|back)|"
+    r"(?:mov|shift|push|bump)(?:ed|ing)\s+(?:(?!and\b|but\b)\S+\s+){0,3}?(?:to|back|forward|out)|"
+    r"relocat(?:ed|ing)|"
+    rf"{_NOT}quit(?:ting)?|{_NOT}gave\s+up|{_NOT}giving\s+up|{_NOT}stopped(?!\s+by\b)|"
+    rf"{_NOT}stop(?:ping)?\s+(?=\w+ing\b)|"
+    r"cancel+(?:ed|ing)?|called\s+off|"
+    r"sold|got\s+rid\s+of|ditched|"
+    r"postponed|delayed|pushed\s+(?:back|out|to)|slipp(?:ed|ing)|rescheduled|"
+    r"brought\s+(?:forward|up)|"
+    r"replaced|instead\s+of|instead|used\s+to|"
+    r"from\s+now\s+on|starting\s+(?:today|now|next)|"
+    r"update\s*:|"
+    r"left\s+(?:my|the|\w+['’]s)\s+(?:job|company|team|position|role)|left(?=\s+(?-i:[A-Z]))|"
+    r"(?:new|another)\s+job|took\s+(?:a|the)\s+(?:job|position|role)|"
+    r"broke\s+up|divorced|separated|retired|"
+    r"(?:is|are|was|has\s+been|have\s+been)\s+(?:now\s+)?(?:moved|changed|pushed|shifted)"
+)
+_STRONG_ZH = (
+    r"不再|不(?:喝|吃|用|住|去|做|玩|开|抽|养|打)\S{0,6}了|改用|改成|改为|改到|改在|改去|"
+    r"换成|换了|换到|换用|搬到|搬去|搬家|搬回|取消|卖了|卖掉|戒了|戒掉|推迟|延期|延后|"
+    r"提前到|辞职|离职|跳槽|入职|不对|更正|其实|以前(?=是|在|住|用|喜欢|常|经常|总|一直)|已经不|不用了|没再|从今天起|从现在起|"
+    r"从下周起|分手|离婚|退休"
+)
+_WEAK_EN = r"now|currently|these\s+days|new|nowadays|lately|anymore"
+_WEAK_ZH = r"现在|目前|如今|新的"
+
+_STRONG_RE = re.compile(rf"{_W}(?:{_STRONG_EN}){_E}|{_STRONG_ZH}", re.I)
+_WEAK_RE = re.compile(rf"{_W}(?:{_WEAK_EN}){_E}|{_WEAK_ZH}", re.I)
+# A correction opens its clause: "Actually, I use Helix", not "it's actually fun".
+_LEAD_RE = re.compile(
+    r"^\s*(?:(?:oh|no|wait|sorry|hmm|well)[\s,!]+)*(?:actually|correction|to\s+correct|"
+    r"update)\b|^\s*(?:不对|更正|纠正|其实)",
+    re.I,
+)
+_QUESTION_RE = re.compile(r"[?？]\s*$|吗[。.!！]?\s*$|是不是|有没有")
+
+# A subject a person has one of at a time (or holds one value of), said in English and
+# Chinese. Each slot: the words that name it. Matched on a case-folded text, whole words
+# for English (with the usual endings), as substrings for Chinese.
+# fmt: off
+SLOTS: dict[str, tuple[str, ...]] = {
+    "home": (
+        "live", "lives", "living", "lived", "relocated", "based in",
+        "relocate", "relocating", "apartment", "flat", "hometown", "home city", "address",
+        "neighbourhood", "neighborhood", "住在", "住的", "住到", "搬", "定居", "老家", "公寓",
+        "家在", "我家", "住址",
+    ),
+    "job": (
+        "job", "employer", "company", "work at", "work for", "works at", "working at",
+        "working for", "hired", "joined", "position", "role at", "公司", "上班", "入职",
+        "工作", "跳槽", "辞职", "离职",
+    ),
+    "manager": (
+        "manager", "boss", "supervisor", "team lead", "tech lead", "report to", "reports to",
+        "reporting to", "经理", "领导", "老板", "上司", "主管",
+    ),
+    "editor": (
+        "editor", "ide", "vim", "neovim", "nvim", "emacs", "vscode", "vs code",
+        "visual studio code", "helix", "zed", "sublime", "pycharm", "intellij", "jetbrains",
+        "cursor", "goland", "webstorm", "nano", "编辑器",
+    ),
+    "language": (
+        "programming language", "main language", "python", "golang", "go code", "in go",
+        "rust", "java", "javascript", "typescript", "kotlin", "swift", "ruby", "php",
+        "elixir", "haskell", "scala", "c++", "c#", "clojure", "ocaml", "zig", "编程语言",
+        "语言", "写后端", "后端",
+    ),
+    "indent": ("tabs", "tab", "spaces", "indentation", "indent", "缩进", "空格", "制表符"),
+    "drink": (
+        "coffee", "espresso", "latte", "cappuccino", "flat white", "americano", "mocha",
+        "cortado", "caffeine", "decaf", "tea", "green tea", "black tea", "matcha", "chai",
+        "咖啡", "茶", "奶茶",
+    ),
+    "diet": (
+        "vegetarian", "vegan", "pescatarian", "meat", "diet", "keto", "gluten", "素食",
+        "吃素", "吃肉", "饮食",
+    ),
+    "vehicle": (
+        "car", "cars", "drive", "drives", "driving", "vehicle", "motorbike", "motorcycle",
+        "scooter", "tesla", "车", "开车", "汽车", "电动车",
+    ),
+    "commute": ("commute", "commuting", "bike to work", "cycle to work", "通勤", "骑车上班"),
+    "meeting": (
+        "meeting", "meetings", "standup", "stand-up", "one-on-one", "1:1", "retro",
+        "周会", "例会", "会议", "站会", "开会",
+    ),
+    "deadline": (
+        "launch", "launches", "release", "release date", "ship date", "deadline", "due date",
+        "go-live", "go live", "demo day", "due", "due on", "due by", "上线", "发布", "截止",
+        "交付", "发版",
+    ),
+    "exercise": (
+        "gym", "workout", "work out", "exercise", "running", "jogging", "yoga",
+        "pilates", "swimming", "swim", "climbing", "crossfit", "spin class", "健身", "跑步",
+        "游泳", "瑜伽", "锻炼", "健身房",
+    ),
+    "partner": (
+        "partner", "girlfriend", "boyfriend", "wife", "husband", "spouse", "fiancé",
+        "fiancée", "fiance", "fiancee", "dating", "女朋友", "男朋友", "老婆", "老公", "对象",
+        "妻子", "丈夫",
+    ),
+    "phone": ("phone", "iphone", "android", "pixel", "galaxy", "手机"),
+    "computer": ("laptop", "macbook", "thinkpad", "desktop", "pc", "电脑", "笔记本"),
+    "os": ("linux", "windows", "macos", "ubuntu", "fedora", "arch linux", "操作系统", "系统"),
+    "theme": (
+        "dark mode", "light mode", "dark theme", "light theme", "theme", "深色", "浅色", "主题",
+    ),
+    "shell": ("shell", "bash", "zsh", "fish shell", "fish", "terminal"),
+    "browser": ("browser", "chrome", "firefox", "safari", "brave", "浏览器"),
+    "smoking": ("smoke", "smoking", "cigarettes", "vape", "vaping", "抽烟", "吸烟"),
+    "alcohol": ("drink alcohol", "alcohol", "beer", "wine", "drinking", "喝酒", "啤酒"),
+    "sleep": ("wake up", "bedtime", "go to bed", "sleep", "起床", "睡觉"),
+    "school": ("school", "university", "college", "major", "degree", "学校", "大学", "专业"),
+    "salary": ("salary", "income", "earn", "earns", "wage", "工资", "薪水", "收入"),
+    "name": ("my name", "call me", "nickname", "名字", "叫我"),
+    "email": ("email", "e-mail", "邮箱", "邮件地址"),
+    "pet": ("dog", "cat", "pet", "puppy", "kitten", "狗", "猫", "宠物"),
+    "database": (
+        "database", "postgres", "postgresql", "mysql", "mariadb", "sqlite", "mongodb",
+        "dynamodb", "数据库",
+    ),
+    "framework": (
+        "framework", "django", "flask", "fastapi", "rails", "spring", "react", "vue",
+        "angular", "svelte", "next.js", "框架",
+    ),
+    "ci": ("ci", "jenkins", "github actions", "gitlab ci", "circleci", "travis", "buildkite"),
+}
+# fmt: on
+
+_MONTHS_DAYS = (
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|"
+    r"may|june|july|august|september|october|november|december|next|the|a|an|my|our"
+)
+# Slots a plain word cannot tell: a move to a place (not "moved to Wednesday").
+SLOT_PATTERNS: dict[str, str] = {
+    "job": r"我在\S{1,12}?(?:做|当|上班|工作|实习)",
+    "home": (
+        rf"{_W}(?:moved|moving|move)\s+(?:back\s+)?(?:from\s+\S+\s+)?to\s+"
+        rf"(?!(?:{_MONTHS_DAYS})\b)(?-i:[A-Z])|{_W}moved\s+(?:out|house|away|in\s+with){_E}"
+    ),
+}
+
+# Words of the slots' patterns, for finding their statements in an index (the pattern then
+# decides): "I moved to Porto" holds no word of the `home` list.
+SLOT_HINTS: dict[str, tuple[str, ...]] = {"home": ("moved", "moving", "move"), "job": ("我在",)}
+
+# A strong word of change and one shared word is enough, but not one of these: every
+# statement has them, so sharing one says nothing about the subject.
+_GENERIC = frozenset(
+    shingles(
+        tokenize(
+            """now new today day days week weeks month months year years time times thing things
+            lot really also still just get got go going gone went make made want wanted think
+            know like likes liked love loves prefer prefers use used using uses work working
+            good great nice well back way much many more most last next first every since
+            ago yet again always never ever said say says tell told user people everything
+            one two three four five six seven eight nine ten little bit kind sort stuff
+            actually instead longer anymore changed mind switched moved quit stopped sold
+            cancelled canceled update correction became 现在 目前 最近 已经 开始 以后 以前
+            今天 明天 改用 改成 换成 换了 不再 取消 其实 不对 yesterday tomorrow tonight
+            morning evening weekend rid gonna wanna keep 昨天 上周 下周 上个 个月 下个 周末
+            昨天 时候 一下 一个 这个 那个 我们 你们 他们 觉得 还是 不是 就是 可以 没有 自己"""
+        )
+    )
+)
+
+
+# Words shared by what changed and the older statement: most of what changed (one word in
+# common between a long alert and a short change, "worker", is a coincidence), and a fair
+# share of the older statement's.
+OF_CHANGE = 0.5
+OF_OLD = 0.2
+# Slots with one value at a time: a weak word of change ("now", "new", 现在) is enough
+# for them ("I report to Daniel now"), not for what one can have several of (pets, drinks).
+SINGLE = frozenset(
+    """home job manager editor language indent vehicle commute meeting deadline partner phone
+    computer os theme shell browser database framework ci salary name email school sleep""".split()
+)
+# A statement that names a slot only in passing ("… 3.2x faster than the Python one") does
+# not hold its value: a slot is held by a sentence in the first person or a short one.
+SHORT = 8
+MAX_SENTENCES = 3  # a longer text (a report, a pasted page) is never superseded whole
+_CLAUSE_RE = re.compile(r"[,.;:!?，。；：！？、—–]+\s*|\s+-\s+|\n+")
+_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+|[。！？\n]+")
+_CJK_CHAR_RE = re.compile(r"[\u3400-\u9fff]")
+_FIRST_PERSON_RE = re.compile(rf"{_W}(?:i|i['’]m|i['’]ve|my|me|we|our|us){_E}|我|咱", re.I)
+
+
+@dataclass(frozen=True)
+class Sentence:
+    slots: frozenset[str]
+    words: frozenset[str]
+    holds: bool  # in the first person, or short: it holds the value of its slots
+    asks: bool = False  # a question states nothing to supersede
+
+
+@dataclass(frozen=True)
+class Statement:
+    """What supersession reads of a text: whether it says a change (strong, weak), whether
+    it asks, its sentences, and the slots and content words of the clauses that say the
+    change (what changed)."""
+
+    strong: bool
+    weak: bool
+    question: bool
+    sentences: tuple[Sentence, ...]
+    changed_slots: frozenset[str] = frozenset()
+    changed_words: frozenset[str] = frozenset()
+    named_slots: frozenset[str] = frozenset()  # the slots of the strong clauses alone
+
+    @property
+    def changes(self) -> bool:
+        return (self.strong or self.weak) and not self.question
+
+    @property
+    def slots(self) -> frozenset[str]:
+        return frozenset().union(*(s.slots for s in self.sentences))
+
+    @property
+    def words(self) -> frozenset[str]:
+        return frozenset().union(*(s.words for s in self.sentences))
+
+
+@lru_cache(maxsize=64)
+def _slot_pattern(words: tuple[str, ...], extra: str = "") -> re.Pattern[str]:
+    ascii_words = sorted((w for w in words if w.isascii()), key=len, reverse=True)
+    other = sorted((w for w in words if not w.isascii()), key=len, reverse=True)
+    parts = []
+    if ascii_words:
+        parts.append(rf"{_W}(?:{'|'.join(map(re.escape, ascii_words))})(?:e?s)?{_E}")
+    if other:
+        parts.append("|".join(map(re.escape, other)))
+    if extra:
+        parts.append(extra)
+    return re.compile("|".join(parts), re.I)
+
+
+def slots_of(text: str) -> frozenset[str]:
+    """The slots a text names (`SLOTS`)."""
+    return frozenset(
+        name
+        for name, words in SLOTS.items()
+        if _slot_pattern(words, SLOT_PATTERNS.get(name, "")).search(text)
+    )
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(shingles(tokenize(text)) - _GENERIC)
+
+
+def _length(text: str) -> float:
+    """About how many words a text says: Latin words, and Chinese at two characters a word."""
+    return (
+        len(re.findall(r"[^\W\d_]+", text.encode("ascii", "ignore").decode()))
+        + len(_CJK_CHAR_RE.findall(text)) / 2
+    )
+
+
+def _sentence(text: str) -> Sentence:
+    held = bool(_FIRST_PERSON_RE.search(text)) or _length(text) <= SHORT
+    return Sentence(slots_of(text), _words(text), held, bool(_QUESTION_RE.search(text)))
+
+
+def read_statement(text: str) -> Statement:
+    text = " ".join(text.split())
+    clauses = [c for c in _CLAUSE_RE.split(text) if c.strip()]
+    strong = bool(_STRONG_RE.search(text)) or any(map(_LEAD_RE.match, clauses))
+    weak = bool(_WEAK_RE.search(text))
+    changed = _changed(clauses, True) if strong or weak else ""
+    # What a strong change is about is in its own clauses ("Sold the Mazda yesterday, I
+    # take the tram now": the Mazda); the weak ones may name a slot ("now").
+    named = _changed(clauses, False) if strong else changed
+    said = [p for p in _SENTENCE_RE.split(text) if p.strip()]
+    return Statement(
+        strong=strong,
+        weak=weak,
+        question=bool(_QUESTION_RE.search(text)),
+        sentences=tuple(map(_sentence, said)) if len(said) <= MAX_SENTENCES else (),
+        changed_slots=slots_of(changed) if changed else frozenset(),
+        changed_words=_words(named) if named else frozenset(),
+        named_slots=slots_of(named) if named else frozenset(),
+    )
+
+
+def _changed(clauses: list[str], weak: bool) -> str:
+    """The clauses that say a change (strongly, or with `weak` weakly too); a clause that
+    is only its word of change ("Actually,", "Correction:", 不对，) takes the clause after
+    it, which says what changed."""
+    out = []
+    for i, c in enumerate(clauses):
+        found = [m.group() for m in _STRONG_RE.finditer(c)]
+        lead = _LEAD_RE.match(c)
+        found += [lead.group()] if lead else []
+        found += [m.group() for m in _WEAK_RE.finditer(c)] if weak else []
+        if not found:
+            continue
+        out.append(c)
+        rest = c
+        for word in found:
+            rest = rest.replace(word, " ")
+        if not _words(rest) and i + 1 < len(clauses):
+            out.append(clauses[i + 1])
+    return " . ".join(out)
+
+
+def _updated(old: Sentence, new: Statement) -> bool:
+    if old.asks:
+        return False
+    slots = old.slots & new.changed_slots
+    if slots and old.holds and (new.strong or slots & SINGLE):
+        return True
+    if not new.strong:
+        return False
+    # A change of a slot the older statement does not name ("the worker's deadline moved"
+    # and "started the worker's prototype") must share much more with it.
+    of_old = OF_CHANGE if new.named_slots - old.slots else OF_OLD
+    shared = len(old.words & new.changed_words)
+    return (
+        shared > 0
+        and shared >= OF_CHANGE * len(new.changed_words)
+        and shared >= of_old * len(old.words)
+    )
+
+
+def updates(old: Statement, new: Statement) -> bool:
+    """Whether `new`, said later, updates `old` (the caller knows which came later): a
+    clause of `new` that says a change names a slot a sentence of `old` holds, or (with a
+    strong word of change) shares most of its words with a sentence of `old`."""
+    if not new.changes:
+        return False
+    return any(_updated(s, new) for s in old.sentences)
+
+
+def supersedes(old_text: str, new_text: str) -> bool:
+    """`updates` for two texts (the later one second)."""
+    return updates(read_statement(old_text), read_statement(new_text))

@@ -1,0 +1,274 @@
+"""`mem forget WORDS`: the agent no longer sees what says them, wherever it is said.
+
+What says the words: a curated line, a log entry or a HISTORY.md paragraph whose own words
+hold every content word of the query ("salary", "Marcus Feld", "home address", 舍曲林), and
+a curated line distilled from such an entry. By default:
+- each such curated line is struck through as forgotten (only the facts that say the words,
+  when the line says several), and
+- the entries and paragraphs stay as they were (logs are never rewritten) but are hidden: a
+  HISTORY.md paragraph records the words and the entries' ids (format/forgotten.py), and
+  recall, context and MCP leave out what the record names, on every clone it reaches.
+With `--hard` the curated lines are deleted and the entries' and paragraphs' lines are
+redacted in place (`[forgotten YYYY-MM-DD]`), as `mem forget --hard PATH:LINE` does.
+
+When nothing holds every word, the query names the one curated line sharing most words with
+it, as it always did (two equally good lines are listed to pick from).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+
+from ..errors import BadEncoding, UsageError
+from ..format.curated import record_of, workspace_ledger
+from ..format.forgotten import append as append_record
+from ..format.logs import entry_ids, read_entries
+from ..format.markdown import HISTORY_STAMP_RE, core, is_live_bullet, split_doc, struck_text
+from ..search.tokenize import shingles, tokenize
+from ..store.fsutil import read_text
+from ..store.workspace import CURATED_FILES, HISTORY_FILE, Workspace, day_of
+from .forgetting import Forgotten, _forgotten, _keep_records, facts_of
+
+
+@dataclass(frozen=True)
+class Hid:
+    """What a forget by words did: the curated lines it struck (or deleted), the log and
+    HISTORY.md lines it redacted (`--hard`), and the places it hid from recall."""
+
+    words: str
+    lines: tuple[Forgotten, ...] = ()
+    redacted: tuple[Forgotten, ...] = ()
+    hidden: tuple[str, ...] = ()  # citations: log entries and HISTORY.md paragraphs
+
+    @property
+    def paths(self) -> list[str]:
+        return sorted({f.path for f in (*self.lines, *self.redacted)})
+
+
+def words_of(text: str) -> frozenset[str]:
+    """The content words a text says (a lone letter, the "m" of "I'm", says nothing)."""
+    return frozenset(t for t in shingles(tokenize(text)) if not (len(t) == 1 and t.isascii()))
+
+
+@dataclass(frozen=True)
+class _Said:
+    path: str
+    first: int
+    last: int
+    id: str | None  # a log entry's id (None for a HISTORY.md paragraph)
+    words: frozenset[str]
+
+
+def _entries(ws: Workspace) -> list[_Said]:
+    out = []
+    for path in ws.day_files():
+        rel = ws.rel(path)
+        try:
+            entries = read_entries(path, day_of(path), rel)
+        except BadEncoding:
+            continue
+        for e, ident in zip(entries, entry_ids(entries), strict=True):
+            out.append(_Said(rel, e.start_line, e.end_line, ident, words_of(e.text)))
+    return out
+
+
+def _paragraphs(ws: Workspace) -> list[_Said]:
+    path = ws.root / HISTORY_FILE
+    if not path.is_file():
+        return []
+    lines = split_doc(read_text(path, HISTORY_FILE)).lines
+    out, start = [], None
+    for n, line in enumerate([*lines, ""], 1):
+        if start is None and HISTORY_STAMP_RE.match(line):
+            start = n
+        elif start is not None and not line.strip():
+            body = " ".join(lines[start - 1 : n - 1])
+            out.append(_Said(HISTORY_FILE, start, n - 1, None, words_of(body)))
+            start = None
+    return out
+
+
+def _curated(ws: Workspace, words: frozenset[str], ids: set[str]) -> dict[str, list[int]]:
+    """The live lines of each curated file that say the words, or were distilled from an
+    entry that does (its record's ids)."""
+    ledger = workspace_ledger(ws)
+    out: dict[str, list[int]] = {}
+    for name in CURATED_FILES:
+        path = ws.root / name
+        if not path.is_file():
+            continue
+        for n, line in enumerate(split_doc(read_text(path, name)).lines, 1):
+            if not is_live_bullet(line):
+                continue
+            record = record_of(name.removesuffix(".md"), line, ledger)
+            drawn = record is not None and ids & set(record.ids)
+            if words <= words_of(core(line)) or drawn:
+                out.setdefault(name, []).append(n)
+    return out
+
+
+def forget_words(
+    ws: Workspace, query: str, hard: bool, now: datetime, redact_extra: Sequence[str] = ()
+) -> Hid | None:
+    """Forget what says the query's words (see the module). None when nothing holds them
+    all: the caller then names one curated line by its words, as before."""
+    words = words_of(query)
+    if not words:
+        raise UsageError("the query has no words to match; give PATH:LINE instead")
+    entries = [e for e in _entries(ws) if words <= e.words]
+    ids = {e.id for e in entries if e.id}
+    lines = _curated(ws, words, ids)
+    if not entries and not lines:
+        return None
+    struck = _strike(ws, lines, query, hard, now.date(), redact_extra)
+    for f in struck:
+        if f.done.records:  # a split line's halves keep what mem knew of it
+            _keep_records(ws, f.done, now)
+    said = [words, *(words_of(_forgotten_text(f)) for f in struck)]
+    paragraphs = [p for p in _paragraphs(ws) if any(s and s <= p.words for s in said)]
+    places = [*entries, *paragraphs]
+    redacted: list[Forgotten] = []
+    if hard:
+        redacted = _redact(ws, places, query, now.date(), redact_extra)
+    else:
+        n = len(entries)
+        append_record(
+            ws.root / HISTORY_FILE,
+            now,
+            f'mem forget hid what says "{" ".join(query.split())[:80]}": '
+            f"{n} log {'entry' if n == 1 else 'entries'}, {len(paragraphs)} HISTORY.md "
+            f"paragraph{'s' if len(paragraphs) != 1 else ''}, {len(struck)} curated "
+            f"line{'s' if len(struck) != 1 else ''}.",
+            said,
+            ids | {i for f in struck for i in f.ids},
+        )
+    hidden = tuple(f"{p.path}#L{p.first}-L{p.last}" for p in places)
+    return Hid(query, tuple(f.done for f in struck), tuple(redacted), hidden)
+
+
+@dataclass(frozen=True)
+class _Struck:
+    done: Forgotten
+    ids: tuple[str, ...]
+
+
+def _forgotten_text(struck: _Struck) -> str:
+    gone = [x for x in struck.done.after if "~~" in x] or struck.done.before
+    return " ".join(struck_text(x) for x in gone)
+
+
+def _strike(
+    ws: Workspace,
+    lines: dict[str, list[int]],
+    query: str,
+    hard: bool,
+    today: date,
+    redact_extra: Sequence[str],
+) -> list[_Struck]:
+    """Strike (or delete) the lines, each file rewritten once under its lock, bottom up
+    so a split line does not move the ones still to do."""
+    from ..format.file_lines import safe_path
+    from ..store.fsutil import decode, replace_locked
+
+    ledger = workspace_ledger(ws)
+    out: list[_Struck] = []
+    for rel, numbers in lines.items():
+        path = safe_path(ws, rel)
+
+        def change(current: bytes | None, rel=rel, path=path, numbers=numbers) -> bytes:
+            if current is None:
+                return b""
+            text = decode(current, path, rel)
+            for n in sorted(numbers, reverse=True):
+                line = split_doc(text).lines[n - 1]
+                record = record_of(rel.removesuffix(".md"), line, ledger)
+                ask = query if _some_facts(line, query) else None
+                text, done = _forgotten(
+                    rel, path, f"{rel}:{n}", text, (n, n), hard, today, redact_extra, ask, ledger
+                )
+                out.append(_Struck(done, record.ids if record else ()))
+            return text.encode("utf-8")
+
+        replace_locked(path, change)
+    return out
+
+
+def _some_facts(line: str, query: str) -> bool:
+    """Whether the query's words name some of the line's facts but not all (only those are
+    forgotten then)."""
+    facts = facts_of(core(line))
+    words = words_of(query)
+    return len(facts) > 1 and not all(words & words_of(f) for f in facts)
+
+
+def _redact(
+    ws: Workspace, places: list[_Said], query: str, today: date, redact_extra: Sequence[str]
+) -> list[Forgotten]:
+    """--hard: every line of each place redacted in place, under the file's append lock."""
+    from ..format.file_lines import safe_path
+    from ..store.fsutil import decode, replace_locked
+
+    out: list[Forgotten] = []
+    by_file: dict[str, list[_Said]] = {}
+    for p in places:
+        by_file.setdefault(p.path, []).append(p)
+    for rel, found in by_file.items():
+        path = safe_path(ws, rel)
+
+        def change(current: bytes | None, rel=rel, path=path, found=found) -> bytes:
+            if current is None:
+                return b""
+            text = decode(current, path, rel)
+            for p in sorted(found, key=lambda x: -x.first):
+                body = _body(text, p)
+                if body is None:
+                    continue
+                text, done = _forgotten(rel, path, query, text, body, True, today, redact_extra)
+                out.append(done)
+            return text.encode("utf-8")
+
+        replace_locked(path, change)
+    return out
+
+
+_HEADING_RE = re.compile(r"^#{1,6}\s")
+
+
+def _body(text: str, p: _Said) -> tuple[int, int] | None:
+    """The lines of a place that hold words (its heading left for the log's structure)."""
+    first = p.first + (1 if _HEADING_RE.match(split_doc(text).lines[p.first - 1]) else 0)
+    return (first, p.last) if first <= p.last else None
+
+
+def hide_place(ws: Workspace, rel: str, first: int, last: int, now: datetime) -> Hid:
+    """A forget of a log's or HISTORY.md's lines without --hard: the entries (or the
+    paragraph) they fall in are hidden from recall and context, their bytes kept."""
+    if rel == HISTORY_FILE:
+        places = [p for p in _paragraphs(ws) if p.first <= last and p.last >= first]
+    else:
+        places = [e for e in _entries(ws) if e.path == rel and e.first <= last and e.last >= first]
+    if not places:
+        raise UsageError(f"{rel}:{first} holds no entry or paragraph to forget")
+    ids = {p.id for p in places if p.id}
+    # An entry whose heading carries no id is told by its words (recall reads heading ids).
+    sets = [p.words for p in places if p.id is None or not _has_heading_id(ws, p)]
+    what = "log entr" + ("y" if len(places) == 1 else "ies") if rel != HISTORY_FILE else "paragraph"
+    append_record(
+        ws.root / HISTORY_FILE,
+        now,
+        f"mem forget hid {len(places)} {what} of {rel}.",
+        [s for s in sets if s],
+        ids,
+    )
+    hidden = tuple(f"{p.path}#L{p.first}-L{p.last}" for p in places)
+    return Hid(f"{rel}:{first}", (), (), hidden)
+
+
+def _has_heading_id(ws: Workspace, p: _Said) -> bool:
+    from ..format.forgotten import heading_id
+
+    lines = split_doc(read_text(ws.root / p.path, p.path)).lines
+    return heading_id(lines[p.first - 1]) == p.id
