@@ -291,7 +291,7 @@ def test_context_status_and_forget_over_stdio(example):
     assert block["tokens"] <= 300 and context.structured_content == block
     assert _data(status)["workspace"] == str(example.root)
     assert again.is_error and "budget must be at least 50" in again.content[0].text
-    done = _data(forget)
+    done = _data(forget)["lines"][0]
     assert done["path"] == "MEMORY.md" and done["mode"] == "deprecated"
     line = (example.root / "MEMORY.md").read_text(encoding="utf-8").splitlines()[8]
     assert line.startswith("- ~~")

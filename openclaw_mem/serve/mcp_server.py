@@ -11,8 +11,8 @@ Tools, in OpenClaw's shapes where OpenClaw has one; every result is structured c
 - memory_status(): what `mem status --json` says
 - memory_log(text, role="user", session): append one entry, with the same write rules as
   `mem log` (autocommit, automatic consolidation); absent with --read-only
-- memory_forget(target): strike one curated line through, as `mem forget` does without
-  --hard (kept, dated, committed, undone by `mem undo`); absent with --read-only
+- memory_forget(target): forget words or one place as `mem forget` does without --hard
+  (struck through or hidden, committed, undone by `mem undo`); absent with --read-only
 
 An argument a tool does not take is refused by name, not dropped. Every error is one
 line: a domain error reads as the CLI prints it, a bad argument names the
@@ -164,18 +164,26 @@ def _briefing_tools(memory: "Memory", Field) -> tuple[list, list]:
     def memory_forget(
         target: Annotated[
             str,
-            Field(description="The curated line to strike through: its words, or PATH:LINE."),
+            Field(description="What to forget: its words, or one place (PATH:LINE)."),
         ],
     ) -> Answer:
-        """Strike one line of MEMORY.md, USER.md or AGENTS.md through as no longer true (kept,
-        dated and committed; the user undoes it with `mem undo`). Only when the user asks."""
+        """Forget what the user asked to forget, as `mem forget` without --hard: curated lines
+        that say it are struck through, log entries and HISTORY.md paragraphs hidden from
+        recall; nothing is deleted, all is committed, `mem undo` brings it back. Only when
+        the user asks."""
         done = memory.forget(target)
         return {
-            "path": done.done.path,
-            "lines": list(done.done.lines),
-            "mode": done.done.mode,
-            "before": done.done.before,
-            "after": done.done.after,
+            "lines": [
+                {
+                    "path": f.path,
+                    "lines": list(f.lines),
+                    "mode": f.mode,
+                    "before": f.before,
+                    "after": f.after,
+                }
+                for f in done.lines
+            ],
+            "hidden": list(done.hidden),
             "commit": done.commit,
             "warnings": list(done.warnings),
         }
