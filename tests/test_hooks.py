@@ -392,6 +392,7 @@ def test_logging_hooks_import_nothing_heavy(seeded, tmp_path):
     stop = claude("Stop", tmp_path, prompt_id=pid, last_assistant_message=reply)
     assert _imports(seeded.root, "Stop", stop) == set()
     assert _imports(seeded.root, "SessionEnd", claude("SessionEnd", tmp_path)) == set()
+    assert _imports(seeded.root, "PreCompact", claude("PreCompact", tmp_path)) == set()
     assert [e.text for e in logged(seeded.root)][-2:] == [prompt, reply]
 
 

@@ -321,8 +321,8 @@ def _checks(harness: str, path: Path, env: dict, home: str) -> list[str]:
     if isinstance(features, dict) and features.get("hooks") is False:
         notes.append(f"{config} turns hooks off ([features] hooks = false)")
     notes.append(
-        "Codex runs new hooks once you trust them: accept them when Codex asks (or in "
-        "/hooks); `codex exec` needs --dangerously-bypass-hook-trust until then"
+        "Codex runs new hooks once you trust them: accept them when codex asks you to review "
+        "them; `codex exec` needs --dangerously-bypass-hook-trust until then"
     )
     return notes
 
