@@ -418,3 +418,20 @@ def test_the_installed_command_runs_as_a_harness_runs_it(seeded, tmp_path):
         cwd=tmp_path,
     )
     assert (bad.returncode, bad.stdout) == (0, "")
+
+
+def test_a_transcript_being_written_or_not_a_file_holds_no_hook(seeded, tmp_path):
+    import os
+
+    claude_transcript(tmp_path, TURNS[:1])
+    with (tmp_path / "transcript.jsonl").open("a", encoding="utf-8") as f:
+        f.write('{"type": "user", "promptId": "p-9", "message": {"role": "us')  # half a line
+    call(seeded.root, "claude-code", "SessionEnd", claude("SessionEnd", tmp_path))
+    assert [e.text for e in logged(seeded.root)][-2:] == [TURNS[0][1], TURNS[0][2]]
+    fifo = tmp_path / "fifo.jsonl"
+    os.mkfifo(fifo)
+    pid, _, reply = TURNS[1]
+    stop = claude("Stop", tmp_path, prompt_id=pid, transcript_path=str(fifo),
+                  last_assistant_message=reply)  # fmt: skip
+    assert call(seeded.root, "claude-code", "Stop", stop)[:2] == (0, "")
+    assert logged(seeded.root)[-1].text == reply

@@ -37,8 +37,14 @@ class Turn:
 
 def read_tail(path: str, limit: int = TAIL) -> list[str]:
     """The transcript's lines, from at most `limit` bytes before its end (the first line,
-    cut in two by the limit, left out); [] when it cannot be read."""
+    cut in two by the limit, left out); [] when it cannot be read, or is no regular file (a
+    FIFO would hold the hook for ever)."""
+    import os
+    import stat
+
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return []
         with open(path, "rb") as f:
             f.seek(0, 2)
             size = f.tell()
