@@ -14,13 +14,29 @@ def test_context_block_sections_and_budget(example):
     assert out.endswith("</memory>\n")
     assert "[User profile]\nIdentity:\n- Lin Wei (林伟)" in out
     assert '[Relevant memories]\nHistory:\n- "02:14 user: 线上告警了' in out
-    assert "(memory/2026-11-05.md#L3-L4)" in out
-    assert (
-        "[Recent conversation]" in out and "11-27 17:45 user: I plan to write a blog series" in out
-    )
-    assert "11-25" not in out.split("[Recent conversation]")[1]  # only today and yesterday
+    assert "(memory/2026-11-05.md#L3-L4; 2026-11-05)" in out  # where, and when it was said
+    assert "[Recent conversation]" not in out  # today's talk of a blog says nothing of Redis
     assert estimate_tokens(out) <= 500
     assert "<!--" not in out and "~~" not in out
+    blog = example("context", "--now", "2026-11-27T18:00", "the blog series plan").stdout
+    recent = blog.split("[Recent conversation]")[1]
+    assert "11-27 17:45 user: I plan to write a blog series" in recent
+    assert "11-25" not in recent  # only today and yesterday
+    assert "Friday code review" not in recent  # today's, but not about the blog
+
+
+def test_the_recent_conversation_keeps_what_bears_on_the_question(ws):
+    """Issue 39: the brief filled its rest with filler turns ("整理了一下桌面上的文件。")."""
+    for when, text in [
+        ("2026-11-27T10:00", "整理了一下桌面上的文件。"),
+        ("2026-11-27T11:00", "I think I'll switch to spaces in the Go repo too."),
+        ("2026-11-28T08:00", "Watched a documentary about octopuses."),
+    ]:
+        ws("log", "--at", when, "--role", "user", text)
+    out = ws("context", "tabs or spaces", "--now", "2026-11-28T09:00").stdout
+    assert "switch to spaces" in out and "整理" not in out and "octopuses" not in out
+    everything = ws("context", "what did we talk about yesterday", "--now", "2026-11-28T09:00")
+    assert "整理" in everything.stdout  # a question about the recent days keeps them all
 
 
 def test_every_budget_is_respected_counting_cjk(example_memory, example):

@@ -109,14 +109,19 @@ def has_conflict_markers(text: str) -> bool:
 
 def without_conflicts(lines: list[str]) -> list[str]:
     """The lines outside any conflict region: neither side of an unresolved merge is a fact."""
+    return [line for _, line in outside_conflicts(lines)]
+
+
+def outside_conflicts(lines: list[str]) -> list[tuple[int, str]]:
+    """`without_conflicts`, each line with its 1-based number."""
     out, inside = [], False
-    for line in lines:
+    for n, line in enumerate(lines, 1):
         if line.startswith("<<<<<<<"):
             inside = True
         elif line.startswith(">>>>>>>") and inside:
             inside = False
         elif not inside:
-            out.append(line)
+            out.append((n, line))
     return out
 
 

@@ -16,6 +16,7 @@ from ..errors import BadEncoding
 from ..format.logs import read_entries
 from ..format.markdown import (
     core,
+    day_of_cite,
     deprecated_on,
     entry_heading,
     heading,
@@ -24,8 +25,8 @@ from ..format.markdown import (
     is_struck,
     line_day,
     lines_of,
+    outside_conflicts,
     struck_text,
-    without_conflicts,
 )
 from ..index.cache import IndexParams
 from ..safety.secrets import redact
@@ -41,6 +42,7 @@ HEADER = (
 FENCE = ("<memory>", "</memory>")
 GROUPS = ("preferences", "history", "goals")
 PROFILE_SHARE = 0.45  # the profile may take this much of the budget at most
+RELEVANT = 0.4  # a recalled memory scoring under this share of the best is left out
 _FENCE_TAG = re.compile(r"<(/?)(memory\s*)>", re.I)
 
 
@@ -55,6 +57,11 @@ class Recollection:
     text: str
     cite: str
     src: str = ""  # for a curated line: the log lines it was distilled from
+    day: str = ""  # when it was said (a curated line: its newest source's day)
+
+    def line(self) -> str:
+        where = f"{self.cite}; {self.day}" if self.day else self.cite
+        return f'- "{self.text}" ({where})'
 
 
 @dataclass
@@ -80,7 +87,7 @@ class ContextBlock:
             for group in GROUPS:
                 if self.memories[group]:
                     parts.append(f"{group.capitalize()}:")
-                    parts += [f'- "{m.text}" ({m.cite})' for m in self.memories[group]]
+                    parts += [m.line() for m in self.memories[group]]
         if self.working:
             parts += ["", "[Recent conversation]", *self.working]
         body = [parts[0], *(_unfenced(p) for p in parts[1:])]
@@ -104,18 +111,19 @@ class ContextBlock:
 
 def _profile_lines(
     ws: Workspace, private_to: str | None = None, as_of: date | None = None
-) -> list[tuple[str | None, str]]:
-    """USER.md as (section, bullet) pairs: live bullets only, no template prose, no
-    struck-through facts, no metadata comments; with private_to (isolated agents), no fact
-    another agent owns."""
+) -> list[tuple[str | None, str, int]]:
+    """USER.md as (section, bullet, line number): live bullets only, no template prose, no
+    struck-through facts, no metadata comments, each with the day it was said when its
+    sources tell; with private_to (isolated agents), no fact another agent owns."""
     from ..format.chunking import owner_of
 
     path = ws.root / "USER.md"
     if not path.exists():
         return []
-    out: list[tuple[str | None, str]] = []
+    out: list[tuple[str | None, str, int]] = []
     section = None
-    for line in without_conflicts(lines_of(read_text(path, "USER.md"))):
+    lines = lines_of(read_text(path, "USER.md"))
+    for n, line in outside_conflicts(lines):  # neither side of a conflict is a fact
         h = heading(line)
         if h:
             section = h[1] if h[0] > 1 else None
@@ -123,16 +131,17 @@ def _profile_lines(
         owner = owner_of(line)
         if private_to and owner and owner != private_to:
             continue
+        born = line_day(line)
+        said = f" ({born.isoformat()})" if born else ""
         if as_of:  # the profile as it stood then: not yet written, not yet struck
-            born = line_day(line)
             if born and born > as_of:
                 continue
             struck = deprecated_on(line) if is_struck(line) else None
             if struck and struck > as_of:
-                out.append((section, f"- {struck_text(line)}"))
+                out.append((section, f"- {struck_text(line)}{said}", n))
                 continue
         if is_live_bullet(line):
-            out.append((section, f"- {core(line)}"))
+            out.append((section, f"- {core(line)}{said}", n))
     return out
 
 
@@ -174,9 +183,11 @@ def _compact(snippet: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _working(ws: Workspace, now: datetime, agent: str | None = None) -> list[str]:
-    """Today's and yesterday's entries, oldest first; for an agent, its own and unmarked
-    ones (another agent's conversation is not this one's)."""
+def _working(
+    ws: Workspace, now: datetime, agent: str | None = None, keep=lambda text, e: True
+) -> list[str]:
+    """Today's and yesterday's entries, oldest first, those `keep(text, entry)` keeps; for
+    an agent, its own and unmarked ones (another agent's conversation is not this one's)."""
     days = {now.date()} | ({(now - timedelta(days=1)).date()} if now.date() > date.min else set())
     out: list[tuple[datetime, str]] = []
     for path in ws.day_files():
@@ -191,12 +202,92 @@ def _working(ws: Workspace, now: datetime, agent: str | None = None) -> list[str
             if agent and e.agent and e.agent != agent:
                 continue
             when = e.when or datetime.combine(day, datetime.min.time())
-            if when > now:
+            if when > now or not keep(e.text, e):
                 continue
             text = " ".join(redact(e.text)[0].split())  # before the lines are joined and cut
             text = text if len(text) <= 200 else text[:199] + "…"
             out.append((when, f"{when:%m-%d %H:%M} {e.role}: {text}"))
     return [line for _, line in sorted(out, key=lambda x: x[0])]
+
+
+def _keeper(query: str, now: datetime, hidden, params: IndexParams):
+    """What the recent conversation keeps: nothing forgotten, and, when the question has
+    words of its own and names no recent day, only the turns that share one of them (the
+    rest is filler for this question: "整理了一下桌面上的文件。" for "tabs or spaces")."""
+    from ..format.dates import question_time
+    from ..search.tokenize import shingles
+
+    asked = question_time(query, now.date())
+    recent = any(hi >= (now - timedelta(days=1)).date() for _, hi in asked.spans)
+    words = {t for t in shingles(params.tokens(asked.rest)) if not (len(t) == 1 and t.isascii())}
+
+    def keep(text: str, entry) -> bool:
+        if hidden and (entry.id in hidden.ids or hidden.says(params.tokens(text))):
+            return False
+        return recent or not words or bool(words & set(params.tokens(text)))
+
+    return keep
+
+
+def _profile(block: ContextBlock, ws: Workspace, opts, used: int, stale: set[int]) -> int:
+    """The profile, its superseded lines left out, within its share of the budget."""
+    budget = block.budget
+    profile_cap = min(budget, int(budget * PROFILE_SHARE) + used)
+    current = None
+    private_to = opts.agent if opts.isolated else None
+    for section, line, n in _profile_lines(ws, private_to, opts.as_of):
+        if n in stale:
+            continue  # a later entry updated it: not what is true now
+        lines = [line] if section == current or not section else [f"{section}:", line]
+        cost = sum(estimate_tokens(x) + 1 for x in lines) + (0 if block.profile else 2 + 4)
+        if used + cost > profile_cap:
+            break
+        block.profile += lines
+        current = section or current
+        used += cost
+    return used
+
+
+def _day_of_hit(hit) -> str:
+    """When a recalled line was said: an entry's day, a curated line's newest source's."""
+    if hit.when is not None:
+        return hit.when.date().isoformat()
+    days = [d for d in map(day_of_cite, hit.explain.get("src", "").split(",")) if d]
+    return max(days).isoformat() if days else ""
+
+
+def _memories(block: ContextBlock, ws: Workspace, hits, used: int, reserve: int, memories: int):
+    """The recalled memories that bear on the question and are current, best first, each
+    dated, within what the profile and the recent conversation leave."""
+    budget = block.budget
+    best = max((h.score for h in hits), default=0.0)
+    taken = 0
+    for hit in hits:
+        if hit.path == "USER.md" or taken >= memories:
+            continue  # the profile already holds USER.md
+        if hit.deprecated or hit.superseded_by or hit.score < RELEVANT * best:
+            continue  # not what is true now, or too far from the question
+        group = _group(ws, hit.path, hit.start_line)
+        fixed = (0 if taken else estimate_tokens("[Relevant memories]") + 2) + (
+            0 if block.memories[group] else estimate_tokens(group) + 2
+        )
+        room = budget - reserve - used - fixed
+        text = _compact(hit.snippet)
+        item = Recollection(text, hit.citation, hit.explain.get("src", ""), _day_of_hit(hit))
+        cost = estimate_tokens(item.line()) + 1
+        while cost > room and len(text) > 40:  # shorten rather than drop the best match
+            cut = min(len(text) - 8, int(len(text) * room / cost) - 2)
+            if cut < 40:
+                break
+            text = text[:cut].rstrip() + "…"
+            item = replace(item, text=text)
+            cost = estimate_tokens(item.line()) + 1
+        if cost > room:
+            continue
+        block.memories[group].append(item)
+        used += cost + fixed
+        taken += 1
+    return used
 
 
 def build_context(
@@ -211,54 +302,26 @@ def build_context(
     warm=None,
     defer=None,
 ) -> ContextBlock:
+    """The brief: the profile as it is now, the memories that bear on the question (current
+    ones, dated), and the recent turns that do, within `budget` tokens."""
+    from ..format.forgotten import hidden_in
+    from .currency import superseded_lines
+
     block = ContextBlock(budget)
     used = estimate_tokens("\n".join((FENCE[0], HEADER, FENCE[1]))) + 1
-
-    profile_cap = min(budget, int(budget * PROFILE_SHARE) + used)
-    current = None
-    private_to = opts.agent if opts.isolated else None
-    for section, line in _profile_lines(ws, private_to, opts.as_of):
-        lines = [line] if section == current or not section else [f"{section}:", line]
-        cost = sum(estimate_tokens(x) + 1 for x in lines) + (0 if block.profile else 2 + 4)
-        if used + cost > profile_cap:
-            break
-        block.profile += lines
-        current = section or current
-        used += cost
-
-    recent = _working(ws, now, opts.agent)
+    found = recall(
+        ws, query, replace(opts, k=memories + 3, now=now), params, True, embedder, warm, defer
+    )
+    stale: set[int] = set()
+    if found.index is not None and found.texts is not None and not opts.as_of:
+        numbers = [n for _, _, n in _profile_lines(ws)]
+        stale = superseded_lines(found.index, found.texts, "USER.md", numbers)
+    used = _profile(block, ws, opts, used, stale)
+    recent = _working(ws, now, opts.agent, _keeper(query, now, hidden_in(ws), params))
     header = estimate_tokens("[Recent conversation]") + 2
     # Keep a quarter of the budget for the recent conversation, when there is one.
     reserve = min(budget // 4, header + sum(estimate_tokens(x) + 1 for x in recent))
-    hits = recall(
-        ws, query, replace(opts, k=memories + 3, now=now), params, True, embedder, warm, defer
-    ).hits
-    taken = 0
-    for hit in hits:
-        if hit.path == "USER.md" or taken >= memories:
-            continue  # the profile already holds USER.md
-        group = _group(ws, hit.path, hit.start_line)
-        fixed = (0 if taken else estimate_tokens("[Relevant memories]") + 2) + (
-            0 if block.memories[group] else estimate_tokens(group) + 2
-        )
-        room = budget - reserve - used - fixed
-        text = _compact(hit.snippet)
-        src = hit.explain.get("src", "")
-        item = Recollection(text, hit.citation, src)
-        cost = estimate_tokens(f"- {item.text} ({item.cite})") + 1
-        while cost > room and len(text) > 40:  # shorten rather than drop the best match
-            cut = min(len(text) - 8, int(len(text) * room / cost) - 2)
-            if cut < 40:
-                break
-            text = text[:cut].rstrip() + "…"
-            item = Recollection(text, hit.citation, src)
-            cost = estimate_tokens(f"- {item.text} ({item.cite})") + 1
-        if cost > room:
-            continue
-        block.memories[group].append(item)
-        used += cost + fixed
-        taken += 1
-
+    used = _memories(block, ws, found.hits, used, reserve, memories)
     chosen: list[str] = []
     for line in reversed(recent):  # newest first, while they fit
         cost = estimate_tokens(line) + 1 + (0 if chosen else header)

@@ -179,3 +179,20 @@ def stage(q: Query, r: Ranking) -> Ranking:
         r.columns["superseded_by"][i] = new
     r.score = score
     return r
+
+
+def superseded_lines(
+    index: Index,
+    texts: Callable[[np.ndarray], list[str]],
+    path: str,
+    numbers: Sequence[int],
+) -> set[int]:
+    """Which of these lines of a curated file (by number) a later entry superseded."""
+    if path not in index.paths or not numbers:
+        return set()
+    pid = list(index.paths).index(path)
+    start = index.doc("start")
+    ours = index.live & (index.doc("path_id") == pid) & np.isin(start, np.asarray(numbers))
+    docs = np.flatnonzero(ours)
+    mask = index.live & ~index.doc("boiler")
+    return {int(start[d]) for d in superseders(index, docs, texts, mask, len(docs))}

@@ -100,6 +100,8 @@ class Hit:
 class RecallResult:
     hits: list[Hit]
     warnings: list[str]
+    index: Index | None = None  # the index it answered from (the context block reads it too)
+    texts: Texts | None = None  # the lines of its chunks, read once a file
 
 
 Defer = Callable[[Callable[[], None]], None]  # takes work to do after the answer is sent
@@ -298,7 +300,7 @@ def recall(
     hits = [_hit(lines, doc, explain, opts, terms) for doc, explain in ranked]
     if record_access:
         _count(ws, lines, hits, ranked, opts, defer)
-    return RecallResult(hits, warnings)
+    return RecallResult(hits, warnings, index, lines.texts)
 
 
 def _hit(lines: _Lines, doc: int, explain: dict, opts: RecallOptions, terms: set[str]) -> Hit:
