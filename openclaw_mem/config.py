@@ -436,6 +436,30 @@ KEYS: tuple[Key, ...] = (
         max=86400,
     ),
     Key(
+        "hooks.max_bytes",
+        8192,
+        "Most bytes a harness hook (`mem hook`) puts in front of the model at once: the brief "
+        "at session start, the recall for a prompt. Claude Code cuts hook output over 10 KB "
+        "to a preview.",
+        min=256,
+        max=1_000_000,
+    ),
+    Key(
+        "hooks.timeout",
+        10.0,
+        "Seconds a hook may spend finding what to inject; past them it injects nothing, logs "
+        "the turn all the same, records the delay in .mem/hooks.log and lets the agent go on.",
+        min=0.1,
+        max=600,
+    ),
+    Key(
+        "hooks.resident",
+        False,
+        "Let hooks start the on-demand resident (`mem watch --idle`, watch.idle) when the "
+        "embedding model is slow to load; off, a hook leaves no process behind (one already "
+        "running is used).",
+    ),
+    Key(
         "cleanup.min_importance",
         0.2,
         "`mem cleanup` archives lines less important than this...",
@@ -623,6 +647,8 @@ UNTRUSTED_OK = (
     "context.budget",
     "context.memories",
     "watch.debounce",
+    "hooks.max_bytes",
+    "hooks.timeout",
 )
 
 

@@ -1,7 +1,8 @@
 """The `mem` command's entry point, with a fast path for the calls agents make on every turn.
 
 `mem log`, `mem recall --json`, `mem context` and `mem get` are declared once
-(serve/turns.py). A command line that names one of them, in a form this path can read
+(serve/turns.py); `mem hook`, which agent harnesses run on every turn, is answered here too
+(serve/hooks.py). A command line that names one of them, in a form this path can read
 (argv.py, the one command-line reader), is answered here without importing the CLI
 framework, which costs more than the work itself: a read is asked of a resident process
 (`mem watch`, `mem serve`) when one serves this workspace with this caller's settings, and
@@ -32,6 +33,8 @@ def _fast(argv: list[str], env: Environment):
     from .serve.turns import TURNS, values
 
     i = leading_globals(argv)
+    if i < len(argv) and argv[i] == "hook":
+        return _hook(argv, i, env)
     if i >= len(argv) or argv[i] not in TURNS:
         return None
     turn = TURNS[argv[i]]
@@ -50,6 +53,27 @@ def _fast(argv: list[str], env: Environment):
     from .funnel import run
 
     return run(lambda: _answer(turn, read.words, vals, flag, env))
+
+
+def _hook(argv: list[str], i: int, env: Environment):
+    """`mem hook HARNESS EVENT`, as a harness runs it on every turn: answered here, never
+    failing (serve/hooks.py); --help and anything unusual go to the full app."""
+    from .serve.argv import UnknownOption, split
+
+    try:
+        read = split(argv, frozenset(), frozenset({"--help", "-h"}))
+    except UnknownOption:
+        return None
+    if (
+        read.options
+        or len(read.words) < 2
+        or any(name not in ("-w", "--workspace") or not value for name, value in read.globals)
+    ):
+        return None
+    flag = read.globals[-1][1] if read.globals else None
+    from .serve.hooks import run
+
+    return run(read.words[0], read.words[1], read.words[2:], env, flag)
 
 
 def _answer(turn: Turn, words: list[str], vals: dict, flag: str | None, env: Environment) -> int:

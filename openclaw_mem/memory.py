@@ -202,6 +202,22 @@ class Memory:
         at, agent. Returns where it landed (`Logged`)."""
         return self.writing.log(text, **how)
 
+    def capture(self, said: Iterable, *, agent: str | None = None):
+        """Append what an agent harness handed over (`Said` messages, services/capture.py),
+        each message once however often it is handed over. Returns `Captured`."""
+        from .services.capture import capture
+
+        done = capture(self.place, list(said), agent or self.place.agent)
+        if done.added:
+            self.writing.consolidate_in_background()
+        return done
+
+    def captured(self, ids: Iterable[str], around: datetime) -> set[str]:
+        """Which of these capture ids the logs around that time already hold."""
+        from .services.capture import captured_ids
+
+        return captured_ids(self.place, list(ids), around)
+
     def ingest(self, lines: Iterable[str], source: str, **how: Any):
         """Append a transcript, each message into its own day; repeats are skipped."""
         return self.writing.ingest(lines, source, **how)

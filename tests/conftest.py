@@ -16,11 +16,21 @@ def pytest_addoption(parser):
         action="store_true",
         help="also run the tests marked slow (CI runs everything: python -m pytest --all)",
     )
+    parser.addoption(
+        "--agents",
+        action="store_true",
+        help="also run the real agent harnesses (tests/test_agents_live.py; opt-in)",
+    )
 
 
 def pytest_collection_modifyitems(config, items):
     """The default run leaves the slow tests out, for a quick loop; `--all` (what CI runs)
     and any `-m` expression of your own decide for themselves."""
+    if not config.getoption("--agents"):
+        skip = pytest.mark.skip(reason="the real harnesses run with --agents")
+        for item in items:
+            if item.get_closest_marker("agents"):
+                item.add_marker(skip)
     if config.getoption("--all") or config.getoption("-m"):
         return
     slow = [item for item in items if item.get_closest_marker("slow")]

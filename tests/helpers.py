@@ -63,9 +63,11 @@ def clones(tmp_path: Path, n: int) -> list[Mem]:
 
 
 def without_ids(text: str) -> str:
-    """A daily log as a person reads it, without the entries' `id:` (drawn at random)."""
+    """A daily log as a person reads it, without the entries' `id:` (drawn at random) and
+    the empty `importance: -` each entry's comment opens with (format/appending.py)."""
     import re
 
+    text = text.replace("<!-- importance: -; ", "<!-- ")
     text = re.sub(r"; id: [0-9a-f]{12} -->", " -->", text)
     return re.sub(r" <!-- id: [0-9a-f]{12} -->", "", text)
 

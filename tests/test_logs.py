@@ -30,7 +30,8 @@ def test_new_day_file_has_title_and_entry_format(tmp_path):
     result = append_entries(path, DAY, [NewEntry(at(14, 5), "user", "我最近在用FastAPI做项目")])
     text = path.read_text(encoding="utf-8")
     assert re.fullmatch(
-        r"# 2026-11-30\n\n## 14:05 · user <!-- id: [0-9a-f]{12} -->\n我最近在用FastAPI做项目\n\n",
+        r"# 2026-11-30\n\n## 14:05 · user <!-- importance: -; id: [0-9a-f]{12} -->\n"
+        r"我最近在用FastAPI做项目\n\n",
         text,
     )
     assert (result.start_line, result.end_line, result.count) == (3, 4, 1)

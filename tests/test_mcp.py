@@ -12,11 +12,12 @@ from helpers import settings, without_ids
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
 
-def _run(root, *extra, calls):
+def _run(root, *extra, calls, env=None):
     async def main():
         params = StdioServerParameters(
             command=sys.executable,
             args=["-m", "openclaw_mem", "-w", str(root), "serve", *extra],
+            env=env,  # None: the SDK's few safe variables
         )
         async with stdio_client(params) as streams, ClientSession(*streams) as session:
             await session.initialize()
@@ -46,7 +47,14 @@ def test_search_get_and_log_over_stdio(example):
             ("memory_get", {"path": "../secret.md"}),
         ],
     )
-    assert sorted(names) == ["memory_get", "memory_log", "memory_search"]
+    assert sorted(names) == [
+        "memory_context",
+        "memory_forget",
+        "memory_get",
+        "memory_log",
+        "memory_search",
+        "memory_status",
+    ]
     results = _data(search)["results"]
     assert len(results) == 2
     assert set(results[0]) == {"path", "startLine", "endLine", "score", "snippet", "source"}
@@ -80,7 +88,7 @@ def test_read_only_has_no_memory_log(example):
     names, (attempt,) = _run(
         example.root, "--read-only", calls=[("memory_log", {"text": "should not land"})]
     )
-    assert sorted(names) == ["memory_get", "memory_search"]
+    assert sorted(names) == ["memory_context", "memory_get", "memory_search", "memory_status"]
     assert attempt.is_error
     assert not any(
         "should not land" in p.read_text(encoding="utf-8")
@@ -211,3 +219,79 @@ def test_the_same_scenario_through_the_cli_and_mcp_gives_the_same_memory(tmp_pat
 
     assert subjects(roots["cli"]) == subjects(roots["mcp"])
     assert subjects(roots["mcp"])[0] == f"mem log: {day}"  # MCP memory_log commits too
+
+
+@pytest.mark.slow
+def test_search_defaults_come_from_the_settings_and_results_are_structured(example, monkeypatch):
+    """MEM_RECALL_K=3 gives 3 results over MCP, as on the command line."""
+    monkeypatch.setenv("MEM_RECALL_K", "3")
+    cli = example.json("recall", "--json", "--no-daemon", "Redis")["results"]
+    _, (search, wider) = _run(
+        example.root,
+        env=dict(os.environ),
+        calls=[
+            ("memory_search", {"query": "Redis"}),
+            ("memory_search", {"query": "Redis", "maxResults": 5}),
+        ],
+    )
+    assert len(cli) == 3 and len(_data(search)["results"]) == 3
+    assert len(_data(wider)["results"]) == 5
+    assert search.structured_content == _data(search)  # structured, with its JSON as text
+    assert [r["path"] for r in search.structured_content["results"]] == [r["path"] for r in cli]
+
+
+@pytest.mark.slow
+def test_a_min_score_setting_reaches_mcp(example, monkeypatch):
+    monkeypatch.setenv("MEM_RECALL_MIN_SCORE", "0.99")
+    _, (search,) = _run(
+        example.root,
+        env=dict(os.environ),
+        calls=[("memory_search", {"query": "Redis 连接超时"})],
+    )
+    assert all(r["score"] >= 0.99 for r in _data(search)["results"])
+    cli = example("recall", "--json", "--no-daemon", "Redis 连接超时", ok=False).stdout
+    assert len(json.loads(cli)["results"]) == len(_data(search)["results"])
+
+
+@pytest.mark.slow
+def test_unknown_arguments_are_refused_by_name(example):
+    _, (typo, extra, logged) = _run(
+        example.root,
+        calls=[
+            ("memory_search", {"query": "Redis", "max_results": 2}),
+            ("memory_status", {"verbose": True}),
+            ("memory_log", {"text": "should not land", "speaker": "x"}),
+        ],
+    )
+    assert typo.is_error and typo.content[0].text == (
+        "memory_search: unknown argument 'max_results' (it takes maxResults, minScore, query)"
+    )
+    assert extra.is_error
+    assert "unknown argument 'verbose' (it takes nothing)" in extra.content[0].text
+    assert logged.is_error
+    assert not any(
+        "should not land" in p.read_text(encoding="utf-8")
+        for p in (example.root / "memory").glob("*.md")
+    )
+
+
+@pytest.mark.slow
+def test_context_status_and_forget_over_stdio(example):
+    _, (context, status, forget, again) = _run(
+        example.root,
+        calls=[
+            ("memory_context", {"query": "Redis 超时", "budget": 300}),
+            ("memory_status", {}),
+            ("memory_forget", {"target": "MEMORY.md:9"}),
+            ("memory_context", {"query": "x", "budget": 10}),
+        ],
+    )
+    block = _data(context)
+    assert block["text"].startswith("<memory>") and block["budget"] == 300
+    assert block["tokens"] <= 300 and context.structured_content == block
+    assert _data(status)["workspace"] == str(example.root)
+    assert again.is_error and "budget must be at least 50" in again.content[0].text
+    done = _data(forget)["lines"][0]
+    assert done["path"] == "MEMORY.md" and done["mode"] == "deprecated"
+    line = (example.root / "MEMORY.md").read_text(encoding="utf-8").splitlines()[8]
+    assert line.startswith("- ~~")

@@ -27,7 +27,7 @@ def _log(machine: Mem) -> str:
 
 
 def without_ids(text: str) -> str:
-    return re.sub(r" <!-- id: [0-9a-f]{12} -->", "", text)
+    return re.sub(r" <!-- (?:importance: -; )?id: [0-9a-f]{12} -->", "", text)
 
 
 def test_two_entries_in_the_same_minute_stay_two_and_time_order_holds(tmp_path):

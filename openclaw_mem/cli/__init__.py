@@ -24,6 +24,7 @@ from . import eval_cmds
 from . import living_cmds
 from . import consolidate_cmds
 from . import git_cmds
+from . import hooks_cmds
 from . import demo_cmd
 
 COMMAND_MODULES = (
@@ -34,6 +35,7 @@ COMMAND_MODULES = (
     living_cmds,
     consolidate_cmds,
     git_cmds,
+    hooks_cmds,
     demo_cmd,
 )
 __all__ = ["COMMAND_MODULES", "app"]

@@ -129,6 +129,21 @@ def history_table(term: Environment, commits: list[CommitInfo]) -> None:
     show(term, table)
 
 
+def _hooks_line(hooks: dict) -> str:
+    """What the harness hooks did (.mem/hooks.log): calls, and the last error."""
+    said = (
+        f"[bold]hooks[/bold] {plural(hooks['calls'], 'call')} recorded "
+        f"({escape(', '.join(hooks['harnesses']))}), last {escape(str(hooks['last']))}"
+    )
+    error = hooks.get("lastError")
+    if error:
+        said += (
+            f"; {plural(hooks['errors'], 'error')}, last {escape(str(error['at']))} "
+            f"{escape(str(error['event']))}: {escape(str(error['error']))}"
+        )
+    return said + " (.mem/hooks.log)"
+
+
 def status_view(term: Environment, st: Status) -> None:
     out = console(term)
     out.print(f"[bold]workspace[/bold] {escape(st.root)}  [dim]({st.found_by})[/dim]")
@@ -174,6 +189,8 @@ def status_view(term: Environment, st: Status) -> None:
     else:
         shown = "none (mem watch keeps one)"
     out.print("[bold]resident[/bold] " + shown)
+    if st.hooks:
+        out.print(_hooks_line(st.hooks))
     con = st.consolidation
     if con is not None:
         last = con["last"] or "never"

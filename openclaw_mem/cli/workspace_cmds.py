@@ -7,6 +7,7 @@ import typer
 
 from .. import serve
 from ..memory import init
+from ..serve import hooks
 from .app import app, directories, one_of, state, warn
 
 
@@ -66,6 +67,7 @@ def status_cmd(
     status = mem.status()
     status.resident = serve.serving(mem.root)
     status.autostart = 0 if status.resident else serve.on_demand_idle(mem)
+    status.hooks = hooks.summary(mem.root)
     for w in status.warnings:
         warn(w)
     from . import render

@@ -56,9 +56,18 @@ def citation(path: str, start: int, end: int | None = None) -> str:
     return f"{path}#L{start}" + (f"-L{end}" if end is not None else "")
 
 
+# OpenClaw's memory search keeps out of what it indexes and shows every comment that opens
+# with one of its annotations (`<!-- importance: …`, `trigger:`, `project:`) and closes on
+# the same line, and takes an importance that is no number from 1 to 10 for none. So an
+# entry's comment opens with an empty one: OpenClaw, reading the same workspace, shows the
+# entry without mem's session and id. The key is read like any other (logs.py), and a
+# comment without it (an older mem's) is read as before.
+CARRIER = "importance: -"
+
+
 def entry_heading_text(when: datetime, label: str, meta: str = "") -> str:
     head = f"## {when:%H:%M} {LOG_SEPARATOR} {label}"
-    return head + (f" <!-- {meta} -->" if meta else "")
+    return head + (f" <!-- {CARRIER}; {meta} -->" if meta else "")
 
 
 class NewEntry:

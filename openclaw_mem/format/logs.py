@@ -301,9 +301,11 @@ def with_id(heading_line: str, ident: str) -> str:
     line = heading_line.removesuffix("\r").rstrip()
     if m["meta"] is not None:
         meta = m["meta"].strip()
+        if "importance" not in _parse_meta(meta):
+            meta = f"{appending.CARRIER}; {meta}"
         line = line[: line.rindex("<!--")] + f"<!-- {meta}; id: {ident} -->"
     else:
-        line = f"{line} <!-- id: {ident} -->"
+        line = f"{line} <!-- {appending.CARRIER}; id: {ident} -->"
     return line + cr
 
 

@@ -1,14 +1,21 @@
 """`mem serve`: the memory as an MCP server over stdio, a thin adapter over `Memory`.
 
-Tools, in OpenClaw's shapes:
-- memory_search(query, maxResults=6, minScore=0): {"results": [{path, startLine, endLine,
-  score, snippet, source}]}
+Tools, in OpenClaw's shapes where OpenClaw has one; every result is structured content
+(with its JSON as text beside it, for clients that read only text):
+- memory_search(query, maxResults, minScore): {"notice", "results": [{path, startLine,
+  endLine, score, snippet, source}]}; maxResults and minScore default to the settings'
+  recall.k and recall.min_score, as `mem recall` does
 - memory_get(path, from=1, lines): {"path", "from", "lines", "text"}; confined to the
   workspace, symlinks refused
+- memory_context(query, budget): the block `mem context` prints, and its parts
+- memory_status(): what `mem status --json` says
 - memory_log(text, role="user", session): append one entry, with the same write rules as
   `mem log` (autocommit, automatic consolidation); absent with --read-only
+- memory_forget(target): forget words or one place as `mem forget` does without --hard
+  (struck through or hidden, committed, undone by `mem undo`); absent with --read-only
 
-Every error is one line: a domain error reads as the CLI prints it, a bad argument names the
+An argument a tool does not take is refused by name, not dropped. Every error is one
+line: a domain error reads as the CLI prints it, a bad argument names the
 argument (`memory_search: maxResults must be at most 50`), and a line on stdin that is not
 JSON-RPC is answered with -32700 (not JSON) or -32600 (not a request), as JSON-RPC 2.0 asks,
 instead of being dropped in silence.
@@ -22,6 +29,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from ..errors import MemError
 
+Answer = dict[str, Any]  # a tool's result: structured content, its JSON the text beside it
+
 if TYPE_CHECKING:  # the facade calls serve_stdio; at run time this module needs only its type
     from ..memory import Memory
 
@@ -31,7 +40,10 @@ INSTRUCTIONS = (
     "projects, decisions, earlier conversations); cite path#Lx-Ly. Use memory_get to read "
     "more lines around a hit."
 )
-LOG_INSTRUCTION = " Call memory_log to record each turn verbatim."  # not when read-only
+LOG_INSTRUCTION = (  # not when read-only
+    " Call memory_log to record each turn verbatim. Call memory_forget only when the user "
+    "asks you to forget something."
+)
 _TYPE_WORDS = {"int": "an integer", "float": "a number", "string": "a string", "bool": "a boolean"}
 _BOUNDS = (("le", "at most"), ("ge", "at least"), ("lt", "less than"), ("gt", "greater than"))
 
@@ -66,6 +78,11 @@ def build_server(memory: "Memory", *, read_only: bool = False):
         with documentation URLs) and its `Error executing tool` prefix are replaced."""
 
         async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False):
+            takes = set(self.parameters.get("properties", {}))
+            unknown = sorted(set(arguments) - takes)
+            if unknown:
+                names = ", ".join(sorted(takes)) or "nothing"
+                raise ToolError(f"{self.name}: unknown argument {unknown[0]!r} (it takes {names})")
             try:
                 return await super().run(arguments, context, convert_result=convert_result)
             except ToolError as exc:
@@ -79,9 +96,14 @@ def build_server(memory: "Memory", *, read_only: bool = False):
 
     def memory_search(
         query: Annotated[str, Field(description="What to look for, in any language.")],
-        maxResults: Annotated[int, Field(ge=1, le=50, description="How many results.")] = 6,
-        minScore: Annotated[float, Field(ge=0, le=1, description="Drop weaker results.")] = 0.0,
-    ) -> dict:
+        maxResults: Annotated[
+            int | None, Field(ge=1, le=50, description="How many results (recall.k).")
+        ] = None,
+        minScore: Annotated[
+            float | None,
+            Field(ge=0, le=1, description="Drop weaker results (recall.min_score)."),
+        ] = None,
+    ) -> Answer:
         """Search memory (BM25 + pseudo-vectors, time decay, MMR). OpenClaw's result shape."""
         return memory.search(query, k=maxResults, min_score=minScore)
 
@@ -91,7 +113,7 @@ def build_server(memory: "Memory", *, read_only: bool = False):
         lines: Annotated[
             int | None, Field(ge=1, description="How many lines (all if absent).")
         ] = None,
-    ) -> dict:
+    ) -> Answer:
         """Read lines of a memory file; only inside the workspace, no symlinks."""
         return memory.get(path, start=from_, lines=lines).to_json()
 
@@ -99,7 +121,7 @@ def build_server(memory: "Memory", *, read_only: bool = False):
         text: Annotated[str, Field(description="The turn, verbatim.")],
         role: Annotated[str, Field(description="user, assistant, system or note.")] = "user",
         session: Annotated[str | None, Field(description="Session id.")] = None,
-    ) -> dict:
+    ) -> Answer:
         """Append one entry to today's daily log."""
         return memory.log(text, role=role, session=session).to_json()
 
@@ -108,14 +130,65 @@ def build_server(memory: "Memory", *, read_only: bool = False):
         # arguments by their wire names (memory_get's `from` is no Python name).
         return OneLineTool.from_function(fn, name=fn.__name__).model_copy(update={"fn": call})
 
+    reads, writes = _briefing_tools(memory, Field)
     tools = [
         tool(memory_search, memory_search),
         tool(memory_get, lambda **kw: memory_get(kw["path"], kw.get("from", 1), kw.get("lines"))),
+        *(tool(fn, fn) for fn in reads),
     ]
     if not read_only:
-        tools.append(tool(memory_log, memory_log))
+        tools += [tool(memory_log, memory_log), *(tool(fn, fn) for fn in writes)]
     said = INSTRUCTIONS if read_only else INSTRUCTIONS + LOG_INSTRUCTION
     return MCPServer("openclaw-mem", instructions=said, version=__version__, tools=tools)
+
+
+def _briefing_tools(memory: "Memory", Field) -> tuple[list, list]:
+    """memory_context and memory_status (read), memory_forget (write): the tools beyond
+    OpenClaw's, each a facade call."""
+
+    def memory_context(
+        query: Annotated[str, Field(description="The question or task at hand.")],
+        budget: Annotated[
+            int | None, Field(ge=50, le=100_000, description="Token budget (context.budget).")
+        ] = None,
+    ) -> Answer:
+        """The memory brief for a task: the user's profile, the memories recalled for it and
+        the recent conversation, fenced as data, within a token budget."""
+        return memory.context(query, budget=budget).to_json()
+
+    def memory_status() -> Answer:
+        """What the memory holds: files, entries per day, the index, pending consolidation,
+        git state."""
+        return memory.status().to_json()
+
+    def memory_forget(
+        target: Annotated[
+            str,
+            Field(description="What to forget: its words, or one place (PATH:LINE)."),
+        ],
+    ) -> Answer:
+        """Forget what the user asked to forget, as `mem forget` without --hard: curated lines
+        that say it are struck through, log entries and HISTORY.md paragraphs hidden from
+        recall; nothing is deleted, all is committed, `mem undo` brings it back. Only when
+        the user asks."""
+        done = memory.forget(target)
+        return {
+            "lines": [
+                {
+                    "path": f.path,
+                    "lines": list(f.lines),
+                    "mode": f.mode,
+                    "before": f.before,
+                    "after": f.after,
+                }
+                for f in done.lines
+            ],
+            "hidden": list(done.hidden),
+            "commit": done.commit,
+            "warnings": list(done.warnings),
+        }
+
+    return [memory_context, memory_status], [memory_forget]
 
 
 def serve_stdio(memory: "Memory", *, read_only: bool = False) -> None:

@@ -11,11 +11,18 @@ from ..errors import UsageError
 from ..store.workspace import Workspace
 
 
+def program() -> list[str]:
+    """This mem as a command: the interpreter it runs on, with `-m openclaw_mem` (what the
+    hooks a harness runs fall back to when no `mem` script sits beside the interpreter)."""
+    import sys
+
+    return [sys.executable, "-m", "openclaw_mem"]
+
+
 def spawn(ws: Workspace, args: list[str], log_name: str, env: dict[str, str] | None = None):
     """Start `mem -w ROOT ARGS…` detached; its output goes to .mem/LOG_NAME. Returns the
     process (nobody waits for it)."""
     import subprocess
-    import sys
 
     state: Path = ws.state_dir
     try:
@@ -25,7 +32,7 @@ def spawn(ws: Workspace, args: list[str], log_name: str, env: dict[str, str] | N
         raise UsageError(f"cannot write {state}: {exc.strerror}") from None
     with log:
         return subprocess.Popen(
-            [sys.executable, "-m", "openclaw_mem", "-w", str(ws.root), *args],
+            [*program(), "-w", str(ws.root), *args],
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=log,

@@ -32,6 +32,7 @@ class Status:
     # >0: the next recall starts one (a slow model), which exits after so many idle seconds.
     resident: bool = False
     autostart: int = 0
+    hooks: dict | None = None  # the harness hooks' calls (.mem/hooks.log), when any ran
 
     @property
     def total_bytes(self) -> int:
@@ -50,6 +51,7 @@ class Status:
             "consolidation": self.consolidation,
             "resident": self.resident,
             "residentAutostartIdle": self.autostart,
+            "hooks": self.hooks,
             "warnings": self.warnings,
         }
 

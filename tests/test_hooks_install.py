@@ -1,0 +1,171 @@
+"""`mem hooks install|uninstall|status`: merged into a harness's settings without touching
+the user's own, idempotent, and undone byte for byte."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from openclaw_mem.serve.harnesses import EVENTS
+
+MINE = (
+    b'{\n\t"permissions": {"allow": ["Bash(ls:*)"]},\n\t"hooks": {"PostToolUse": [{"matcher": '
+    b'"Bash", "hooks": [{"type": "command", "command": "~/bin/lint.sh"}]}],\n\t\t"Stop": [{"hooks":'
+    b' [{"type": "command", "command": "notify-send done"}]}]}\n}\n'
+)
+
+
+def home() -> str:
+    return os.environ["HOME"]
+
+
+def claude_user() -> str:
+    return os.path.join(home(), ".claude", "settings.json")
+
+
+def test_install_into_no_settings_then_uninstall_leaves_nothing(ws):
+    first = ws("hooks", "install", "claude-code")
+    path = claude_user()
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    assert sorted(data["hooks"]) == sorted(EVENTS)
+    command = data["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+    assert command.endswith(f"-w {ws.root} hook claude-code UserPromptSubmit")
+    assert "added   SessionStart, UserPromptSubmit, Stop, SessionEnd, PreCompact" in first.stdout
+    written = Path(path).read_bytes()
+    again = ws("hooks", "install", "claude-code")
+    assert "already installed: nothing changed" in again.stdout
+    assert Path(path).read_bytes() == written
+    status = ws("hooks", "status", "claude-code")
+    assert "hooks   SessionStart" in status.stdout and str(ws.root) in status.stdout
+    gone = ws("hooks", "uninstall", "claude-code")
+    assert "did not exist before" in gone.stdout
+    assert not os.path.exists(path) and not os.path.exists(os.path.dirname(path))
+    assert ws("hooks", "status", "claude-code", ok=False).exit_code == 1
+
+
+def test_the_users_own_settings_are_kept_and_restored_byte_for_byte(ws, tmp_path):
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    path = project / ".claude" / "settings.json"
+    path.write_bytes(MINE)
+    scope = ["--scope", "project", "--dir", str(project)]
+    ws("hooks", "install", "claude-code", *scope)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["permissions"] == {"allow": ["Bash(ls:*)"]}
+    assert data["hooks"]["PostToolUse"] == json.loads(MINE)["hooks"]["PostToolUse"]
+    stops = [g["hooks"][0]["command"] for g in data["hooks"]["Stop"]]
+    assert stops[0] == "notify-send done" and stops[1].endswith("hook claude-code Stop")
+    ws("hooks", "install", "claude-code", *scope)  # idempotent: one group per event
+    assert len(json.loads(path.read_text(encoding="utf-8"))["hooks"]["Stop"]) == 2
+    said = ws("hooks", "uninstall", "claude-code", *scope).stdout
+    assert "as it was before the install" in said
+    assert path.read_bytes() == MINE
+    assert (
+        ws("hooks", "uninstall", "claude-code", *scope)
+        .stdout.strip()
+        .endswith("not installed: nothing changed")
+    )
+    assert path.read_bytes() == MINE
+
+
+def test_a_file_edited_since_the_install_keeps_the_edit(ws, tmp_path):
+    project = tmp_path / "p"
+    scope = ["--scope", "local", "--dir", str(project)]
+    ws("hooks", "install", "claude-code", *scope)
+    path = project / ".claude" / "settings.local.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["model"] = "opus"  # Claude Code or the user wrote to it meanwhile
+    path.write_text(json.dumps(data), encoding="utf-8")
+    said = ws("hooks", "uninstall", "claude-code", *scope).stdout
+    assert "changed since the install" in said
+    assert json.loads(path.read_text(encoding="utf-8")) == {"model": "opus"}
+
+
+def test_a_reinstall_for_another_workspace_replaces_mems_hooks(ws, tmp_path):
+    ws("hooks", "install", "claude-code")
+    other = tmp_path / "other"
+    ws("init", str(other))
+    ws("-w", str(other), "hooks", "install", "claude-code")
+    data = json.loads(Path(claude_user()).read_text(encoding="utf-8"))
+    commands = [g["hooks"][0]["command"] for g in data["hooks"]["SessionStart"]]
+    assert len(commands) == 1 and f"-w {other} " in commands[0]
+    note = ws("hooks", "status", "claude-code").stdout
+    assert f"the hooks write to {other}, not to this workspace" in note
+    ws("hooks", "uninstall", "claude-code")
+    assert not os.path.exists(claude_user())
+
+
+@pytest.mark.parametrize("bad", [b"{not json", b"[]", b'{"hooks": {"Stop": {}}}'])
+def test_settings_mem_cannot_read_are_left_untouched(ws, bad):
+    path = claude_user()
+    os.makedirs(os.path.dirname(path))
+    with open(path, "wb") as f:
+        f.write(bad)
+    result = ws("hooks", "install", "claude-code", ok=False)
+    assert result.exit_code == 2 and "nothing was changed" in result.stderr
+    assert Path(path).read_bytes() == bad
+
+
+def test_a_linked_settings_file_is_refused(ws, tmp_path):
+    target = tmp_path / "dotfiles-settings.json"
+    target.write_bytes(b"{}\n")
+    os.makedirs(os.path.join(home(), ".claude"))
+    os.symlink(target, claude_user())
+    result = ws("hooks", "install", "claude-code", ok=False)
+    assert result.exit_code == 2 and "symbolic link" in result.stderr
+    assert target.read_bytes() == b"{}\n"
+
+
+def test_codex_user_and_project_scopes(ws, tmp_path, monkeypatch):
+    codex_home = tmp_path / "codex-home"
+    codex_home.mkdir()
+    (codex_home / "config.toml").write_text('model = "x"\n', encoding="utf-8")
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    said = ws("hooks", "install", "codex").stdout
+    assert str(codex_home / "hooks.json") in said and "trust them" in said
+    data = json.loads((codex_home / "hooks.json").read_text(encoding="utf-8"))
+    assert data["hooks"]["Stop"][0]["hooks"][0]["command"].endswith("hook codex Stop")
+    assert (codex_home / "config.toml").read_text(encoding="utf-8") == 'model = "x"\n'
+    ws("hooks", "uninstall", "codex")
+    assert not (codex_home / "hooks.json").exists() and codex_home.exists()
+    project = tmp_path / "repo"
+    ws("hooks", "install", "codex", "--scope", "project", "--dir", str(project))
+    assert (project / ".codex" / "hooks.json").exists()
+    local = ws("hooks", "install", "codex", "--scope", "local", ok=False)
+    assert local.exit_code == 2 and "no local scope" in local.stderr
+
+
+def test_codex_hooks_turned_off_are_named(ws, tmp_path, monkeypatch):
+    codex_home = tmp_path / "ch"
+    codex_home.mkdir()
+    (codex_home / "config.toml").write_text("[features]\nhooks = false\n", encoding="utf-8")
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    assert "turns hooks off" in ws("hooks", "install", "codex").stdout
+
+
+def test_openclaw_needs_nothing_when_its_workspace_is_this_one(ws, tmp_path):
+    theirs = os.path.join(home(), ".openclaw", "workspace")
+    ws("init", theirs)
+    same = ws("-w", theirs, "hooks", "install", "openclaw")
+    assert "OpenClaw reads this workspace itself" in same.stdout
+    assert ws("-w", theirs, "hooks", "status", "openclaw").exit_code == 0
+    other = ws("hooks", "status", "openclaw", ok=False)
+    assert other.exit_code == 1 and f"OpenClaw's workspace is {theirs}" in other.stdout
+    config = os.path.join(home(), ".openclaw", "openclaw.json")
+    with open(config, "w", encoding="utf-8") as f:
+        f.write(f"{{ agents: {{ defaults: {{ workspace: '{ws.root}' }} }} }}\n")  # JSON5
+    assert ws("hooks", "install", "openclaw").exit_code == 0
+
+
+def test_an_unknown_harness_is_a_usage_error(ws):
+    result = ws("hooks", "install", "cursor", ok=False)
+    assert result.exit_code == 2 and "unknown harness 'cursor'" in result.stderr
+
+
+def test_install_json(ws):
+    data = ws.json("hooks", "install", "claude-code")
+    assert data["changed"] is True and data["events"] == list(EVENTS)
+    assert data["settings"] == claude_user() and data["workspace"] == str(ws.root)
