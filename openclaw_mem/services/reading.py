@@ -157,7 +157,6 @@ class Reading:
             span = (start or 1, lines or None)
         extra = self.place.redact_extra
         hidden = hidden_in(self.place.ws)
-        tokens = self.place.index_params.tokens
 
         def shown(rel: str, whole: str, a: int, b: int) -> str:
             text = redact_lines(whole, a, b, extra)
@@ -165,6 +164,7 @@ class Reading:
                 return text
             from ..format.markdown import lines_of
 
+            tokens = self.place.index_params.tokens  # the index's settings: only after a forget
             kept = hide_lines(rel, lines_of(whole), a, text.split("\n"), hidden, tokens)
             return "\n".join(kept)
 
