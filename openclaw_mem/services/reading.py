@@ -135,6 +135,7 @@ class Reading:
             place.embedder,
             self.warm() if self.warm else None,
             defer,
+            bool(read.all_recent),
         )
         block.proposals = len(load_all(place.ws))
         block.profile = [place.redact(line) for line in block.profile]
