@@ -7,7 +7,8 @@ only the current one holds (`fresh`). A forget case: what was said, the words gi
 
 Three parts with different words for the same kinds of change: choices are made on `tune`,
 figures are reported on `check` too, and on `fresh`, written after the last change to the
-lexicon and never used to change it. Times are local, "YYYY-MM-DD HH:MM".
+lexicon and never used to change it, and on `blind`, written before the lexicon was widened
+after the fresh part's misses were read, and run once after. Times are local, "YYYY-MM-DD HH:MM".
 """
 
 from __future__ import annotations
@@ -199,6 +200,69 @@ UPDATES = [
     dict(id="office", part="fresh", old=[("2026-05-11 09:00", "I work from the office on Mondays and Thursdays.")],
          new=[("2026-11-03 09:00", "I'm fully remote now, no more office days.")],
          question="which days am I in the office", stale="Mondays and Thursdays", fresh="fully remote"),
+    # ------------------------------------------------------------------ blind
+    # Written before the lexicon was widened after reading the fresh part's misses, and run
+    # once after it: the clean hold-out of this version.
+    dict(id="move", part="blind", old=[("2026-05-20 09:00", "I rent a small place in Leipzig.")],
+         new=[("2026-11-22 18:00", "Since October I've been living in Dresden.")],
+         question="where do I live", stale="Leipzig", fresh="Dresden"),
+    dict(id="ide", part="blind", old=[("2026-06-08 10:00", "PyCharm is my IDE for everything Python.")],
+         new=[("2026-11-04 10:30", "I dropped PyCharm, Neovim does everything I need now.")],
+         question="which IDE do I use for Python", stale="PyCharm is my IDE", fresh="Neovim"),
+    dict(id="indent", part="blind", old=[("2026-07-02 14:00", "I indent YAML with four spaces.")],
+         new=[("2026-11-15 14:10", "On second thought, two spaces for YAML is better, going with that.")],
+         question="how many spaces do I indent YAML with", stale="four spaces", fresh="two spaces"),
+    dict(id="doctor", part="blind", old=[("2026-04-17 11:00", "My GP is Dr. Weiss at the Lindenhof practice.")],
+         new=[("2026-11-06 11:20", "Dr. Weiss retired, so I'm seeing Dr. Aydin now.")],
+         question="who is my doctor", stale="Lindenhof", fresh="Aydin"),
+    dict(id="exam", part="blind", old=[("2026-09-01 09:00", "My driving test is on October 14.")],
+         new=[("2026-10-05 09:30", "The examiner was sick, the driving test is now on November 3.")],
+         question="when is my driving test", stale="October 14", fresh="November 3"),
+    dict(id="alcohol", part="blind", old=[("2026-06-19 20:00", "I have a glass of red wine with dinner most evenings.")],
+         new=[("2026-11-18 20:00", "I've stopped drinking alcohol completely since September.")],
+         question="do I drink wine", stale="glass of red wine", fresh="stopped drinking"),
+    dict(id="db-zh", part="blind", old=[("2026-03-03 10:00", "订单服务的数据库是 MongoDB。")],
+         new=[("2026-11-09 10:00", "订单服务已经从 MongoDB 迁移到 PostgreSQL 了。")],
+         question="订单服务用什么数据库", stale="数据库是 MongoDB", fresh="PostgreSQL"),
+    dict(id="lesson-zh", part="blind", old=[("2026-08-12 19:00", "孩子的钢琴课在每周三下午四点。")],
+         new=[("2026-11-12 19:00", "钢琴课挪到周日上午了。")],
+         question="钢琴课是什么时候", stale="每周三下午", fresh="周日上午"),
+    dict(id="commute", part="blind", old=[("2026-05-14 08:00", "I drive to work every day, about forty minutes.")],
+         new=[("2026-11-10 08:20", "I sold my car in October and now take the train to work.")],
+         question="how do I get to work", stale="forty minutes", fresh="train"),
+    dict(id="sport", part="blind", old=[("2026-07-21 18:00", "I go climbing at the bouldering gym twice a week.")],
+         new=[("2026-11-19 18:00", "I don't climb anymore since the shoulder surgery, I swim instead.")],
+         question="do I still go climbing", stale="twice a week", fresh="swim instead"),
+    dict(id="correction", part="blind", old=[("2026-10-12 20:00", "My niece Ada is seven years old.")],
+         new=[("2026-11-24 20:00", "Correction: Ada turned nine, not seven.")],
+         question="how old is my niece Ada", stale="seven years old", fresh="nine"),
+    dict(id="city-zh", part="blind", old=[("2026-01-10 12:00", "我在广州天河上班。")],
+         new=[("2026-11-17 12:00", "我调到了北京总部，现在在北京上班。")],
+         question="我在哪个城市上班", stale="天河", fresh="北京"),
+    dict(id="milk", part="blind", old=[("2026-06-30 08:00", "I take oat milk in my coffee.")],
+         new=[("2026-11-13 08:00", "I drink my coffee black these days, no milk at all.")],
+         question="how do I take my coffee", stale="oat milk", fresh="black"),
+    dict(id="monitor", part="blind", old=[("2026-05-02 16:00", "I work on a single 24-inch Dell monitor.")],
+         new=[("2026-11-05 16:00", "Upgraded to two 27-inch LG monitors last week.")],
+         question="what monitor do I use", stale="24-inch Dell", fresh="27-inch LG"),
+    dict(id="host-zh", part="blind", old=[("2026-04-22 15:00", "博客托管在 GitHub Pages 上。")],
+         new=[("2026-11-14 15:00", "博客换到 Cloudflare Pages 托管了。")],
+         question="博客托管在哪里", stale="GitHub Pages", fresh="Cloudflare"),
+    dict(id="nick-mixed", part="blind", old=[("2026-08-08 09:00", "同事们都叫我 Max。")],
+         new=[("2026-11-21 09:00", "现在大家改叫我 Mo 了，Max 不用了。")],
+         question="同事们叫我什么", stale="叫我 Max", fresh="Mo"),
+    dict(id="wakeup", part="blind", old=[("2026-07-25 06:00", "My alarm goes off at 5:45 for the early shift.")],
+         new=[("2026-11-16 07:00", "No more early shifts, my alarm is set for 7:15 now.")],
+         question="what time is my alarm", stale="5:45", fresh="7:15"),
+    dict(id="vcs", part="blind", old=[("2026-03-19 14:00", "We host our repositories on Bitbucket.")],
+         new=[("2026-10-28 14:00", "All repositories were migrated from Bitbucket to GitLab.")],
+         question="where are our repositories hosted", stale="host our repositories on Bitbucket", fresh="GitLab"),
+    dict(id="plant-zh", part="blind", old=[("2026-06-06 20:00", "阳台上养着一盆茉莉花。")],
+         new=[("2026-11-11 20:00", "茉莉花冬天冻死了，阳台现在空着。")],
+         question="阳台上养着什么", stale="养着一盆", fresh="空着"),
+    dict(id="schedule", part="blind", old=[("2026-05-09 09:00", "I work four days a week, Fridays off.")],
+         new=[("2026-11-02 09:00", "Back to a five-day week from this month, no more Fridays off.")],
+         question="how many days a week do I work", stale="four days a week", fresh="five-day week"),
 ]
 
 FORGETS = [
