@@ -29,6 +29,15 @@ UPDATES = [
     ("周会在每周二下午三点", "周会改到周三了"),
     ("I drive a Honda Civic.", "Sold the Civic last week, I cycle to work now."),
     ("I go to the gym every Monday.", "I cancelled my gym membership."),
+    # Words of change beyond the first lexicon, and slots said without their usual verb.
+    ("Our code lives on Bitbucket.", "We migrated the repositories to GitHub."),
+    ("The API runs on AWS.", "We moved hosting from AWS to Hetzner... no, to Azure."),
+    ("服务部署在华为云上。", "服务已经迁到阿里云了。"),
+    ("组会在每周一上午。", "组会调到周五下午了。"),
+    ("Home for me is Utrecht.", "We moved house to Delft in the spring."),
+    ("I cycle to work.", "My bike got stolen, I take the tram to work now."),
+    ("The team uses Discord for chat.", "We dropped Discord, everyone is on Slack now."),
+    ("I use tabs in Python.", "On second thought, spaces in Python from now on."),
 ]
 NOT_UPDATES = [
     ("I love hiking in the Alps.", "I now go hiking every Sunday."),  # a habit, not a change
@@ -41,6 +50,8 @@ NOT_UPDATES = [
         "Actually, the worker deadline moved to December 15.",
     ),
     ("记住我喜欢喝茶", "我搬到深圳了"),
+    ("Work was rough this week.", "My car broke down on the way to work."),  # not a change
+    ("I love my cat Miso.", "I'm going to work on the garden this weekend."),
 ]
 
 

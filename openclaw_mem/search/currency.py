@@ -53,15 +53,23 @@ _STRONG_EN = (
     r"left\s+(?:my|the|\w+['’]s)\s+(?:job|company|team|position|role)|left(?=\s+(?-i:[A-Z]))|"
     r"(?:new|another)\s+job|took\s+(?:a|the)\s+(?:job|position|role)|"
     r"broke\s+up|divorced|separated|retired|"
-    r"(?:is|are|was|has\s+been|have\s+been)\s+(?:now\s+)?(?:moved|changed|pushed|shifted)"
+    r"(?:is|are|was|has\s+been|have\s+been)\s+(?:now\s+)?(?:moved|changed|pushed|shifted)|"
+    r"dropped|swapped|traded\s+(?:in|up|for)|upgraded|downgraded|migrated|ported|transitioned|"
+    r"went\s+back\s+to|going\s+back\s+to|on\s+second\s+thoughts?|"
+    r"(?:was|got|were)\s+stolen|passed\s+away|died|gave\s+away|"
+    r"(?:bought|got)\s+(?:a|an)\s+new|took\s+over\s+from|handed\s+over"
 )
 _STRONG_ZH = (
     r"不再|不(?:喝|吃|用|住|去|做|玩|开|抽|养|打)\S{0,6}了|改用|改成|改为|改到|改在|改去|"
     r"换成|换了|换到|换用|搬到|搬去|搬家|搬回|取消|卖了|卖掉|戒了|戒掉|推迟|延期|延后|"
     r"提前到|辞职|离职|跳槽|入职|不对|更正|其实|以前(?=是|在|住|用|喜欢|常|经常|总|一直)|已经不|不用了|没再|从今天起|从现在起|"
-    r"从下周起|分手|离婚|退休"
+    r"从下周起|分手|离婚|退休|迁到|迁移|迁去|调到|调去|调整到|挪到|改期|转到|转用|转岗|升级到|"
+    r"升级成|放弃|去世|死了|冻死|丢了|被偷|不干了|退出了|停了|改叫|改名|不养了"
 )
-_WEAK_EN = r"now|currently|these\s+days|new|nowadays|lately|anymore"
+_WEAK_EN = (
+    r"now|currently|these\s+days|new|nowadays|lately|anymore|since\s+(?:last|then|(?:january|"
+    r"february|march|april|may|june|july|august|september|october|november|december)\b)"
+)
 _WEAK_ZH = r"现在|目前|如今|新的"
 
 _STRONG_RE = re.compile(rf"{_W}(?:{_STRONG_EN}){_E}|{_STRONG_ZH}", re.I)
@@ -69,7 +77,7 @@ _WEAK_RE = re.compile(rf"{_W}(?:{_WEAK_EN}){_E}|{_WEAK_ZH}", re.I)
 # A correction opens its clause: "Actually, I use Helix", not "it's actually fun".
 _LEAD_RE = re.compile(
     r"^\s*(?:(?:oh|no|wait|sorry|hmm|well)[\s,!]+)*(?:actually|correction|to\s+correct|"
-    r"update)\b|^\s*(?:不对|更正|纠正|其实)",
+    r"update|on\s+second\s+thoughts?)\b|^\s*(?:不对|更正|纠正|其实)",
     re.I,
 )
 _QUESTION_RE = re.compile(r"[?？]\s*$|吗[。.!！]?\s*$|是不是|有没有")
@@ -109,7 +117,7 @@ SLOTS: dict[str, tuple[str, ...]] = {
     "drink": (
         "coffee", "espresso", "latte", "cappuccino", "flat white", "americano", "mocha",
         "cortado", "caffeine", "decaf", "tea", "green tea", "black tea", "matcha", "chai",
-        "咖啡", "茶", "奶茶",
+        "milk", "oat milk", "sugar", "咖啡", "茶", "奶茶", "牛奶",
     ),
     "diet": (
         "vegetarian", "vegan", "pescatarian", "meat", "diet", "keto", "gluten", "素食",
@@ -119,10 +127,13 @@ SLOTS: dict[str, tuple[str, ...]] = {
         "car", "cars", "drive", "drives", "driving", "vehicle", "motorbike", "motorcycle",
         "scooter", "tesla", "车", "开车", "汽车", "电动车",
     ),
-    "commute": ("commute", "commuting", "bike to work", "cycle to work", "通勤", "骑车上班"),
+    "commute": (
+        "commute", "commuting", "bike to work", "cycle to work", "通勤", "骑车上班", "坐地铁上班",
+        "坐公交上班", "开车上班",
+    ),
     "meeting": (
         "meeting", "meetings", "standup", "stand-up", "one-on-one", "1:1", "retro",
-        "周会", "例会", "会议", "站会", "开会",
+        "周会", "例会", "会议", "站会", "开会", "组会", "晨会", "早会", "复盘",
     ),
     "deadline": (
         "launch", "launches", "release", "release date", "ship date", "deadline", "due date",
@@ -149,7 +160,7 @@ SLOTS: dict[str, tuple[str, ...]] = {
     "browser": ("browser", "chrome", "firefox", "safari", "brave", "浏览器"),
     "smoking": ("smoke", "smoking", "cigarettes", "vape", "vaping", "抽烟", "吸烟"),
     "alcohol": ("drink alcohol", "alcohol", "beer", "wine", "drinking", "喝酒", "啤酒"),
-    "sleep": ("wake up", "bedtime", "go to bed", "sleep", "起床", "睡觉"),
+    "sleep": ("wake up", "bedtime", "go to bed", "sleep", "alarm", "起床", "睡觉", "闹钟"),
     "school": ("school", "university", "college", "major", "degree", "学校", "大学", "专业"),
     "salary": ("salary", "income", "earn", "earns", "wage", "工资", "薪水", "收入"),
     "name": ("my name", "call me", "nickname", "名字", "叫我"),
@@ -164,6 +175,24 @@ SLOTS: dict[str, tuple[str, ...]] = {
         "angular", "svelte", "next.js", "框架",
     ),
     "ci": ("ci", "jenkins", "github actions", "gitlab ci", "circleci", "travis", "buildkite"),
+    "doctor": ("doctor", "gp", "dentist", "physician", "therapist", "医生", "大夫"),
+    "landlord": ("landlord", "landlady", "房东"),
+    "hosting": (
+        "hosted", "hosting", "aws", "azure", "gcp", "google cloud", "heroku", "vercel",
+        "netlify", "cloudflare", "github pages", "阿里云", "腾讯云", "华为云", "托管", "部署在",
+    ),
+    "repo_host": ("github", "gitlab", "bitbucket", "gitea", "repositories", "repository"),
+    "chat": (
+        "slack", "mattermost", "microsoft teams", "discord", "zulip", "飞书", "钉钉", "企业微信",
+    ),
+    "keyboard": ("keyboard", "mx keys", "键盘"),
+    "monitor": ("monitor", "monitors", "display", "显示器"),
+    "lesson": ("lesson", "lessons", "class", "classes", "课"),
+    "workweek": (
+        "days a week", "day week", "part-time", "part time", "full-time", "full time",
+        "hours a week", "four-day week", "工作日",
+    ),
+    "plant": ("plant", "plants", "植物", "盆栽", "茉莉"),
 }
 # fmt: on
 
@@ -174,7 +203,12 @@ _MONTHS_DAYS = (
 # Slots a plain word cannot tell: a move to a place (not "moved to Wednesday").
 SLOT_PATTERNS: dict[str, str] = {
     "job": r"我在\S{1,12}?(?:做|当|上班|工作|实习)",
+    "commute": (
+        r"\b(?:drive|drives|driving|cycle|cycling|bike|biking|walk|walking|ride|riding|"
+        r"take\s+the\s+\w+|bus|train|tram|subway|metro)\s+to\s+(?:work|the\s+office)\b"
+    ),
     "home": (
+        r"\bhome\s+(?:for\s+me\s+)?is\b|\bmy\s+home\s+is\b|"
         rf"{_W}(?:moved|moving|move)\s+(?:back\s+)?(?:from\s+\S+\s+)?to\s+"
         rf"(?!(?:{_MONTHS_DAYS})\b)(?-i:[A-Z])|{_W}moved\s+(?:out|house|away|in\s+with){_E}"
     ),
@@ -182,7 +216,11 @@ SLOT_PATTERNS: dict[str, str] = {
 
 # Words of the slots' patterns, for finding their statements in an index (the pattern then
 # decides): "I moved to Porto" holds no word of the `home` list.
-SLOT_HINTS: dict[str, tuple[str, ...]] = {"home": ("moved", "moving", "move"), "job": ("我在",)}
+SLOT_HINTS: dict[str, tuple[str, ...]] = {
+    "home": ("moved", "moving", "move", "home"),
+    "job": ("我在",),
+    "commute": ("work", "office"),
+}
 
 # A strong word of change and one shared word is enough, but not one of these: every
 # statement has them, so sharing one says nothing about the subject.
@@ -214,7 +252,8 @@ OF_OLD = 0.2
 # for them ("I report to Daniel now"), not for what one can have several of (pets, drinks).
 SINGLE = frozenset(
     """home job manager editor language indent vehicle commute meeting deadline partner phone
-    computer os theme shell browser database framework ci salary name email school sleep""".split()
+    computer os theme shell browser database framework ci salary name email school sleep
+    doctor landlord hosting repo_host chat keyboard monitor workweek""".split()
 )
 # A statement that names a slot only in passing ("… 3.2x faster than the Python one") does
 # not hold its value: a slot is held by a sentence in the first person or a short one.
