@@ -48,6 +48,7 @@ class ExitCode(int):
     UNWRITABLE = 9  # the workspace cannot be written (permissions, read-only, disk full)
     FINDINGS = 10  # mem audit found lines to look at (not an error: like a linter's exit 1)
     PARTIAL = 11  # mem consolidate saved some batches and left others pending, each with why
+    UNUSED = 12  # mem consolidate: the model answered, nothing in any answer could be used
     INTERRUPTED = 130  # Ctrl-C
 
 
