@@ -122,6 +122,10 @@ def test_a_short_answer_to_a_question_put_to_the_user_is_theirs():
     asked = "Which pizza do you love the most?"
     assert answers_question("Pepperoni, of course!", "assistant", asked)
     assert not answers_question("Pepperoni, of course!", "assistant", "Pizza is great.")
+    assert answers_question("Lisbon, in May.", "assistant", "Where to next?")  # short: completes
+    long = "We went to the coast and had a lovely week of walks and seafood together."
+    assert not answers_question(long, "assistant", "Where to next?")
+    assert answers_question(long, "Mel", "Nice! What did you do over the summer?")
     assert not answers_question("Pepperoni, of course!", "user", asked)
     assert said_of("Loves pepperoni pizza", "Pepperoni, of course!") == "pepperoni"
     assert said_of("Loves pepperoni pizza", "Pepperoni, of course!", answered=True) is None

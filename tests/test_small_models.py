@@ -342,7 +342,7 @@ def test_history_is_stamped_with_the_entries_time_in_the_third_person(ws, llm):
     llm.push(tool_call(copied))
     run(ws, llm)
     history = (ws.root / "HISTORY.md").read_text(encoding="utf-8")
-    assert "[2026-12-01 09:05] Noted: Lives in Berlin." in history
+    assert "[2026-12-01 09:05] The user lives in Berlin. 1 log entry of 6 held nothing" in history
     assert "2026-12-24" not in history and "I just moved" not in history
 
 

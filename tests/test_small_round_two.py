@@ -193,3 +193,66 @@ def test_near_duplicates_in_one_answer_are_held_before_the_cap_counts_them(ws, l
     ]
     assert len(held) == 19
     assert all("near-duplicate" in e["detail"] and "variant 0" in e["detail"] for e in held)
+
+
+def test_a_history_paragraph_retells_the_batch_with_its_subjects_named():
+    """Was "Noted: Is passionate about yoga." (the kept lines pasted, subjects lost)."""
+    from datetime import date, datetime
+
+    from openclaw_mem.consolidate.paragraph import Fate, paragraph
+    from openclaw_mem.consolidate.progress import LogEntry
+    from openclaw_mem.consolidate.proposal import Edit
+    from openclaw_mem.format.logs import Entry
+
+    def said(role: str, text: str, n: int) -> LogEntry:
+        return LogEntry(
+            "memory/2026-12-01.md", Entry(date(2026, 12, 1), "09:0" + str(n), role, text, n, n)
+        )
+
+    covered = [said("Gina", "How is the yoga going?", 1), said("user", "I love yoga.", 2)]
+    applied = [
+        Edit("USER", "add", "preference", 0.6, 0.7, text="Is passionate about yoga"),
+        Edit("MEMORY", "add", "event", 0.6, 0.7, text="User went to a retreat in Bali"),
+        Edit("MEMORY", "add", "fact", 0.6, 0.7, text="The user's sister Ana is a vet"),
+        Edit("AGENTS", "add", "rule", 0.6, 0.7, text="Answer in English"),
+        Edit("USER", "add", "identity", 0.6, 0.7, text="对花生过敏"),
+    ]
+    text = paragraph("", applied, covered, Fate(2, 1, 0, 0), {}, datetime(2026, 12, 1, 10))
+    assert text == (
+        "[2026-12-01 09:02] Talking with Gina: The user is passionate about yoga and went to a "
+        "retreat in Bali. The user's sister Ana is a vet. The user asked the agent: answer in "
+        "English. 用户对花生过敏。 1 log entry of 2 held nothing to keep (acknowledgements, "
+        "fillers, repeats and small talk)."
+    )
+
+
+ASKED = [  # (time, speaker, said, what the small model answers when asked)
+    ("10:00", "assistant", "Which pizza do you love the most?", None),
+    ("10:01", "user", "Pepperoni, of course!", ["Loves pepperoni pizza"]),
+    ("10:02", "assistant", "Nice. Any plans for the weekend?", None),
+    ("10:03", "user", "Hiking at Snowdon with my cousin.", ["Is hiking at Snowdon this weekend"]),
+    ("10:04", "assistant", "Sounds fun! Do you go often?", None),
+    ("10:05", "user", "Every other month.", []),
+    ("10:06", "assistant", "Great.", None),
+    ("10:07", "user", "Yes, totally.", ["Agrees"]),
+]
+
+
+def test_a_short_answer_to_a_question_about_the_user_is_asked_about(ws, llm, monkeypatch):
+    """Recall beyond I/my/me: "Pepperoni, of course!" answering "Which pizza do you love
+    the most?" is asked about, with the question as its context. On this fixture that costs
+    two calls more than asking only turns that say I/my/me (3 instead of 1)."""
+    monkeypatch.setenv("MEM_LLM_STRATEGY", "entry")
+    _log(ws, ASKED)
+    llm.push(*[_answers(ASKED)] * 6)
+    run(ws, llm)
+    asked = [_asked_about(r).split(":\n", 1)[-1] for r in llm.requests]
+    assert asked == [
+        "Pepperoni, of course!",
+        "Hiking at Snowdon with my cousin.",
+        "Every other month.",
+    ]
+    context = llm.requests[0]["messages"][-1]["content"]
+    assert "by assistant (context only):\nWhich pizza do you love the most?" in context
+    assert "Loves pepperoni pizza" in _lines(ws, "USER.md")
+    assert pending_entries(Workspace(ws.root)) == []

@@ -123,13 +123,18 @@ def _owned(words: list[str], lowered: list[str], i: int, line: str) -> str | Non
     return " ".join(x for x in ("my", noun, name) if x)
 
 
-SHORT_REPLY = 12  # words: a reply this short completes the turn before it
+SHORT_REPLY = 6  # words: a reply this short completes whatever question came before it
+_YOU_RE = re.compile(r"\b(?:you|your|yours|yourself)\b", re.I)
 
 
 def answers_question(text: str, before_role: str, before_text: str) -> bool:
-    """Whether a short reply answers a question another speaker put to its writer ("Which
-    one do you love the most?" … "Pepperoni, of course!"): what it says is the writer's."""
-    if before_role in ("user", "note") or len(text.split()) > SHORT_REPLY:
+    """Whether a reply answers a question another speaker put before it: one put to its
+    writer ("Which one do you love the most?" … "Pepperoni, of course!", at any length),
+    or any question when the reply is short enough to complete it ("Where to?" … "Lisbon,
+    in May.")."""
+    if before_role in ("user", "note"):
         return False
     asked = [q for q in re.split(r"(?<=[.!?])\s+", before_text) if q.rstrip().endswith("?")]
-    return any(re.search(r"\b(?:you|your|yours|yourself)\b", q, re.I) for q in asked)
+    if not asked:
+        return False
+    return len(text.split()) <= SHORT_REPLY or any(_YOU_RE.search(q) for q in asked)
