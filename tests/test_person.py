@@ -182,3 +182,17 @@ def test_the_check_holds_a_mangled_or_cut_line_with_its_reason():
     )
     ok, held = check([roasted], [_entry("Roasted chicken is one of my favorites")])
     assert ok == [] and "would not read as a sentence" in held[0][1]
+
+
+def test_a_line_that_speaks_to_someone_is_held():
+    """The offline rules wrote the user's compliments to the other speaker as MEMORY.md facts
+    ("Your new hair color looks amazing"): "you" is nobody a reader can place."""
+    prompt = [_entry("Your new hair color looks amazing!")]
+    said = Edit(
+        "MEMORY", "add", "fact", 0.6, 0.9, text="Your new hair color looks amazing", sources=(1,)
+    )
+    ok, held = check([said], prompt)
+    assert ok == [] and "speaks to someone ('Your')" in held[0][1]
+    rule = Edit("AGENTS", "add", "rule", 0.6, 0.9, text="Tell me when you are unsure", sources=(2,))
+    asked = [_entry("Always tell me when you are unsure", number=2)]
+    assert check([rule], asked)[0] != []  # a rule to the agent may say "you"

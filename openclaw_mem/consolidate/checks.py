@@ -85,6 +85,9 @@ def _copied(text: str, prompt: Sequence[PromptEntry]) -> tuple[str, str | None]:
     return rest, None
 
 
+# "you" in a memory line is whoever the user was talking to: "Your new hair color looks
+# amazing" is a compliment to the other speaker, never a fact a reader can place.
+_YOU_RE = re.compile(r"\b(?:you|your|yours|yourself|yourselves|y'all)\b", re.I)
 USER_ROLES = ("user", "note")  # the user's own words, and what they (or their agent) noted
 _KANA_RE = re.compile(r"[\u3040-\u30ff]")
 # First person in the languages mem reads: English plural too ("we switched" is someone's
@@ -204,6 +207,8 @@ def _worded(edit: Edit, prompt: Sequence[PromptEntry]) -> tuple[Edit, str | None
         text = chinese_third(third_person(text, edit.file), edit.file)
         if first_person(text):
             why = "it is written in the first person"
+        elif edit.file in ("USER", "MEMORY") and (you := _YOU_RE.search(text)):
+            why = f"it speaks to someone ('{you.group()}'), not of anyone it names"
         elif broken := not_a_sentence(text):
             why = f"it would not read as a sentence: {broken}"
         elif cut := cut_word(text, " ".join(e.text for e in prompt if e.number in edit.sources)):
