@@ -98,10 +98,13 @@ class UnusableAnswer(ProviderError):
     consolidation asks once more (in two halves when it was `cut` at the token cap or the
     time limit), then leaves that batch pending and goes on."""
 
-    def __init__(self, message: str, *, cut: bool = False, silent: bool = False) -> None:
+    def __init__(
+        self, message: str, *, cut: bool = False, silent: bool = False, final: bool = False
+    ) -> None:
         super().__init__(message)
         self.cut = cut
         self.silent = silent  # no answer came at all in llm.timeout
+        self.final = final  # already asked again (per entry): the batch is not asked anew
 
 
 class ConflictError(MemError):

@@ -149,8 +149,9 @@ def test_an_answer_that_stops_inside_a_string_is_cut_even_without_finish_reason(
 ):
     monkeypatch.setenv("MEM_LLM_STRATEGY", "entry")
     ws("log", "--at", "2026-12-01T09:00", "--role", "user", "I grow chillies on my balcony.")
-    llm.push(*[("text", CUT)] * 4)  # twice per entry, and the batch once more
+    llm.push(*[("text", CUT)] * 4)
     result = run(ws, llm, ok=False)
+    assert len(llm.requests) == 2  # asked once more, then left: the batch is not asked anew
     assert result.exit_code == 7 and "cut off" in result.stderr
     assert result.stderr.count("\n") == 1
     assert len(pending_entries(Workspace(ws.root))) == 1

@@ -212,7 +212,9 @@ def propose_per_entry(provider: Chat, request: Request) -> Proposal:
         else:
             skip.append(entry.number)
     if failed and not answered:  # no question got an answer: the batch has none
-        raise failed[0]
+        # Each question was asked twice already: asking the batch again would ask each
+        # entry twice more, at a small model's 10-40 s a call.
+        raise UnusableAnswer(failed[0].message, silent=failed[0].silent, final=True)
     return Proposal("", tuple(edits), skip=tuple(skip), usage=asker.usage, model=provider.model)
 
 
