@@ -32,6 +32,14 @@ Two parts:
    raised out of the run: must be 0), and the precision and recall of the lines written
    against LoCoMo's annotated facts (the same rules as the offline figures).
 
+3. **A hand-judged sample** (--judged FILE): every line written, looked up in FILE (JSON
+   lines, `{"file": "USER.md", "line": "…", "faithful": true, "person": true, "durable":
+   true, "standalone": true}`: what the entry says, about the right person, still true next
+   month, reads alone in the third person), is counted good on all four or not; a line not
+   in FILE yet is appended to FILE.todo with its four verdicts null, for a person to judge
+   and move into FILE. The report says how many lines were judged and the share good on
+   all four, per part and per count.
+
 The strategy (llm.strategy), structured output (llm.structured_output) and the entries a
 batch holds (llm.batch_entries) are the product's settings, passed as MEM_LLM_* variables.
 The batch strategy needs --context-tokens of at least ~4,500 (its instructions, the tool's
@@ -160,6 +168,7 @@ def main() -> None:
     ap.add_argument("--skip-six", action="store_true")
     ap.add_argument("--answers", type=Path, help="append every raw answer here (JSON lines)")
     ap.add_argument("--lines", action="store_true", help="print every added line and its verdict")
+    ap.add_argument("--judged", type=Path, help="hand verdicts (JSON lines); see the docstring")
     args = ap.parse_args()
     if args.answers:
         _record_answers(args.answers)
@@ -181,6 +190,7 @@ def main() -> None:
     if not args.skip_six:
         six_entries(settings, env)
     data = json.loads(args.data.read_text(encoding="utf-8"))
+    hand = read_judged(args.judged) if args.judged else None
     parts: dict[str, Counter] = {"tune": Counter(), "check": Counter(), "all": Counter()}
     with tempfile.TemporaryDirectory() as tmp:
         for sample in data:
@@ -207,6 +217,8 @@ def main() -> None:
                     "unanswered": len(r["report"].unanswered),
                 }
             )
+            if hand is not None:
+                counts.update(judge_lines(r["verdicts"], hand, args.judged))
             for part in ("tune" if name in TUNE else "check", "all"):
                 parts[part].update(counts)
             print(line(name, counts), flush=True)
@@ -215,9 +227,59 @@ def main() -> None:
     for part, c in parts.items():
         if c["batches"]:
             print(line(part, c))
+            if hand is not None:
+                print(judged_line(part, c))
     reasons = sorted(k for k in parts["all"] if ": " in k or k == "failed runs")
     for k in reasons:
         print(f"  {k:<40} {parts['all'][k]:>5}")
+
+
+COUNTS = ("faithful", "person", "durable", "standalone")  # a good line is all four
+
+
+def read_judged(path: Path) -> dict[tuple[str, str], dict]:
+    """(file, line) -> its four verdicts, from a JSON-lines file a person wrote."""
+    out = {}
+    if not path.exists():
+        return out
+    for raw in path.read_text(encoding="utf-8").splitlines():
+        if raw.strip():
+            row = json.loads(raw)
+            out[(row["file"], row["line"])] = row
+    return out
+
+
+def judge_lines(
+    written: list[tuple[bool, str, str]], hand: dict[tuple[str, str], dict], path: Path
+) -> Counter:
+    """Counts of the lines written that a person judged (`hand`), good on all four and per
+    count; the lines not judged yet go to PATH.todo for a person to judge."""
+    c: Counter = Counter()
+    todo = []
+    for _, file, text in written:
+        row = hand.get((file, text))
+        if row is None or any(row.get(k) is None for k in COUNTS):
+            todo.append({"file": file, "line": text, **dict.fromkeys(COUNTS)})
+            continue
+        c["judged"] += 1
+        c["judged good"] += all(row[k] for k in COUNTS)
+        for k in COUNTS:
+            c[f"judged {k}"] += bool(row[k])
+    if todo:
+        with path.with_suffix(path.suffix + ".todo").open("a", encoding="utf-8") as f:
+            f.writelines(json.dumps(t, ensure_ascii=False) + "\n" for t in todo)
+    c["not judged"] += len(todo)
+    return c
+
+
+def judged_line(name: str, c: Counter) -> str:
+    n = c["judged"]
+    share = (lambda k: f"{c[k] / n:.2f}") if n else (lambda k: "–")
+    per = "  ".join(f"{k} {share(f'judged {k}')}" for k in COUNTS)
+    return (
+        f"{name:<8} hand-judged {n:>3} of {n + c['not judged']:>3} lines: good on all four "
+        f"{share('judged good')}  ({per})"
+    )
 
 
 def _record_answers(path: Path) -> None:

@@ -48,6 +48,7 @@ class ExitCode(int):
     UNWRITABLE = 9  # the workspace cannot be written (permissions, read-only, disk full)
     FINDINGS = 10  # mem audit found lines to look at (not an error: like a linter's exit 1)
     PARTIAL = 11  # mem consolidate saved some batches and left others pending, each with why
+    UNUSED = 12  # mem consolidate: the model answered, nothing in any answer could be used
     INTERRUPTED = 130  # Ctrl-C
 
 
@@ -97,10 +98,13 @@ class UnusableAnswer(ProviderError):
     consolidation asks once more (in two halves when it was `cut` at the token cap or the
     time limit), then leaves that batch pending and goes on."""
 
-    def __init__(self, message: str, *, cut: bool = False, silent: bool = False) -> None:
+    def __init__(
+        self, message: str, *, cut: bool = False, silent: bool = False, final: bool = False
+    ) -> None:
         super().__init__(message)
         self.cut = cut
         self.silent = silent  # no answer came at all in llm.timeout
+        self.final = final  # already asked again (per entry): the batch is not asked anew
 
 
 class ConflictError(MemError):

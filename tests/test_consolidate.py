@@ -266,7 +266,9 @@ def test_secrets_never_reach_the_memory_files(mem, llm):
         ],
     }
     llm.push(tool_call(sneaky))
-    out = run(mem, llm).stdout
+    result = run(mem, llm, ok=False)
+    out = result.stdout
+    assert result.exit_code == 12  # nothing in the answer could be used
     assert "skipped (secret" in out
     for name in ("MEMORY.md", "USER.md", "AGENTS.md", "HISTORY.md"):
         assert "abcdefghijklmnopqrstuvwx" not in (mem.root / name).read_text(encoding="utf-8")
@@ -411,11 +413,20 @@ def _edit(text: str, file: str = "USER") -> dict:
     }
 
 
+def _name(i: int) -> str:
+    """A made-up word for each number: zb, zc, … (letters, so no two lines share it)."""
+    word = ""
+    while True:
+        i, r = divmod(i, 26)
+        word += "abcdefghijklmnopqrstuvwxyz"[r]
+        if not i:
+            return "zq" + word
+
+
 def test_an_answer_of_two_thousand_edits_writes_within_the_limits_and_holds_the_rest(mem, llm):
-    # Near-identical lines that all cite one entry that says them (Go, Python, backend).
-    edits = [
-        _edit(f"Uses Go for backend work, and Python for scripts (note {i})") for i in range(2000)
-    ]
+    # Lines that all cite one entry that says them (Go), each naming a tool of its own: no
+    # two say the same thing (near-duplicates are held before the caps, test_small_round_two).
+    edits = [_edit(f"Uses Go with the {_name(i)} tool (note {i})") for i in range(2000)]
     llm.push(tool_call({"history_entry": "[2026-11-24 09:05] Go.", "edits": edits, "skip": []}))
     run(mem, llm)
     user = (mem.root / "USER.md").read_text(encoding="utf-8")
@@ -430,7 +441,7 @@ def test_an_answer_of_two_thousand_edits_writes_within_the_limits_and_holds_the_
 def test_a_line_of_a_megabyte_waits_in_review_instead_of_entering_user_md(mem, llm):
     huge = "Uses Go for backend work " + "and Python for scripts " * 45_000
     llm.push(tool_call({"history_entry": "[2026-11-24 09:05] Go.", "edits": [_edit(huge)]}))
-    run(mem, llm)
+    assert run(mem, llm, ok=False).exit_code == 12  # its one edit waits: nothing written
     assert max(map(len, (mem.root / "USER.md").read_text(encoding="utf-8").splitlines())) < 500
     (waiting,) = mem.json("review")["proposals"]
     assert "over consolidate.max_line_chars = 400" in waiting["edits"][0]["heldBecause"]

@@ -42,7 +42,11 @@ def test_each_recorded_shape(mem, llm, case):  # noqa: F811
         assert case["error"] in result.stderr and result.stderr.count("\n") == 1
         assert snapshot(mem.root) == before
         return
-    report = json.loads(run(mem, llm, "--dry-run", "--json").stdout)
+    result = run(mem, llm, "--dry-run", "--json", ok=False)
+    # An answer nothing could be used from is its own exit code (12), not success.
+    assert result.exit_code == (12 if case["expect"] == "unused" else 0), result.stderr
+    report = json.loads(result.stdout)
+    assert report["unused"] == (case["expect"] == "unused")
     batch = report["batches"][0]
     added = "\n".join(line[1:] for line in batch["diff"].splitlines() if line.startswith("+"))
     for line in case["lines"]:

@@ -55,7 +55,13 @@ def test_the_entry_strategy_asks_one_question_per_entry_and_cites_it(ws, llm, mo
     # Every entry is cited or skipped: nothing is left pending for the next run.
     assert pending_entries(Workspace(ws.root)) == []
     history = (ws.root / "HISTORY.md").read_text(encoding="utf-8")
-    assert "[2026-12-01 09:05] Noted: Moved to Berlin" in history
+    # History, not a list: the user named, the facts one sentence, the rest of the batch told.
+    assert (
+        "[2026-12-01 09:05] The user moved to Berlin in the week of 2026-11-23, is allergic to "
+        "peanuts, prefers short and direct answers in English and has a sister named Ana. 2 log "
+        "entries of 6 held nothing to keep"
+    ) in history
+    assert "Noted:" not in history
 
 
 def test_a_small_model_on_llama_cpp_gets_the_entry_strategy_and_the_schema(ws, llm):

@@ -49,6 +49,14 @@ def run(ws, llm, *args, ok=True):
     return consolidate_with(ws, llm, *args, ok=ok, now="2026-12-01T10:00", model="small")
 
 
+def unused(ws, llm, *args):
+    """A run whose every answer held nothing that could be used: nothing written, exit 12
+    (issue 41: a cron job tells it from success)."""
+    result = run(ws, llm, *args, ok=False)
+    assert result.exit_code == 12, (result.stdout, result.stderr)
+    return result
+
+
 def _fenced(arguments: dict) -> tuple:
     body = json.dumps({"name": "save_memory", "arguments": arguments}, ensure_ascii=False)
     return ("text", f"```json\n{body}\n```")
@@ -108,7 +116,7 @@ def test_a_fully_rejected_batch_takes_nothing_and_is_offered_again(ws, llm):
     head = git.Repo(ws.root).head.commit.hexsha
     before = snapshot(ws.root)
     llm.push(_fenced(REJECTED_ALL))
-    out = run(ws, llm).stdout
+    out = unused(ws, llm).stdout
     assert "nothing in the answer could be used" in out and "offered again" in out
     assert snapshot(ws.root) == before  # no HISTORY paragraph, no record, no commit
     assert git.Repo(ws.root).head.commit.hexsha == head
@@ -116,7 +124,7 @@ def test_a_fully_rejected_batch_takes_nothing_and_is_offered_again(ws, llm):
     waiting = ws.json("review")["proposals"]
     assert waiting and "does not say this" in json.dumps(waiting)
     llm.push(_fenced(REJECTED_ALL))
-    again = json.loads(run(ws, llm, "--dry-run", "--json").stdout)
+    again = json.loads(unused(ws, llm, "--dry-run", "--json").stdout)
     assert again["pending"] == 6 and again["batches"][0]["sent"] == 6
 
 
@@ -269,7 +277,7 @@ def test_dropping_a_firewall_hold_drops_its_entry(ws, llm):
         type="rule",
     )
     llm.push(tool_call({"history_entry": "[2026-12-01 09:00] A setup step.", "edits": [rule]}))
-    run(ws, llm)
+    unused(ws, llm)
     (proposal,) = ws.json("review")["proposals"]
     assert ws.json("status")["consolidation"]["pending"] == 0  # waiting in review
     ws("review", proposal["id"], "--drop")
@@ -411,8 +419,8 @@ def test_an_offline_request_with_a_forged_entry_line_holds_one_entry():
 def test_the_same_held_edit_offered_again_waits_once(ws, llm):
     _six(ws)
     llm.push(_fenced(REJECTED_ALL), _fenced(REJECTED_ALL))
-    run(ws, llm)
-    run(ws, llm)  # the same entries, the same answer
+    unused(ws, llm)
+    unused(ws, llm)  # the same entries, the same answer
     waiting = ws.json("review")["proposals"]
     assert len(waiting) == 1 and len(waiting[0]["edits"]) == 1
 
@@ -508,7 +516,7 @@ def test_held_edits_can_be_accepted_or_dropped_and_neither_comes_back(ws, llm):
     assert left == [SIX[2][2]]  # E5 curated, E6 dropped with the rejected edit; E3 offered
     unsure = {**wrong, "sources": [1], "confidence": 0.1}
     llm.push(tool_call({"history_entry": "[2026-12-01 09:02] x.", "edits": [unsure]}))
-    run(ws, llm)
+    unused(ws, llm)
     (again,) = ws.json("review")["proposals"]
     out = ws("review", again["id"], "--drop").stdout
     assert "recorded as deliberately dropped" in out
@@ -528,7 +536,7 @@ def test_a_held_edit_holding_a_secret_is_redacted_everywhere(ws, llm):
         confidence=0.1,
     )
     llm.push(tool_call({"history_entry": "[2026-12-01 09:00] A token.", "edits": [leaky]}))
-    out = run(ws, llm).stdout
+    out = unused(ws, llm).stdout
     stored = "".join(p.read_text(encoding="utf-8") for p in (ws.root / ".mem").rglob("*.json"))
     assert "ghp_abcdefghij" not in out + stored + ws("review").stdout
 

@@ -59,7 +59,17 @@ def test_the_offline_provider_writes_no_secret(leaky):
 
 def test_nothing_secret_is_sent_to_the_model(leaky, llm):
     llm.push(tool_call({"history_entry": "[2026-11-30 09:03] Infra notes.", "edits": []}))
-    leaky("consolidate", "--provider", "openai", "--base-url", llm.url, "--now", "2026-11-30T10:00")
+    result = leaky(
+        "consolidate",
+        "--provider",
+        "openai",
+        "--base-url",
+        llm.url,
+        "--now",
+        "2026-11-30T10:00",
+        ok=False,
+    )
+    assert result.exit_code == 12  # an answer with nothing to use (issue 41)
     assert _clean(json.dumps(llm.requests, ensure_ascii=False))
 
 

@@ -163,7 +163,17 @@ def test_the_model_never_sees_a_shape(ws, llm):
     for i, (text, _, _) in enumerate(SHAPES.values()):
         ws("log", "--at", f"2026-11-30T09:{i:02d}", "--role", "user", text)
     llm.push(tool_call({"history_entry": "[2026-11-30 09:00] Infra notes.", "edits": []}))
-    ws("consolidate", "--provider", "openai", "--base-url", llm.url, "--now", "2026-11-30T10:00")
+    result = ws(
+        "consolidate",
+        "--provider",
+        "openai",
+        "--base-url",
+        llm.url,
+        "--now",
+        "2026-11-30T10:00",
+        ok=False,
+    )
+    assert result.exit_code == 12  # an answer with nothing to use (issue 41)
     sent = json.dumps(llm.requests, ensure_ascii=False)
     assert llm.requests and "[REDACTED]" in sent
     for name, (_, _, needles) in SHAPES.items():

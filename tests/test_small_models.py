@@ -15,7 +15,7 @@ from datetime import datetime
 import git
 from helpers import snapshot
 from llm_server import llama_cpp_model, skipping_all, tool_call
-from test_real_answers import SIX, _added, _six, run
+from test_real_answers import SIX, _added, _six, run, unused
 
 from openclaw_mem.consolidate.checks import check
 from openclaw_mem.consolidate.progress import PROGRESS_FILE, pending_entries
@@ -205,7 +205,7 @@ def test_entries_a_model_never_uses_are_passed_over_after_max_offers(ws, llm, mo
     _six(ws)
     monkeypatch.setenv("MEM_CONSOLIDATE_MAX_OFFERS", "2")
     llm.push(_silent)
-    first = run(ws, llm).stdout
+    first = unused(ws, llm).stdout
     assert "nothing in the answer could be used" in first
     assert len(pending_entries(Workspace(ws.root))) == 6
     llm.push(_silent)
@@ -234,7 +234,7 @@ def test_max_offers_zero_offers_an_entry_until_a_model_takes_it(ws, llm, monkeyp
     monkeypatch.setenv("MEM_CONSOLIDATE_MAX_OFFERS", "0")
     for _ in range(3):
         llm.push(_silent)
-        run(ws, llm)
+        unused(ws, llm)
     assert len(pending_entries(Workspace(ws.root))) == 6
 
 
@@ -253,7 +253,7 @@ def test_feeding_the_instructions_example_back_writes_nothing(ws, llm):
     _six(ws)
     before = snapshot(ws.root)
     llm.push(tool_call(EXAMPLE_ANSWER))
-    out = run(ws, llm).stdout
+    out = unused(ws, llm).stdout
     assert snapshot(ws.root) == before  # no line, no paragraph, no record, no commit
     assert "nothing in the answer could be used" in out
     assert len(pending_entries(Workspace(ws.root))) == 6  # its skip list is not its word
@@ -342,7 +342,7 @@ def test_history_is_stamped_with_the_entries_time_in_the_third_person(ws, llm):
     llm.push(tool_call(copied))
     run(ws, llm)
     history = (ws.root / "HISTORY.md").read_text(encoding="utf-8")
-    assert "[2026-12-01 09:05] Noted: Lives in Berlin." in history
+    assert "[2026-12-01 09:05] The user lives in Berlin. 1 log entry of 6 held nothing" in history
     assert "2026-12-24" not in history and "I just moved" not in history
 
 

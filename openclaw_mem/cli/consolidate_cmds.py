@@ -64,6 +64,8 @@ def consolidate_cmd(
         render.consolidation_view(st.term, report)
     if report.partial:
         raise typer.Exit(ExitCode.PARTIAL)
+    if report.unused:
+        raise typer.Exit(ExitCode.UNUSED)
 
 
 @app.command("review")

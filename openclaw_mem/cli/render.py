@@ -392,6 +392,7 @@ def consolidation_json(report) -> dict:
         "redacted": report.redacted,
         "calls": report.calls,
         "partial": report.partial,
+        "unused": report.unused,
         "unanswered": [
             {"entries": u.entries, "sent": u.sent, "reason": u.reason} for u in report.unanswered
         ],
@@ -502,6 +503,8 @@ def consolidation_view(term: Environment, report) -> None:
         )
     if report.partial:
         out.print("[bold]partly done[/bold]: run it again for what was left pending")
+    if report.unused:
+        out.print("[bold]nothing usable[/bold]: no answer held a line or a skip mem could take")
     if report.redacted:
         out.print(f"redacted {plural(report.redacted, 'secret')} before anything was sent")
     if report.dry_run:

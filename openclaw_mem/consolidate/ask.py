@@ -38,7 +38,7 @@ def ask(provider: Provider, batch: Batch, docs: dict[str, str], now: datetime) -
 def again(batch: Batch, exc: UnusableAnswer) -> list[Batch]:
     """What to ask after an unusable answer: the batch once more (two halves when the answer
     was cut), or nothing when it was already asked twice."""
-    if batch.attempt:
+    if batch.attempt or exc.final:
         return []
     parts = split(batch) if exc.cut and len(batch.prompt) > 1 else [batch]
     return [replace(part, attempt=1, why=exc.message) for part in parts]

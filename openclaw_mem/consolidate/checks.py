@@ -30,18 +30,12 @@ from dataclasses import replace
 
 from ..format.dates import resolve_relative
 from ..format.markdown import without_comments
-from ..search.tokenize import shingles, tokenize
+from .person import PAST, cut_word, not_a_sentence, third_person
 from .proposal import Edit, PromptEntry
+from .words import content
 
-# Words every memory line may share with any entry: they prove nothing about its source.
-_GENERIC = frozenset(
-    shingles(
-        tokenize(
-            "user users prefers prefer likes like loves love wants want always never please "
-            "uses use using has have lives live is are was the a an answer answers reply"
-        )
-    )
-)
+__all__ = ["PAST", "content", "third_person"]  # other modules read them here
+
 _CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _LATIN_RE = re.compile(r"[A-Za-z]")
 _COPIED_RE = re.compile(
@@ -57,10 +51,6 @@ _FIRST_PERSON_RE = re.compile(
     r"^(?:My|Mine|Me)\b"
 )
 LONG_COPY = 160  # characters: a turn this long, copied whole, is not a memory line
-
-
-def content(text: str) -> set[str]:
-    return shingles(tokenize(text)) - _GENERIC
 
 
 def _script(words: set[str]) -> str:
@@ -95,81 +85,9 @@ def _copied(text: str, prompt: Sequence[PromptEntry]) -> tuple[str, str | None]:
     return rest, None
 
 
-_THIRD = {
-    "am": "is",
-    "'m": "is",
-    "’m": "is",
-    "have": "has",
-    "'ve": "has",
-    "’ve": "has",
-    "do": "does",
-    "don't": "doesn't",
-    "don’t": "doesn't",
-    "go": "goes",
-    "wanna": "wants to",
-    "gotta": "has to",
-}
-_MODALS = ("can", "can't", "cannot", "will", "won't", "would", "should", "must", "may", "might")
-_LEAD_I_RE = re.compile(
-    r"^I(?P<adverbs>(?:\s+(?:[a-z]+ly|also|just|still|now|often|always|never|usually|"
-    r"mostly|mainly|really|already|even|ever|once|then|too))*)"
-    r"(?:\s+(?P<verb>[a-z]+(?:n't|n’t)?)|(?P<short>'m|’m|'ve|’ve))"
-    r"\b\s*"
-)
-
-
-# Past tenses that do not end in -ed: "I went" is "Went", never "Wents".
-PAST = frozenset(
-    "went got made took saw had did found lost bought met ran came gave left felt thought "
-    "told said began won wrote chose drove flew grew knew spent sent built taught caught "
-    "brought kept slept sold held heard paid became forgot fell broke spoke woke wore "
-    "finished drew sang swam ate fought hung led lent meant rode rose shot shut stole "
-    "struck threw understood wept".split()
-)
-
-
-def _verb3(verb: str) -> str:
-    v = verb.lower()
-    if v in _THIRD:
-        return _THIRD[v]
-    if v in _MODALS or v.endswith("ed") or v in PAST or v in ("was", "also", "really"):
-        return v
-    if v in ("just", "still"):
-        return v
-    if v.endswith("y") and len(v) > 2 and v[-2] not in "aeiou":
-        return v[:-1] + "ies"
-    if v.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return v + "es"
-    return v + "s"
-
-
-def third_person(text: str, file: str) -> str:
-    """An English line spoken by the user, rewritten about them: "I am allergic to peanuts"
-    -> "Is allergic to peanuts" (USER.md), "User is allergic …" (MEMORY.md); "Always answer
-    me in English" -> "… the user …" (AGENTS.md). Other text comes back as it was."""
-    out = text
-    m = _LEAD_I_RE.match(out)
-    if m:
-        verb = m["verb"] or m["short"]
-        rest = out[m.end() :]
-        head = _verb3(verb)
-        if m["verb"] and head == verb.lower() and verb.lower() not in _MODALS:
-            head = verb.lower()
-        adverbs = (m["adverbs"] or "").strip()
-        phrase = f"{adverbs} {head} {rest}".strip()
-        out = f"User {phrase}" if file != "USER" else phrase[:1].upper() + phrase[1:]
-    # "Zhang Lei and I start the rotation": mid-sentence, the person is named, not "I".
-    out = re.sub(r"(?<=\w)(\s+)I(?:'m|’m)(?=\s)", r"\1the user is", out)
-    # Only a pronoun: "Zhang Lei and I start", "…, so I can" (followed by a verb).
-    out = re.sub(r"\b(and|or|but|so|when|if|,)(\s+)I(?=\s+[a-z])", r"\1\2the user", out)
-    who = "the user" if file != "USER" else "them"
-    whose = "the user's" if file != "USER" else "their"
-    out = re.sub(r"\bmy\b", whose, out)
-    out = re.sub(r"\bMy\b", whose[:1].upper() + whose[1:], out)
-    out = re.sub(r"\b(?:me|myself)\b", who, out)
-    return out
-
-
+# "you" in a memory line is whoever the user was talking to: "Your new hair color looks
+# amazing" is a compliment to the other speaker, never a fact a reader can place.
+_YOU_RE = re.compile(r"\b(?:you|your|yours|yourself|yourselves|y'all)\b", re.I)
 USER_ROLES = ("user", "note")  # the user's own words, and what they (or their agent) noted
 _KANA_RE = re.compile(r"[\u3040-\u30ff]")
 # First person in the languages mem reads: English plural too ("we switched" is someone's
@@ -289,6 +207,12 @@ def _worded(edit: Edit, prompt: Sequence[PromptEntry]) -> tuple[Edit, str | None
         text = chinese_third(third_person(text, edit.file), edit.file)
         if first_person(text):
             why = "it is written in the first person"
+        elif edit.file in ("USER", "MEMORY") and (you := _YOU_RE.search(text)):
+            why = f"it speaks to someone ('{you.group()}'), not of anyone it names"
+        elif broken := not_a_sentence(text):
+            why = f"it would not read as a sentence: {broken}"
+        elif cut := cut_word(text, " ".join(e.text for e in prompt if e.number in edit.sources)):
+            why = f"it ends mid-word ('{cut}'): the answer was cut off"
         elif repeats_example(text) and not _says(content(text), prompt, edit.sources):
             why = "it repeats the instructions' example, not the entries"
     return replace(edit, text=text), why
@@ -310,8 +234,10 @@ def _spoken_as(text: str, prompt: Sequence[PromptEntry]) -> str | None:
 def _whose(edit: Edit, prompt: Sequence[PromptEntry]) -> str | None:
     """Why the entries an edit cites cannot be its source for its file: USER.md is the
     user's own words, AGENTS.md the user's requests to the agent."""
-    if edit.op == "delete" or edit.file not in ("USER", "AGENTS"):
+    if edit.op == "delete" or edit.file not in ("USER", "AGENTS", "MEMORY"):
         return None
+    if edit.file == "MEMORY":
+        return _said_of_another(edit, [e for e in prompt if e.number in edit.sources], prompt)
     by_number = {e.number: e for e in prompt}
     cited = [by_number[n] for n in edit.sources if n in by_number]
     others = [e for e in cited if e.role not in USER_ROLES]
@@ -320,6 +246,27 @@ def _whose(edit: Edit, prompt: Sequence[PromptEntry]) -> str | None:
         return f"{edit.file}.md is about the user: {names} is another speaker's words"
     if edit.file == "AGENTS" and cited and not any(_REQUEST_RE.search(e.text) for e in cited):
         return "an AGENTS.md rule comes from the user asking the agent, and no cited entry asks"
+    return _said_of_another(edit, cited, prompt)
+
+
+def _said_of_another(
+    edit: Edit, cited: Sequence[PromptEntry], prompt: Sequence[PromptEntry]
+) -> str | None:
+    """Why a line about the user (USER.md, or "User …" in MEMORY.md) is someone else's
+    fact: the entry it cites says it of "you", "they", "my boss Dana" (whose.py)."""
+    from .whose import answers_question, said_of
+
+    about_user = edit.file == "USER" or (edit.file == "MEMORY" and edit.text.startswith("User "))
+    if edit.op == "delete" or not about_user or edit.file == "AGENTS":
+        return None
+    by_number = {e.number: e for e in prompt}
+    text = edit.text.removeprefix("User ")
+    for entry in cited:
+        before = by_number.get(entry.number - 1)
+        answered = before is not None and answers_question(entry.text, before.role, before.text)
+        who = said_of(text, entry.text, answered=answered)
+        if who:
+            return f"E{entry.number} says this of {who}, not of the user"
     return None
 
 

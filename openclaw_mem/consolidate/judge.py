@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from ..format.markdown import without_comments
 from .checks import check
 from .edits import Outcome
-from .limits import first_edits, within
+from .limits import distinct, first_edits, within
 from .proposal import Edit, PromptEntry, Proposal, Usage
 from .redaction import Redaction
 from .write import Options
@@ -59,6 +59,8 @@ def judge(
             held += flagged
         else:
             review.append((shown.edit(edit), why))
+    edits, repeats = distinct(edits)  # before the cap counts them
+    review += [(shown.edit(e), why) for e, why in repeats]
     edits, over = within(edits, opts, grown)
     review += [(shown.edit(e), why) for e, why in over]
     return Judged(

@@ -11,6 +11,10 @@ from .proposal import Edit
 from .write import Options
 
 GROWING = ("add", "deprecate")  # ops that leave one more line in the file
+# Content-word Jaccard at which two lines of one answer say the same thing ("Prefers green
+# tea, variant 3" and "…, variant 4" share 3 of 5 words; "Has a sister named Ana" and "Has a
+# brother named Ana" 2 of 4).
+NEAR = 0.6
 WATCHED = ("USER", "AGENTS")  # the files read on every turn
 
 Held = list[tuple[Edit, str]]
@@ -21,6 +25,34 @@ def first_edits(edits: Sequence[Edit], opts: Options) -> tuple[list[Edit], Held]
     reads them, so 2,000 edits cost what 50 do)."""
     why = f"the answer made more than consolidate.max_edits = {opts.max_edits} edits"
     return list(edits[: opts.max_edits]), [(e, why) for e in edits[opts.max_edits :]]
+
+
+def distinct(edits: Sequence[Edit]) -> tuple[list[Edit], Held]:
+    """The edits with each line that says what an earlier line of the same answer and file
+    says held back: one 8-word entry cannot fill USER.md with twenty variants of itself,
+    and what a person reviews is the repeat, not a line the cap happened to reach."""
+    from .words import content
+
+    kept: list[Edit] = []
+    held: Held = []
+    seen: list[tuple[str, set[str], str]] = []  # (file, content words, line)
+    for edit in edits:
+        words = content(edit.text) if edit.op in (*GROWING, "update") else set()
+        like = next(
+            (t for f, w, t in seen if f == edit.file and words and _jaccard(words, w) >= NEAR),
+            None,
+        )
+        if like is not None:
+            held.append((edit, f"a near-duplicate of another line of this answer: {like[:80]}"))
+            continue
+        if words:
+            seen.append((edit.file, words, edit.text))
+        kept.append(edit)
+    return kept, held
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b)
 
 
 def within(edits: Sequence[Edit], opts: Options, grown: dict[str, int]) -> tuple[list[Edit], Held]:

@@ -23,6 +23,7 @@ from .progress import LogEntry
 from .proposal import Edit
 
 _ROLE_RE = re.compile(r"^(?:\[?E\d+\]?\s*)?(?:user|assistant|system|note)\s*:\s*", re.I)
+_CJK_START_RE = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]")
 COPY_RATIO = 0.8  # a summary this alike to one entry's text is that entry copied
 
 
@@ -65,10 +66,48 @@ def paragraph(
         from ..format.dates import resolve_relative
 
         return f"{stamp} {resolve_relative(body, when.date())}"  # "yesterday", months later
-    said = [f"{' '.join(e.text.split()).rstrip('.。')}." for e in applied if e.text][:5]
-    if said:
-        return f"{stamp} Noted: {' '.join(said)}"
+    told = told_of(applied, covered, fate)
+    if told:
+        return f"{stamp} {told}"
     return f"{stamp} {_counts(fate)}"
+
+
+MOST_TOLD = 5  # lines a paragraph retells; the rest are in the commit
+
+
+def told_of(applied: Sequence[Edit], covered: Sequence[LogEntry], fate: Fate) -> str:
+    """The lines kept, retold as history: who they are about named, the user's facts as one
+    sentence ("The user moved to Porto, is allergic to peanuts and has a sister named Ana."),
+    the rest with their own subjects, and what became of the batch's other entries."""
+    from .person import verb_first
+
+    about_user, others = [], []
+    for edit in [e for e in applied if e.text][:MOST_TOLD]:
+        text = " ".join(edit.text.split()).rstrip(".。")
+        if _CJK_START_RE.match(text):
+            others.append(text if text.startswith("用户") else f"用户{text}")
+        elif edit.file == "AGENTS":
+            others.append(f"The user asked the agent: {text[:1].lower()}{text[1:]}")
+        elif edit.file == "MEMORY" and text.startswith("User "):
+            about_user.append(text[5:])
+        elif edit.file == "USER" and verb_first(text):
+            about_user.append(text[:1].lower() + text[1:])
+        elif edit.file == "USER":
+            others.append(f"Of the user: {text}")
+        else:
+            others.append(text)
+    if not about_user and not others:
+        return ""
+    sentences = []
+    if about_user:
+        listed = ", ".join(about_user[:-1]) + (" and " if len(about_user) > 1 else "")
+        sentences.append(f"The user {listed}{about_user[-1]}")
+    sentences += others
+    speakers = sorted({c.entry.role for c in covered} - {"user", "assistant", "system", "note"})
+    lead = f"Talking with {', '.join(speakers)}: " if speakers else ""
+    rest = f" {_counts(fate)}" if fate.nothing or fate.pending or fate.passed else ""
+    ends = [f"{x}。" if _CJK_START_RE.match(x[-1:]) else f"{x}." for x in sentences]
+    return lead + " ".join(ends) + rest
 
 
 def _body(summary: str) -> str:

@@ -49,11 +49,21 @@ class Report:
     calls: int = 0
     tokens_sent: int = 0
     unanswered: list[Unanswered] = field(default_factory=list)  # batches left pending
+    rules: bool = False  # the offline rules answered, not a model
 
     @property
     def partial(self) -> bool:
         """Some batches were settled and others left pending: "partly done" (exit 11)."""
         return bool(self.unanswered) and bool(self.batches)
+
+    @property
+    def unused(self) -> bool:
+        """The model answered every batch, and nothing in any answer could be used: nothing
+        was written and every entry waits (exit 12, so a cron job can tell it from success).
+        """
+        if self.rules or self.unanswered or not self.batches:
+            return False
+        return all(b.unused for b in self.batches)
 
 
 @contextlib.contextmanager
@@ -101,7 +111,7 @@ def _run(
     auto: bool,
     progress: BatchProgress | None,
 ) -> Report:
-    report = Report(provider.label, 0)
+    report = Report(provider.label, 0, rules=getattr(provider, "rules", False))
     shown = Redaction(opts.redact_extra)
     docs, history = read_docs(ws), read_history(ws)
     safe_docs = shown.docs(docs)

@@ -34,7 +34,9 @@ from ..checks import (
     same_script,
     third_person,
 )
+from ..person import not_a_sentence, opens_with_subject
 from ..proposal import PromptEntry
+from ..whose import RELATIONS, answers_question
 
 SIMILAR = 0.5  # content-word Jaccard at which a line repeats one already there
 MIN_WORDS = 2  # content words a line needs to say anything
@@ -101,8 +103,9 @@ _MOOD = frozenset(
 # A line about the writer opens with what they do or are: a verb, never a subject of its own
 # ("The support group has made them …", "Their goal is …": the message's words, not a fact).
 _VERB_FIRST_RE = re.compile(
-    r"^(?:is|was|has|had|does|did|can|will|would|should|must|may|might|could|used to|"
-    r"[a-z]+(?:s|ed))\b",
+    r"^(?:(?:never|always|usually|often|rarely|sometimes|no longer)\s+)?"
+    r"(?:[a-z]+n['’]t|is|was|has|had|does|did|can|will|would|should|must|may|might|could|"
+    r"used to|[a-z]+(?:s|ed))\b",
     re.I,
 )
 
@@ -124,9 +127,42 @@ IDENTITY_RE = re.compile(
 )
 
 
-def worth_asking(entry: PromptEntry) -> bool:
-    """Whether an entry is the user's own and speaks of its writer."""
-    return entry.role in USER_ROLES and bool(_SPEAKS_OF_SELF.search(entry.text))
+def worth_asking(entry: PromptEntry, before: PromptEntry | None = None) -> bool:
+    """Whether an entry is the user's own and may tell something of its writer: it speaks
+    of them (I, my, 我 …), or it is a short reply to a question put to them ("Which one do
+    you love the most?" … "Pepperoni, of course!")."""
+    if entry.role not in USER_ROLES:
+        return False
+    return bool(_SPEAKS_OF_SELF.search(entry.text)) or answers(entry, before)
+
+
+def answers(entry: PromptEntry, before: PromptEntry | None) -> bool:
+    """Whether the entry answers a question the entry before it put to its writer."""
+    return before is not None and answers_question(entry.text, before.role, before.text)
+
+
+def named_line(text: str, who: str) -> str | None:
+    """The entry's own clause about someone the writer names ("my boss Dana"), as a
+    MEMORY.md line that names them ("The user's boss Dana just moved to Singapore"), or
+    None when the entry says nothing of them that reads as a line by itself."""
+    if not who.startswith("my "):
+        return None  # "you", "they", a bare name: nobody the line could name
+    at = text.casefold().find(who.casefold())
+    if at < 0:
+        return None
+    clause = _CLAUSE_END.sub("", text[at:] + " ").strip().rstrip(",:;").strip()
+    line = third_person(clause[:1].upper() + clause[1:], "MEMORY")
+    if (
+        len(line.split()) > 20
+        or len(content(line)) < MIN_WORDS + 1
+        or first_person(line)
+        or not_a_line(line)
+        or not_a_sentence(line)
+        or _LEANS_RE.search(line)
+        or not opens_with_subject(line)
+    ):
+        return None
+    return line
 
 
 def names(entry: PromptEntry, before: PromptEntry | None) -> set[str]:
@@ -160,6 +196,8 @@ def line_of(fact: str, others: set[str] = frozenset()) -> str | None:
     said = {re.sub(r"['’]s$", "", w.strip(",.:;!?")) for w in text.split()}
     if said & others:
         return None  # "Mel is a painter", "Agrees, Melanie": someone else, or to them
+    if opens_with_subject(text):
+        return _subject_first(text)
     if not _VERB_FIRST_RE.match(text) and not _PAST_RE.match(text):
         return None
     if _WISH_RE.match(text) and not _WHEN_RE.search(text):
@@ -167,6 +205,31 @@ def line_of(fact: str, others: set[str] = frozenset()) -> str | None:
     if len(content(text) - _MOOD) < (1 if IDENTITY_RE.match(text) else MIN_WORDS):
         return None  # a passing mood: "Is so excited too", "Is up for the challenge"
     return text
+
+
+_FAVOURITE_RE = re.compile(
+    r"^(?P<what>.+?)\s+(?:is|are)\s+(?:one of |among |some of )?their\s+"
+    r"(?:absolute\s+|all-time\s+)?favou?rites?(?:\s+\w+)?$",
+    re.I,
+)
+_THEIR_RE = re.compile(r"^Their\s+(?P<noun>[\w-]+)\b", re.I)
+
+
+def _subject_first(text: str) -> str | None:
+    """A fact that names its own subject, as a line, or None: "Roasted chicken is one of
+    their favorites" is "Likes roasted chicken", "Their favorite food is pizza" "Favorite
+    food is pizza", "Their sister Ana is a vet" stays (MEMORY.md names her, place()); any
+    other ("Their goal is …", "The support group has made …") says the message's words,
+    not a fact, and "Games are their go-to" never becomes "User games are …"."""
+    m = _FAVOURITE_RE.match(text)
+    if m and not opens_with_subject(m["what"] + " x"):
+        return f"Likes {m['what'][:1].lower()}{m['what'][1:]}"
+    m = _THEIR_RE.match(text)
+    if m and m["noun"].lower() in ("favorite", "favourite"):
+        return text[6:7].upper() + text[7:]
+    if m and m["noun"].lower() in RELATIONS and len(content(text)) >= MIN_WORDS + 1:
+        return text
+    return None
 
 
 def says(line: str, entry: PromptEntry) -> bool:
@@ -182,13 +245,18 @@ def says(line: str, entry: PromptEntry) -> bool:
 
 
 def place(line: str) -> tuple[str, str, str, str]:
-    """(file, section, type, text) for a line about the user."""
+    """(file, section, type, text) for a line about the user; a line that names its own
+    subject ("Their sister Ana is a vet") goes to MEMORY.md as it is, the user named in it
+    ("The user's sister Ana is a vet"), never with "User" in front."""
     if GOAL_RE.match(line):
         return "USER", "Goals", "goal", line
     if PREFERENCE_RE.match(line):
         return "USER", "Preferences", "preference", line
     if IDENTITY_RE.match(line):
         return "USER", "Identity", "identity", line
+    if opens_with_subject(line):
+        named = re.sub(r"\btheir\b", "the user's", line)
+        return "MEMORY", "Facts", "fact", re.sub(r"^Their\b", "The user's", named)
     return "MEMORY", "Facts", "event", f"User {line[:1].lower()}{line[1:]}"
 
 

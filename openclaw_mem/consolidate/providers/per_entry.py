@@ -23,7 +23,8 @@ from typing import Any, Protocol
 from ...errors import UnusableAnswer
 from ..proposal import Edit, PromptEntry, Proposal, Request, Usage
 from ..schema import decode_arguments
-from .facts import Known, line_of, names, place, says, worth_asking
+from ..whose import said_of
+from .facts import Known, answers, line_of, named_line, names, place, says, worth_asking
 
 
 class Chat(Protocol):
@@ -114,11 +115,45 @@ class _Asker:
         self.prompt += usage.prompt_tokens
         self.completion += usage.completion_tokens
         self.estimated |= usage.estimated
+        if _finish(response) == "length" or not balanced(text):
+            # JSON repair would close the brackets and make "User grows chil" a fact: an
+            # answer cut short is asked again, never read.
+            raise UnusableAnswer("the answer was cut off before it ended", cut=True)
         return decode_arguments(text)
 
     @property
     def usage(self) -> Usage:
         return Usage(self.prompt, self.completion, self.estimated)
+
+
+def _finish(response: Any) -> str | None:
+    choices = getattr(response, "choices", None) or [None]
+    return getattr(choices[0], "finish_reason", None)
+
+
+def balanced(text: str) -> bool:
+    """Whether every bracket and string a JSON answer opens is closed (prose around it and
+    a ``` fence are ignored): an answer that stops inside one was cut off."""
+    depth, quoted, escaped = 0, False, False
+    body = text[text.find("{") :] if "{" in text else ""
+    for ch in body:
+        if quoted:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                quoted = False
+            continue
+        if ch == '"':
+            quoted = True
+        elif ch in "{[":
+            depth += 1
+        elif ch in "}]":
+            depth -= 1
+            if depth == 0:
+                return True
+    return depth <= 0 and not quoted
 
 
 def _question(entry: PromptEntry, before: PromptEntry | None) -> str:
@@ -155,10 +190,10 @@ def propose_per_entry(provider: Chat, request: Request) -> Proposal:
     answered = 0
     entries = request.entries
     for i, entry in enumerate(entries):
-        if not worth_asking(entry):
+        before = entries[i - 1] if i else None
+        if not worth_asking(entry, before):
             skip.append(entry.number)
             continue
-        before = entries[i - 1] if i else None
         try:
             said = _facts(asker.ask(FACTS_SYSTEM, _question(entry, before), "facts", FACTS_SCHEMA))
         except UnusableAnswer as exc:
@@ -169,6 +204,7 @@ def propose_per_entry(provider: Chat, request: Request) -> Proposal:
         answered += 1
         others = names(entry, before)
         lines = [x for x in (line_of(f, others) for f in said) if x and says(x, entry)]
+        lines = [x for x in (_whose_line(x, entry, before) for x in lines) if x]
         lines = list(dict.fromkeys(lines))[:LINES_PER_ENTRY]
         made = [e for x in lines if (e := _edit(x, entry, known, asker, replacing))]
         if made:
@@ -176,8 +212,20 @@ def propose_per_entry(provider: Chat, request: Request) -> Proposal:
         else:
             skip.append(entry.number)
     if failed and not answered:  # no question got an answer: the batch has none
-        raise failed[0]
+        # Each question was asked twice already: asking the batch again would ask each
+        # entry twice more, at a small model's 10-40 s a call.
+        raise UnusableAnswer(failed[0].message, silent=failed[0].silent, final=True)
     return Proposal("", tuple(edits), skip=tuple(skip), usage=asker.usage, model=provider.model)
+
+
+def _whose_line(line: str, entry: PromptEntry, before: PromptEntry | None) -> str | None:
+    """The line when the entry says it of its writer; when it says it of someone the writer
+    names ("My boss Dana just moved to Singapore"), the entry's own words about them as a
+    line that names them; otherwise (of "you", "they", the other speaker) None."""
+    who = said_of(line, entry.text, answered=answers(entry, before))
+    if who is None:
+        return line
+    return named_line(entry.text, who)
 
 
 def _updated(known: Known, entry: PromptEntry) -> tuple[str, str] | None:
