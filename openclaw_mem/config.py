@@ -133,7 +133,7 @@ KEYS: tuple[Key, ...] = (
         "log.redact",
         False,
         "Replace secrets (keys, tokens, passwords) with [REDACTED] as entries are appended. "
-        "Off by default: a daily log keeps what was said, and mem status warns instead.",
+        "Off by default: a daily log keeps what was said, and mem log warns instead.",
     ),
     Key(
         "agents.isolation",
@@ -284,8 +284,8 @@ KEYS: tuple[Key, ...] = (
         "consolidate.provider",
         "auto",
         "Who distils the logs: openai (any OpenAI-compatible endpoint), offline (rules, no "
-        "network), or auto (openai when OPENAI_API_KEY, OPENAI_BASE_URL or llm.base_url is "
-        "set, else offline).",
+        "network), or auto (openai when llm.base_url names an endpoint, else offline: a key "
+        "or URL in the environment alone sends nothing).",
         ("auto", "openai", "offline"),
     ),
     Key(
