@@ -354,6 +354,14 @@ class Memory:
     def status(self, days: int = 7):
         return self.keeping.status(days)
 
+    def embeddings(self) -> str:
+        """Where recall's vectors come from, as a person reads it: "local:use (embed.provider
+        = auto, default)", "none: MinHash pseudo-vectors (embed.provider = none, env …)"."""
+        cfg = self.place.config
+        made = self.place.embedder
+        used = made.key if made is not None else "none: MinHash pseudo-vectors"
+        return f"{used} (embed.provider = {cfg['embed.provider']}, {cfg.sources['embed.provider']})"
+
     def notices(self) -> list[str]:
         """The settings' warnings, each version of mem.toml said once (status says it always)."""
         config = self.place.config
