@@ -18,11 +18,16 @@ _FACTORIES: dict[str, Factory] = {}
 
 
 def register(name: str, factory: Factory) -> None:
+    from ...providers import add
+
     _FACTORIES[name] = factory
+    add("consolidate", name)
 
 
 def names() -> tuple[str, ...]:
-    return ("auto", *_FACTORIES)
+    from ...providers import names
+
+    return names("consolidate")
 
 
 def resolve(name: str, settings: Mapping[str, Any]) -> str:
@@ -61,7 +66,7 @@ def _offline(settings: Mapping[str, Any], env: Mapping[str, str]) -> Provider:
 
 
 def _openai(settings: Mapping[str, Any], env: Mapping[str, str]) -> Provider:
-    from ...openai_client import endpoint
+    from ...providers.openai_client import endpoint
     from .openai_compat import OpenAIProvider
 
     base_url, api_key = endpoint(
