@@ -156,6 +156,22 @@ def test_a_mistyped_option_is_named_alike_on_every_route(ws):
     assert "did you mean" not in nothing and "no such option: --zzzzz" in nothing
 
 
+def test_the_commit_subject_counts_what_git_shows(example):
+    """+A ~U -D, N deprecated: git shows A + U + N lines added and U + D + N removed in the
+    curated files (a struck line is rewritten in place)."""
+    import git
+
+    example("consolidate", "--now", "2026-11-28T09:00")
+    head = git.Repo(example.root).head.commit
+    got = re.fullmatch(
+        r"consolidate: \+(\d+) ~(\d+) -(\d+), (\d+) deprecated", head.message.splitlines()[0]
+    )
+    added, updated, deleted, deprecated = map(int, got.groups())
+    curated = [s for f, s in head.stats.files.items() if f in ("USER.md", "MEMORY.md", "AGENTS.md")]
+    assert deprecated and sum(s["insertions"] for s in curated) == added + updated + deprecated
+    assert sum(s["deletions"] for s in curated) == updated + deleted + deprecated
+
+
 def test_each_corrected_claim_stands_in_its_document_with_its_test():
     for doc, words, test in CLAIMS:
         text = (REPO / doc).read_text(encoding="utf-8")

@@ -65,7 +65,8 @@ class BatchReport:
     def counts(self) -> dict[str, int]:
         applied = [o.edit for o in self.outcomes if o.applied]
         return {
-            # Lines added, as `git diff` shows them: a deprecation adds its replacement.
+            # Lines added: a deprecation adds its replacement (its struck line is counted
+            # as deprecated, though git shows it removed and added again).
             "added": sum(e.op == "add" or (e.op == "deprecate" and bool(e.text)) for e in applied),
             "updated": sum(e.op == "update" for e in applied),
             "deleted": sum(e.op == "delete" for e in applied),
@@ -86,8 +87,9 @@ def read_docs(ws: Workspace) -> dict[str, str]:
 
 def commit_message(batch: BatchReport, provider: str, redact_extra: Sequence[str] = ()) -> str:
     """The consolidation's commit message: counts, provider, every edit. The subject counts
-    lines as `git diff` shows them (a deprecation adds its replacement: "+6 … 2
-    deprecated" when four facts are new and two replace old ones); a deprecation names the
+    curated lines by what happened to them (a deprecation's replacement is a line added:
+    "+6 … 2 deprecated" when four facts are new and two replace old ones; git shows each
+    struck line as one removed and one added besides); a deprecation names the
     line it strikes and what replaces it; texts are cut at a word, never inside one.
     Whatever a model wrote passes the secret filter first (an edit refused for a secret is
     already withheld)."""
