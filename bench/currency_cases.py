@@ -5,8 +5,9 @@ about the subject, and a word that only the stale statement holds (`stale`) and 
 only the current one holds (`fresh`). A forget case: what was said, the words given to
 `mem forget`, a question, and the word that must no longer be seen (`gone`).
 
-Two parts with different words for the same kinds of change: choices are made on `tune`,
-figures are reported on `check` too. Times are local, "YYYY-MM-DD HH:MM".
+Three parts with different words for the same kinds of change: choices are made on `tune`,
+figures are reported on `check` too, and on `fresh`, written after the last change to the
+lexicon and never used to change it. Times are local, "YYYY-MM-DD HH:MM".
 """
 
 from __future__ import annotations
@@ -135,6 +136,69 @@ UPDATES = [
     dict(id="deadline", part="check", old=[("2026-09-15 16:00", "The grant report is due on November 30.")],
          new=[("2026-11-10 16:00", "The grant report deadline was moved to December 14.")],
          question="when is the grant report due", stale="November 30", fresh="December 14"),
+    # ------------------------------------------------------------------ fresh
+    # Written after the lexicon was last changed and never used to change it: the part that
+    # shows whether the rules hold on words nobody looked at.
+    dict(id="move", part="fresh", old=[("2026-06-12 08:00", "Home for me is Galway these days.")],
+         new=[("2026-11-21 19:40", "We finally moved house to Cork, the boxes are still everywhere.")],
+         question="what city is home", stale="Galway", fresh="Cork"),
+    dict(id="browser", part="fresh", old=[("2026-05-03 11:00", "My browser is Firefox with uBlock.")],
+         new=[("2026-11-09 11:30", "I switched to Brave for everything, Firefox kept crashing.")],
+         question="which browser do I use", stale="Firefox with uBlock", fresh="Brave"),
+    dict(id="quotes", part="fresh", old=[("2026-07-14 15:00", "I always use double quotes in Python strings.")],
+         new=[("2026-11-12 15:20", "Changed my mind about quotes: single quotes from now on.")],
+         question="single or double quotes in Python", stale="double quotes in Python", fresh="single quotes"),
+    dict(id="landlord", part="fresh", old=[("2026-04-09 10:00", "My landlord is Mr. Okonkwo, he fixes things quickly.")],
+         new=[("2026-11-02 10:15", "The flat was sold, my new landlord is a company called Habitas.")],
+         question="who is my landlord", stale="Okonkwo", fresh="Habitas"),
+    dict(id="release", part="fresh", old=[("2026-08-19 16:00", "Version 3.0 of the app ships on September 30.")],
+         new=[("2026-09-25 09:00", "The 3.0 release was pushed back to October 28.")],
+         question="when does version 3.0 ship", stale="September 30", fresh="October 28"),
+    dict(id="smoking", part="fresh", old=[("2026-03-22 21:00", "I smoke about ten cigarettes a day.")],
+         new=[("2026-11-05 21:00", "I quit smoking in October, three weeks clean.")],
+         question="do I smoke", stale="ten cigarettes", fresh="quit smoking"),
+    dict(id="lang-zh", part="fresh", old=[("2026-05-17 10:00", "我们组的前端用 Vue 2 写。")],
+         new=[("2026-11-18 10:00", "前端已经改用 React 了，Vue 2 的代码都迁完了。")],
+         question="前端用什么框架", stale="Vue 2 写", fresh="React"),
+    dict(id="class-zh", part="fresh", old=[("2026-09-03 19:00", "我每周二晚上上日语课。")],
+         new=[("2026-11-10 19:00", "日语课调到周六上午了。")],
+         question="日语课是什么时候", stale="每周二晚上", fresh="周六上午"),
+    dict(id="bike", part="fresh", old=[("2026-06-01 08:00", "I commute on my old steel road bike.")],
+         new=[("2026-11-07 08:10", "My bike was stolen, I take the bus to work now.")],
+         question="how do I commute", stale="steel road bike", fresh="bus"),
+    dict(id="hobby", part="fresh", old=[("2026-07-08 18:00", "I play in a five-a-side football team every Tuesday.")],
+         new=[("2026-11-14 18:30", "I gave up the Tuesday football, my ankle can't take it anymore.")],
+         question="do I still play football on Tuesdays", stale="five-a-side", fresh="gave up"),
+    dict(id="correction", part="fresh", old=[("2026-10-04 20:00", "My brother Tomas is a dentist.")],
+         new=[("2026-11-23 20:00", "Actually, Tomas is an orthodontist, not a dentist.")],
+         question="what does my brother Tomas do", stale="is a dentist", fresh="orthodontist"),
+    dict(id="city-zh", part="fresh", old=[("2026-02-14 12:00", "我在南京工作，住在鼓楼。")],
+         new=[("2026-11-19 12:00", "我换了工作，已经搬到苏州了。")],
+         question="我现在住在哪个城市", stale="鼓楼", fresh="苏州"),
+    dict(id="diet", part="fresh", old=[("2026-06-25 13:00", "I take two sugars in my tea.")],
+         new=[("2026-11-16 13:00", "No more sugar in my tea, my doctor told me to cut it.")],
+         question="do I take sugar in my tea", stale="two sugars", fresh="No more sugar"),
+    dict(id="keyboard", part="fresh", old=[("2026-05-28 17:00", "I type on a Logitech MX Keys.")],
+         new=[("2026-11-08 17:00", "Replaced the MX Keys with a split Moonlander keyboard.")],
+         question="what keyboard do I use", stale="type on a Logitech", fresh="Moonlander"),
+    dict(id="cloud-zh", part="fresh", old=[("2026-04-30 15:00", "服务都部署在阿里云上。")],
+         new=[("2026-11-11 15:00", "我们把服务从阿里云迁到了腾讯云。")],
+         question="服务部署在哪个云", stale="部署在阿里云", fresh="腾讯云"),
+    dict(id="name-mixed", part="fresh", old=[("2026-08-02 09:00", "我的英文名是 Kevin。")],
+         new=[("2026-11-20 09:00", "英文名改成 Leo 了，以后叫我 Leo。")],
+         question="我的英文名是什么", stale="Kevin", fresh="Leo"),
+    dict(id="bedtime", part="fresh", old=[("2026-07-30 23:00", "I go to bed around 1 am most nights.")],
+         new=[("2026-11-17 22:00", "I go to bed at 11 now, the late nights had to stop.")],
+         question="when do I go to bed", stale="1 am most nights", fresh="at 11"),
+    dict(id="chat", part="fresh", old=[("2026-03-05 14:00", "The team chats on Slack.")],
+         new=[("2026-10-29 14:00", "We dropped Slack, the team is on Mattermost now.")],
+         question="which chat tool does the team use", stale="chats on Slack", fresh="Mattermost"),
+    dict(id="pet-zh", part="fresh", old=[("2026-06-06 20:00", "我养了一只叫团子的仓鼠。")],
+         new=[("2026-11-13 20:00", "团子上个月去世了，现在家里没有宠物了。")],
+         question="我有宠物吗", stale="养了一只", fresh="没有宠物"),
+    dict(id="office", part="fresh", old=[("2026-05-11 09:00", "I work from the office on Mondays and Thursdays.")],
+         new=[("2026-11-03 09:00", "I'm fully remote now, no more office days.")],
+         question="which days am I in the office", stale="Mondays and Thursdays", fresh="fully remote"),
 ]
 
 FORGETS = [
@@ -164,6 +228,19 @@ FORGETS = [
          forget="青霉素", question="我对什么过敏", gone="青霉素"),
     dict(id="debt", part="check", said=[("2026-10-27 21:00", "I still owe my brother 3,000 dollars.")],
          forget="owe my brother", question="how much money do I owe", gone="3,000"),
+    # ------------------------------------------------------------------ fresh
+    dict(id="weight", part="fresh", said=[("2026-10-11 07:00", "I weigh 94 kilos, need to lose some.")],
+         forget="94 kilos", question="how much do I weigh", gone="94"),
+    dict(id="ex", part="fresh", said=[("2026-08-29 22:00", "Dating Sofia Marin was the worst year of my life.")],
+         forget="Sofia Marin", question="who did I date", gone="Sofia"),
+    dict(id="bank", part="fresh", said=[("2026-09-09 10:00", "My bank is Triodos, account ending 4471.")],
+         forget="Triodos", question="which bank do I use", gone="Triodos"),
+    dict(id="therapy-zh", part="fresh", said=[("2026-10-02 18:00", "我每周四下午去看心理咨询师。")],
+         forget="心理咨询", question="我周四下午去哪", gone="心理咨询"),
+    dict(id="lawsuit", part="fresh", said=[("2026-10-20 16:00", "I'm in a legal dispute with my former employer over unpaid wages.")],
+         forget="legal dispute", question="am I in any legal trouble", gone="dispute"),
+    dict(id="school", part="fresh", said=[("2026-09-25 08:00", "My daughter goes to Greenfield Primary on Oak Road.")],
+         forget="Greenfield Primary", question="which school does my daughter go to", gone="Greenfield"),
 ]
 
 # Days of other talk around the facts, so the brief has something to leave out.
