@@ -247,12 +247,14 @@ class Memory:
         current: bool = False,
         agent: str | None = None,
         role: str | None = None,
+        include_forgotten: bool = False,
         defer=None,
     ):
-        """The chunks that matter for a query, best first, with citations and snippets."""
+        """The chunks that matter for a query, best first, with citations and snippets;
+        include_forgotten shows what `mem forget` hid too."""
         read = Read("recall", query=query, k=k, min_score=min_score, now=now, since=since,
                     until=until, path=path, as_of=as_of, current=current, agent=agent,
-                    role=role)  # fmt: skip
+                    role=role, include_forgotten=include_forgotten or None)  # fmt: skip
         return self.reading.recall(read, record_access=record_access, defer=defer)
 
     def context(
@@ -264,11 +266,13 @@ class Memory:
         agent: str | None = None,
         as_of: date | None = None,
         current: bool = False,
+        all_recent: bool = False,
         defer=None,
     ):
-        """The block to put in front of a model, within a token budget."""
+        """The block to put in front of a model, within a token budget; all_recent keeps
+        every recent turn, not only those on the question (a session's opening brief)."""
         read = Read("context", query=query, budget=budget, now=now, agent=agent, as_of=as_of,
-                    current=current)  # fmt: skip
+                    current=current, all_recent=all_recent or None)  # fmt: skip
         return self.reading.context(read, defer=defer)
 
     def get(self, spec: str, *, start: int | None = None, lines: int | None = None):

@@ -80,3 +80,37 @@ def test_a_registered_consolidation_provider_is_a_setting_and_a_flag(ws, monkeyp
     monkeypatch.setenv("MEM_CONSOLIDATE_PROVIDER", "scripted")
     ws("consolidate", "--now", "2026-11-30T12:00")
     assert made == ["gpt-4o-mini", "gpt-4o-mini"]
+
+
+def test_the_library_takes_every_request_field_the_front_ends_send():
+    """Memory.recall and Memory.context take each field of a read request (recall/reads.py)
+    their op uses, and each option `mem recall`/`mem context` declares (serve/turns.py) that
+    is such a field: a field added there cannot miss the library."""
+    import inspect
+
+    from openclaw_mem.memory import Memory
+    from openclaw_mem.recall.reads import _FIELDS
+    from openclaw_mem.serve.turns import TURNS
+
+    context_only, get_only = {"budget", "all_recent"}, {"spec"}
+    wanted = {
+        "recall": set(_FIELDS) - context_only - get_only | {"current"},
+        "context": {o.dest for o in TURNS["context"].options if o.dest in _FIELDS}
+        | context_only
+        | {"query", "current", "agent"},
+    }
+    for op, fields in wanted.items():
+        takes = set(inspect.signature(getattr(Memory, op)).parameters)
+        declared = {o.dest for o in TURNS[op].options if o.dest in _FIELDS or o.dest == "current"}
+        assert fields | declared <= takes, (op, sorted(fields | declared - takes))
+
+
+def test_a_library_recall_can_show_what_forget_hid(memory):
+    from datetime import datetime
+
+    memory.log("My salary is 50k a year", role="user", at=datetime(2026, 11, 24, 9, 0))
+    memory.forget("salary")
+    hidden = memory.recall("salary", now=datetime(2026, 11, 25))
+    shown = memory.recall("salary", now=datetime(2026, 11, 25), include_forgotten=True)
+    assert not any("50k" in h.snippet for h in hidden.hits)
+    assert any("50k" in h.snippet for h in shown.hits)

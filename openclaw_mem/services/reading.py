@@ -121,8 +121,8 @@ class Reading:
 
         place = self.place
         query = self._query(read)
-        opts = self.options(Read("recall", query=query, now=read.now, agent=read.agent,
-                                 as_of=read.as_of, current=read.current))  # fmt: skip
+        # Context's own fields (budget, all_recent) mean nothing to the recall it makes.
+        opts = self.options(read.but("recall", query=query, budget=None, all_recent=None))
         cfg = place.config.override({"context.budget": read.budget})
         block = build_context(
             place.ws,
