@@ -404,6 +404,11 @@ class Memory:
         """Trust mem.toml as it is now, on this machine; returns its digest."""
         return self.keeping.trust()
 
+    def read_warm(self, warm: Callable[[], object] | None) -> None:
+        """Recall and context answer from this warm index (the resident process's: a
+        callable giving the index, or None while it has not taken in a change)."""
+        self.reading.read_warm(warm)
+
     def status(self, days: int = 7):
         return self.keeping.status(days)
 
