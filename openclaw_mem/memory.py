@@ -40,11 +40,12 @@ if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
 
-    from .services.curating import Curating
+    from .services.curating import Curating, Provider, Report
     from .services.keeping import Keeping
     from .services.reading import Reading
+    from .services.results import Ingested
     from .services.scaffold import InitReport
-    from .services.writing import Writing
+    from .services.writing import Logged, Writing
 
 __all__ = ["Memory", "copy_example", "init", "merge_files"]
 
@@ -197,10 +198,21 @@ class Memory:
 
     # ------------------------------------------------------------- writing
 
-    def log(self, text: str, **how: Any):
+    def log(
+        self,
+        text: str,
+        *,
+        role: str | None = None,
+        speaker: str | None = None,
+        session: str | None = None,
+        at: datetime | None = None,
+        agent: str | None = None,
+    ) -> Logged:
         """Append one entry, verbatim, to today's log (or `at`'s): role or speaker, session,
         at, agent. Returns where it landed (`Logged`)."""
-        return self.writing.log(text, **how)
+        return self.writing.log(
+            text, role=role, speaker=speaker, session=session, at=at, agent=agent
+        )
 
     def capture(self, said: Iterable, *, agent: str | None = None):
         """Append what an agent harness handed over (`Said` messages, services/capture.py),
@@ -218,9 +230,16 @@ class Memory:
 
         return captured_ids(self.place, list(ids), around)
 
-    def ingest(self, lines: Iterable[str], source: str, **how: Any):
+    def ingest(
+        self,
+        lines: Iterable[str],
+        source: str,
+        *,
+        session: str | None = None,
+        default_time: datetime | None = None,
+    ) -> Ingested:
         """Append a transcript, each message into its own day; repeats are skipped."""
-        return self.writing.ingest(lines, source, **how)
+        return self.writing.ingest(lines, source, session=session, default_time=default_time)
 
     def import_export(self, kind: str, path: Path):
         """Append a ChatGPT, claude.ai or Claude Code export; a repeat import adds nothing."""
@@ -247,12 +266,14 @@ class Memory:
         current: bool = False,
         agent: str | None = None,
         role: str | None = None,
+        include_forgotten: bool = False,
         defer=None,
     ):
-        """The chunks that matter for a query, best first, with citations and snippets."""
+        """The chunks that matter for a query, best first, with citations and snippets;
+        include_forgotten shows what `mem forget` hid too."""
         read = Read("recall", query=query, k=k, min_score=min_score, now=now, since=since,
                     until=until, path=path, as_of=as_of, current=current, agent=agent,
-                    role=role)  # fmt: skip
+                    role=role, include_forgotten=include_forgotten or None)  # fmt: skip
         return self.reading.recall(read, record_access=record_access, defer=defer)
 
     def context(
@@ -264,11 +285,13 @@ class Memory:
         agent: str | None = None,
         as_of: date | None = None,
         current: bool = False,
+        all_recent: bool = False,
         defer=None,
     ):
-        """The block to put in front of a model, within a token budget."""
+        """The block to put in front of a model, within a token budget; all_recent keeps
+        every recent turn, not only those on the question (a session's opening brief)."""
         read = Read("context", query=query, budget=budget, now=now, agent=agent, as_of=as_of,
-                    current=current)  # fmt: skip
+                    current=current, all_recent=all_recent or None)  # fmt: skip
         return self.reading.context(read, defer=defer)
 
     def get(self, spec: str, *, start: int | None = None, lines: int | None = None):
@@ -303,10 +326,30 @@ class Memory:
 
     # ------------------------------------------------------------- curating
 
-    def consolidate(self, **how: Any):
-        """Distil what is not yet consolidated into the curated files, one commit a batch:
-        provider, model, base_url, dry_run, auto, propose, now, progress."""
-        return self.curating.consolidate(**how)
+    def consolidate(
+        self,
+        *,
+        provider: str | Provider | None = None,
+        model: str | None = None,
+        base_url: str | None = None,
+        dry_run: bool = False,
+        auto: bool = False,
+        propose: bool = False,
+        now: datetime | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Report:
+        """Distil what is not yet consolidated into the curated files, one commit a batch
+        (propose: kept for `mem review` instead; dry_run: nothing written)."""
+        return self.curating.consolidate(
+            provider=provider,
+            model=model,
+            base_url=base_url,
+            dry_run=dry_run,
+            auto=auto,
+            propose=propose,
+            now=now,
+            progress=progress,
+        )
 
     def proposals(self) -> list:
         """Consolidations waiting for review, oldest first."""
@@ -320,10 +363,20 @@ class Memory:
         """Offer the passed-over entries again: (how many, commit, warnings)."""
         return self.curating.reoffer()
 
-    def review(self, proposal: str, **how: Any):
+    def review(
+        self,
+        proposal: str,
+        *,
+        accept: bool = False,
+        reject: tuple[int, ...] = (),
+        reword: tuple[tuple[int, str], ...] = (),
+        drop: bool = False,
+    ):
         """Show, reword, accept (minus rejected edits) or drop a proposal: (proposal, diff,
         batch written or None)."""
-        return self.curating.review(proposal, **how)
+        return self.curating.review(
+            proposal, accept=accept, reject=reject, reword=reword, drop=drop
+        )
 
     def undo(self, *, yes: bool = False):
         """Revert the newest change mem made: (the change, the revert)."""
@@ -351,8 +404,21 @@ class Memory:
         """Trust mem.toml as it is now, on this machine; returns its digest."""
         return self.keeping.trust()
 
+    def read_warm(self, warm: Callable[[], object] | None) -> None:
+        """Recall and context answer from this warm index (the resident process's: a
+        callable giving the index, or None while it has not taken in a change)."""
+        self.reading.read_warm(warm)
+
     def status(self, days: int = 7):
         return self.keeping.status(days)
+
+    def embeddings(self) -> str:
+        """Where recall's vectors come from, as a person reads it: "local:use (embed.provider
+        = auto, default)", "none: MinHash pseudo-vectors (embed.provider = none, env …)"."""
+        cfg = self.place.config
+        made = self.place.embedder
+        used = made.key if made is not None else "none: MinHash pseudo-vectors"
+        return f"{used} (embed.provider = {cfg['embed.provider']}, {cfg.sources['embed.provider']})"
 
     def notices(self) -> list[str]:
         """The settings' warnings, each version of mem.toml said once (status says it always)."""

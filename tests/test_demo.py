@@ -51,3 +51,19 @@ def test_demo_runs_offline_the_same_every_run_and_leaves_nothing_behind(runner, 
     memory = (target / "MEMORY.md").read_text(encoding="utf-8")
     assert "Zhang Lei and the user start the Atlas on-call rotation on December 1" in memory
     assert not repo.is_dirty(untracked_files=True)
+
+
+@pytest.mark.slow
+def test_the_demo_honours_the_embedding_provider_and_says_which(runner, tmp_path, monkeypatch):
+    """MEM_EMBED_PROVIDER (conftest sets none) reaches the demo, and its third line says
+    what recall's vectors came from; a value that cannot be used is said, not swallowed."""
+    out = runner.invoke(app, ["demo", str(tmp_path / "a")])
+    assert out.exit_code == 0, out.stderr
+    said = [line for line in out.stdout.splitlines() if line.startswith("embeddings: ")]
+    assert said == [
+        "embeddings: none: MinHash pseudo-vectors (embed.provider = none, env MEM_EMBED_PROVIDER)"
+    ]
+    assert "vectors MinHash" in out.stdout.split("$ mem status")[1]
+    monkeypatch.setenv("MEM_EMBED_PROVIDER", "bogus")
+    bad = runner.invoke(app, ["demo", str(tmp_path / "b")])
+    assert bad.exit_code == 0 and "MEM_EMBED_PROVIDER must be one of" in bad.stderr

@@ -1,13 +1,13 @@
 """The `mem` command line: parses, calls the library, renders. Nothing else.
 
-May import `memory`, `serve`, `environment`, `funnel`, `errors`, `text` and the package
+May import `memory`, `serve`, `environment`, `funnel`, `providers`, `errors`, `text` and the package
 root (`openclaw_mem`, for its version), and, to show
 what the facade returns, `recall.reads`, `services.status`, `store.gitrepo`,
 `format.markdown` (a citation's form), `format.when` (dates typed on the command line) and
 `search.tokenize` (the words to highlight).
 
 Command modules (`*_cmds`, `demo_cmd`) may import only `memory`, `serve`, `recall.reads`,
-`errors`, `text`, `cli.app`, `cli.render` and `cli.turn_cmds`: they adapt the facade.
+`providers`, `errors`, `text`, `cli.app`, `cli.render` and `cli.turn_cmds`: they adapt the facade.
 (tests/test_structure.py reads these sentences and holds every module to them.)
 
 Command modules do not use `from __future__ import annotations`: typer would then eval

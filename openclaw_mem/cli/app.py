@@ -24,7 +24,7 @@ from ..format.when import parse_day, parse_when
 from ..funnel import run
 from ..funnel import warn as funnel_warn
 from ..memory import Memory
-from ..serve.argv import VERBATIM, UnknownOption, leading_globals, split
+from ..serve.argv import VERBATIM, UnknownOption, closest, leading_globals, split
 
 __all__ = ["Environment", "State", "app", "parse_day", "parse_when", "state", "warn"]
 
@@ -101,12 +101,20 @@ class MemGroup(TyperGroup):
                     msg = msg[:1].lower() + msg[1:]
                 msg = msg.rstrip(".")
                 ctx = getattr(exc, "ctx", None)
+                # typer's own copy of click: the class is known by its name
+                if type(exc).__name__ == "NoSuchOption" and ctx is not None:
+                    msg = _no_such_option(exc.option_name, ctx)  # worded as the fast path's
                 hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
                 code = getattr(exc, "exit_code", ExitCode.USAGE)
                 raise UsageError(f"{msg}{hint}", exit_code=ExitCode(code)) from None
             return rv if isinstance(rv, int) and not isinstance(rv, bool) else None
 
         sys.exit(run(invoke, debug))
+
+
+def _no_such_option(name: str, ctx: Any) -> str:
+    names = {o for p in ctx.command.params for o in (*p.opts, *p.secondary_opts)}
+    return f"no such option: {name}{closest(name, names | {'--help', '-h'})}"
 
 
 def directories(incomplete: str) -> list[str]:

@@ -5,6 +5,7 @@ from typing import Annotated
 import typer
 
 from ..errors import ExitCode, UsageError
+from ..providers import names
 from ..text import visible
 from .app import app, one_of, parse_when, state, warn
 
@@ -25,8 +26,8 @@ def consolidate_cmd(
         str | None,
         typer.Option(
             "--provider",
-            help="auto | openai | offline.",
-            autocompletion=one_of("auto", "openai", "offline"),
+            help=f"{' | '.join(names('consolidate'))}.",
+            autocompletion=one_of(*names("consolidate")),
         ),
     ] = None,
     model: Annotated[str | None, typer.Option("--model", help="Model name (llm.model).")] = None,
@@ -95,7 +96,6 @@ def review_cmd(
 ) -> None:
     """Consolidations waiting for a person: list them, show one as a diff, reword, reject or
     accept its edits (accepting writes one commit, as a direct run would)."""
-    from . import render
 
     st = state(ctx)
     acting = [
@@ -139,6 +139,13 @@ def review_cmd(
         reword=reword,
         drop=drop,
     )
+    _show_review(st, pending, diff, batch, drop, as_json)
+
+
+def _show_review(st, pending, diff: str, batch, drop: bool, as_json: bool) -> None:
+    """What a review did, or the proposal itself when it only showed one."""
+    from . import render
+
     if as_json:
         data = render.proposal_json(pending)
         data.update(diff=diff, commit=batch.commit if batch else None, dropped=drop)

@@ -11,7 +11,7 @@ from ..errors import UsageError
 from ..memory import Memory, copy_example, init
 from ..recall.reads import Read
 from ..text import visible
-from .app import app, directories, state
+from .app import app, directories, state, warn
 
 # The example's logs end on 2026-11-27; the demo lives on the morning after, so its output
 # is the same whatever day it runs.
@@ -53,7 +53,10 @@ def demo_cmd(
 ) -> None:
     """Copy workspace.example/ somewhere, log a few turns, recall, consolidate, and show
     status, history and diff. Offline; no API key. Without DIRECTORY it runs in a temporary
-    folder that is removed afterwards; its output is the same on every run and machine."""
+    folder that is removed afterwards. Recall's vectors come from the embedding provider
+    MEM_EMBED_PROVIDER names (auto: the `local` extra's model when installed, else none),
+    and the demo says which it used; with the same one, its output is the same on every
+    run and machine."""
     import os
     import shutil
 
@@ -90,6 +93,18 @@ _GIT_ENV = {
 }
 
 
+def _demo_env() -> dict[str, str]:
+    """Of this shell's settings, only the embedding provider's (embed.*, and the endpoint
+    and key an `openai` provider needs): every other MEM_* variable would make the demo's
+    output this machine's own, and its workspace is a copy that trusts no mem.toml."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k.startswith("MEM_EMBED_")}
+    if env.get("MEM_EMBED_PROVIDER") == "openai":
+        env.update({k: v for k, v in os.environ.items() if k.startswith("OPENAI_")})
+    return env
+
+
 def _demo(ctx: typer.Context, root: Path, keep: bool) -> None:
     from . import render
 
@@ -99,8 +114,10 @@ def _demo(ctx: typer.Context, root: Path, keep: bool) -> None:
     _step(term, f"mem init {root}")
     report = init(root)
     typer.echo(f"copied workspace.example/ and committed it as {report.commit}")
-    # No MEM_* variables: the demo's output is the same on every machine.
-    mem = Memory.open(root, env={}, clock=lambda: DEMO_NOW)
+    mem = Memory.open(root, env=_demo_env(), clock=lambda: DEMO_NOW)
+    for notice in mem.notices():  # a MEM_EMBED_* value that could not be used
+        warn(notice)
+    typer.echo(f"embeddings: {mem.embeddings()}")
 
     for time, role, text in DEMO_TURNS:
         _step(term, f'mem log --role {role} "{text[:40]}…"')

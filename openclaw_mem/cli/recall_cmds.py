@@ -5,8 +5,11 @@ from typing import Annotated
 
 import typer
 
+from ..providers import names
 from .app import app, one_of, state, warn
 from .turn_cmds import declare
+
+EMBEDDERS = tuple(n for n in names("embed") if n != "auto")
 
 declare("recall")
 declare("get")
@@ -20,8 +23,8 @@ def index_cmd(
         str | None,
         typer.Option(
             "--embed",
-            help="none | local | openai (embed.provider).",
-            autocompletion=one_of("none", "local", "openai"),
+            help=f"{' | '.join(EMBEDDERS)} (embed.provider).",
+            autocompletion=one_of(*EMBEDDERS),
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,

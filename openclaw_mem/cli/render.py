@@ -36,6 +36,9 @@ def console(term: Environment) -> Console:
         soft_wrap=False,
         width=term.width,
         no_color=not term.color,
+        # Under NO_COLOR a terminal gets no escape sequence at all: no_color alone keeps
+        # bold and dim.
+        color_system="auto" if term.color else None,
         force_terminal=term.stdout_tty or term.color,  # FORCE_COLOR colours a pipe too
     )
 

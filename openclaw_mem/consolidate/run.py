@@ -98,6 +98,13 @@ def consolidate(
     with _exclusive(ws):
         report = _run(ws, provider, opts, mode, auto, progress)
     report.dry_run = dry_run
+    kept = [where for batch in report.batches for where in batch.kept]
+    if kept:  # "redacted before anything was sent" is not the whole story: git keeps it
+        report.warnings.append(
+            f"committed verbatim in the log, as log.redact is off: what looks like a secret at "
+            f"{', '.join(kept)}; `mem forget --hard PATH:LINE` redacts it (git history keeps "
+            "it until rewritten)"
+        )
     if opts.user_budget and isinstance(mode, Apply):
         report.warnings += _user_budget(ws, opts.user_budget)
     return report

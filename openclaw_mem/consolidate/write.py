@@ -8,6 +8,7 @@ import difflib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 
 from ..errors import ConflictError, MemError
 from ..format.curated import with_ledger
@@ -16,7 +17,7 @@ from ..safety.secrets import redact
 from ..store.commits import COMMIT_CONSOLIDATE, COMMIT_LOG
 from ..store.fsutil import append_locked, atomic_write_text, read_text, replaceable
 from ..store.workspace import CURATED_FILES, HISTORY_FILE, Workspace
-from ..text import plural
+from ..text import article, plural
 from .edits import Outcome, apply_edits, records
 from .progress import PROGRESS_FILE, Taken, record
 from .proposal import Edit
@@ -57,11 +58,15 @@ class BatchReport:
     left: int = 0  # entries that stay pending: offered again next time
     unused: bool = False  # the answer held nothing that could be used: nothing written
     review: str | None = None  # the proposal holding edits that could not be written
+    # Log lines this batch committed verbatim that hold what looks like a secret (log.redact
+    # is off): "memory/2026-11-30.md:12 (a secret assignment)", never the secret itself.
+    kept: list[str] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         applied = [o.edit for o in self.outcomes if o.applied]
         return {
-            # Lines added, as `git diff` shows them: a deprecation adds its replacement.
+            # Lines added: a deprecation adds its replacement (its struck line is counted
+            # as deprecated, though git shows it removed and added again).
             "added": sum(e.op == "add" or (e.op == "deprecate" and bool(e.text)) for e in applied),
             "updated": sum(e.op == "update" for e in applied),
             "deleted": sum(e.op == "delete" for e in applied),
@@ -82,8 +87,9 @@ def read_docs(ws: Workspace) -> dict[str, str]:
 
 def commit_message(batch: BatchReport, provider: str, redact_extra: Sequence[str] = ()) -> str:
     """The consolidation's commit message: counts, provider, every edit. The subject counts
-    lines as `git diff` shows them (a deprecation adds its replacement: "+6 … 2
-    deprecated" when four facts are new and two replace old ones); a deprecation names the
+    curated lines by what happened to them (a deprecation's replacement is a line added:
+    "+6 … 2 deprecated" when four facts are new and two replace old ones; git shows each
+    struck line as one removed and one added besides); a deprecation names the
     line it strikes and what replaces it; texts are cut at a word, never inside one.
     Whatever a model wrote passes the secret filter first (an edit refused for a secret is
     already withheld)."""
@@ -94,6 +100,11 @@ def commit_message(batch: BatchReport, provider: str, redact_extra: Sequence[str
         "",
         f"provider: {provider}; {plural(batch.entries, 'log entry')} ({batch.sent} sent)",
     ]
+    if batch.kept:  # redacted before it was sent, but the log that holds it is committed
+        lines.append(
+            f"- kept verbatim in the log (log.redact is off): what looks like a secret at "
+            f"{', '.join(batch.kept)}"
+        )
     held = [o for o in batch.outcomes if o.status == "held"]
     if held:  # their words stay out of the history: they read like instructions
         lines.append(f"- {plural(len(held), 'edit')} held for mem review (firewall)")
@@ -226,7 +237,12 @@ def _write_batch(
         # The logs read go in a commit of their own first: the marker is about to point
         # into them, and `mem undo` must revert the distilled edits, never the log itself.
         logs = sorted({t.path for t in taken})
-        gitrepo.commit_memory(ws.root, f"{COMMIT_LOG} {', '.join(logs)[:200]}", logs)
+        batch.kept = kept_secrets(ws.root, logs, opts.redact_extra)
+        message = f"{COMMIT_LOG} {', '.join(logs)[:200]}"
+        if batch.kept:
+            kept = ", ".join(batch.kept)
+            message += f"\n\nholds what looks like a secret (log.redact is off): {kept}"
+        gitrepo.commit_memory(ws.root, message, logs)
     for name in changed:
         atomic_write_text(ws.root / name, new_docs[name])
     if paragraph:  # a held edit accepted later has no paragraph of its own: a person's line
@@ -248,3 +264,23 @@ def _write_batch(
 def _with_paragraph(existing: str, paragraph: str) -> str:
     before = existing.encode("utf-8")
     return (before + appended_paragraph(before, paragraph)).decode("utf-8")
+
+
+def kept_secrets(root: Path, logs: Sequence[str], extra: Sequence[str] = ()) -> list[str]:
+    """ "path:line (a kind)" for each line a commit of `logs` adds (over HEAD) that holds
+    what looks like a secret: a log keeps what was said, and its commit says so."""
+    from ..safety.secrets import scan_lines
+    from ..store import gitrepo
+
+    found = []
+    for rel in logs:
+        path = root / rel
+        if not path.is_file():
+            continue
+        text = read_text(path, rel)
+        before = gitrepo.file_at(root, "HEAD", rel) or ""
+        first = before.count("\n") + 1 if text.startswith(before) else 1
+        for n, (_, kinds) in enumerate(scan_lines(text, first, extra=extra), first):
+            if kinds:
+                found.append(f"{rel}:{n} ({article(kinds[0])})")
+    return found

@@ -10,8 +10,8 @@
 An embedder turns texts into L2-normalised float32 rows; its `key` names the vector space
 (provider, model, endpoint), so cached vectors are never mixed across models.
 
-May import `safety` (a text is redacted before it leaves the machine), `openai_client`,
-`errors` and `text`.
+May import `safety` (a text is redacted before it leaves the machine), `providers` (the
+provider names and the OpenAI client), `errors` and `text`.
 """
 
 from __future__ import annotations
@@ -29,11 +29,16 @@ _FACTORIES: dict[str, Factory] = {}
 
 
 def register(name: str, factory: Factory) -> None:
+    from ..providers import add
+
     _FACTORIES[name] = factory
+    add("embed", name)
 
 
 def names() -> tuple[str, ...]:
-    return ("auto", "none", *_FACTORIES)
+    from ..providers import names
+
+    return names("embed")
 
 
 def local_available(model: str = "use") -> bool:
@@ -60,7 +65,7 @@ def _local(settings: Mapping[str, Any], env: Mapping[str, str]) -> Embedder:
 
 
 def _openai(settings: Mapping[str, Any], env: Mapping[str, str]) -> Embedder:
-    from ..openai_client import endpoint
+    from ..providers.openai_client import endpoint
     from .remote import OpenAIEmbedder
 
     base_url, api_key = endpoint(

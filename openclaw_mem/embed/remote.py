@@ -41,7 +41,7 @@ class OpenAIEmbedder:
 
     def _get_client(self):
         if self._client is None:
-            from ..openai_client import make_client
+            from ..providers.openai_client import make_client
 
             self._client = make_client(self.api_key, self.base_url, self.timeout, self.max_retries)
         return self._client

@@ -525,7 +525,8 @@ def consolidation_marker(counts: dict[str, int], ledger: str = "", lines: str = 
 
 _LEDGER_RE = re.compile(
     r"tokens (?P<est>~?)(?P<prompt>\d+)\+(?P<completion>\d+) on (?P<day>\d{4}-\d{2}-\d{2}) "
-    r"\((?P<who>[^)]*)\)"
+    # who ran it may hold one level of brackets: "offline (rules, no network)"
+    r"\((?P<who>[^()]*(?:\([^()]*\)[^()]*)*)\)"
 )
 
 

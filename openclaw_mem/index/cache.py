@@ -537,6 +537,25 @@ def _changes(
     return changed, bad, touched_stat
 
 
+def _delta_files(index: Index, gone: set[str], bad: dict, analysed: dict) -> dict:
+    """The file records after a refresh: the base's files still live, the bad ones, and
+    each file just analysed, its chunk numbers moved past the base into the delta."""
+    nb = index.base.n
+    files = {
+        rel: rec for rel, rec in index.files.items() if rel not in gone and rec["seg"] != "delta"
+    }
+    files.update(bad)
+    for rel, rec in analysed.items():
+        lo, hi = rec["docs"]
+        files[rel] = {
+            **index.files.get(rel, {}),
+            **rec,
+            "seg": "delta" if rec["seg"] != "bad" else "bad",
+            "docs": [nb + lo, nb + hi] if rec["seg"] != "bad" else [0, 0],
+        }
+    return files
+
+
 def _refresh(
     ws: Workspace, index: Index, scan: Scan, build: Build, known: dict
 ) -> tuple[Index, str]:
@@ -577,19 +596,7 @@ def _refresh(
         raise _StreamInstead
     part = analyze_files(ws.root, items, params)
     index.warnings += part.warnings
-    files = {
-        rel: rec for rel, rec in index.files.items() if rel not in gone and rec["seg"] != "delta"
-    }
-    files.update(bad)
-    for rel, rec in part.files.items():
-        lo, hi = rec["docs"]
-        prior = index.files.get(rel, {})
-        files[rel] = {
-            **prior,
-            **rec,
-            "seg": "delta" if rec["seg"] != "bad" else "bad",
-            "docs": [nb + lo, nb + hi] if rec["seg"] != "bad" else [0, 0],
-        }
+    files = _delta_files(index, gone, bad, part.files)
     _stamp(files, scan, set(part.files) & (changed | retry))
     paths = list(index.paths)
     path_ids = {p: i for i, p in enumerate(paths)}

@@ -311,6 +311,23 @@ class Streamed:
     stats: dict
 
 
+def _doc_columns(
+    columns: dict[str, list[np.ndarray]], used: list[str], all_paths: list[str]
+) -> dict[str, np.ndarray]:
+    """The per-chunk columns of every part joined, path ids renumbered to the paths that
+    kept a chunk (`used`), each column in its narrowest dtype."""
+    new_id = {p: i for i, p in enumerate(used)}
+    remap = np.array([new_id.get(p, -1) for p in all_paths], np.int32)
+    out = {}
+    for f in DOC_FIELDS:
+        empty = empty_docs()[f]
+        joined = np.concatenate(columns[f]) if columns[f] else empty
+        if f == "path_id" and len(joined):
+            joined = remap[joined]
+        out[f"doc.{f}"] = narrowest(joined.astype(empty.dtype))
+    return out
+
+
 def rebuild(ws: Workspace, params: IndexParams, scan: Scan, build: Build, root: Path) -> Streamed:
     """A full rebuild written straight into a new base folder under `root` (the index
     directory); the caller saves the (empty) delta and switches meta.json to both."""
@@ -367,15 +384,8 @@ def rebuild(ws: Workspace, params: IndexParams, scan: Scan, build: Build, root: 
             for rel, rec in files.items()
             if rec["seg"] != "bad" and rec["docs"][1] > rec["docs"][0]
         )
-        new_id = {p: i for i, p in enumerate(used)}
-        remap = np.array([new_id.get(p, -1) for p in all_paths], np.int32)
         arrays: dict = _merge_postings(pieces, work / "merge")
-        for f in DOC_FIELDS:
-            empty = empty_docs()[f]
-            joined = np.concatenate(columns[f]) if columns[f] else empty
-            if f == "path_id" and len(joined):
-                joined = remap[joined]
-            arrays[f"doc.{f}"] = narrowest(joined.astype(empty.dtype))
+        arrays.update(_doc_columns(columns, used, all_paths))
         del columns
         arrays.update({"sig": sig.close(), "sim": sim.close()})
         arrays.update({"perm_a": perm[0], "perm_b": perm[1]})

@@ -69,6 +69,13 @@ class Read:
         if fields:
             raise ValueError(f"unknown field {sorted(fields)[0]!r} in a {op} request")
 
+    def but(self, op: str, **changes: object) -> Read:
+        """This request as another op asks it, every field carried over but `changes`: the
+        recall a context read makes, so a field added to `_FIELDS` reaches it unlisted."""
+        fields = {name: getattr(self, name) for name in _FIELDS}
+        fields.update(changes)
+        return Read(op, current=self.current, **fields)
+
     def to_json(self) -> dict:
         """The request's fields, without `op` (the socket protocol carries it apart)."""
         out: dict = {name: getattr(self, name) for name in _FIELDS}

@@ -11,9 +11,9 @@
   the per-turn path and the full CLI share.
 
 May import `memory` (the facade), `services`, `recall`, `consolidate`, `index`, `embed`,
-`environment`, `format`, `store`, `errors`, `text` and the package root (`openclaw_mem`,
-for its version); nothing below imports this package. The functions here are what front
-ends (cli/, entry.py) call; each imports its module when called, so `import
+`environment`, `format`, `store`, `providers`, `errors`, `text` and the package root
+(`openclaw_mem`, for its version); nothing below imports this package. The functions here
+are what front ends (cli/, entry.py) call; each imports its module when called, so `import
 openclaw_mem.serve` costs nothing on the per-turn path. (No function is named like a module
 of this package: importing the module would replace it.)
 """

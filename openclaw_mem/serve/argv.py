@@ -106,14 +106,22 @@ def split(argv: list[str], takes_value: frozenset[str], flags: frozenset[str]) -
     return Split(globals_, command, options, words)
 
 
-def unknown_option(command: str, arg: str, names: set[str]) -> str:
-    """The one line for a word that starts with `-` and is no option of `command`."""
+def closest(name: str, names: set[str] | list[str]) -> str:
+    """ " (did you mean --role?)" for the option `name` was probably meant to be, else "":
+    a long option spelled nearly so, or the short option a `--k` doubles the dash of."""
     import difflib
 
-    name = arg.split("=", 1)[0]
+    if name.startswith("--") and len(name) == 3 and name[1:] in names:
+        return f" (did you mean {name[1:]}?)"
     long = sorted(n for n in names if n.startswith("--"))
     close = difflib.get_close_matches(name, long, 1, 0.75)
-    hint = f" (did you mean {close[0]}?)" if close else ""
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def unknown_option(command: str, arg: str, names: set[str]) -> str:
+    """The one line for a word that starts with `-` and is no option of `command`."""
+    name = arg.split("=", 1)[0]
+    hint = closest(name, names)
     looks = len(name) > 1 and (name[1].isalpha() or (name[1] == "-" and name[2:3].isalpha()))
     what = f"no such option: {name}{hint}" if looks else f"{arg!r} starts with '-'"
     return (

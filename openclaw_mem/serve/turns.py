@@ -15,6 +15,8 @@ Standard library only, like argv.py: this runs before anything else on every age
 
 from __future__ import annotations
 
+from ..providers import names
+
 TYPE_CHECKING = False  # not `from typing import`: the per-turn client passes through here
 if TYPE_CHECKING:
     from ..environment import Environment
@@ -116,7 +118,7 @@ TURNS = {
                 "--embed",
                 dest="embed",
                 help="The embedding provider for this call (embed.provider).",
-                choices=("none", "local", "openai"),
+                choices=tuple(n for n in names("embed") if n != "auto"),
             ),
             _NO_DAEMON,
         ],

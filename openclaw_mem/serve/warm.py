@@ -59,5 +59,5 @@ def watcher(
         debounce=mem.config["watch.debounce"] if debounce is None else debounce,
         embedder=mem.embedder,
     )
-    mem.reading.warm = lambda: None if watching.dirty() else warm.get("index")
+    mem.read_warm(lambda: None if watching.dirty() else warm.get("index"))
     return watching

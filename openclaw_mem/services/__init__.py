@@ -6,6 +6,6 @@ eval) sits above reading; `scaffold` (mem init) and `status` are what keeping an
 facade call; `background` is the one way work starts detached.
 
 May import `recall`, `consolidate`, `upkeep`, `index`, `search`, `embed`, `config`, `environment`,
-`format`, `safety`, `store`, `errors`, `text` and `openai_client`; not `memory` or any
+`format`, `safety`, `store`, `errors`, `text` and `providers`; not `memory` or any
 front end.
 """

@@ -44,15 +44,19 @@ class Curating:
         propose = propose or (auto and place.config["consolidate.review"])
         if not (dry_run or propose):
             place.check_writable_state()
-        return consolidate(
+        made, unchosen = place.provider(provider, model, base_url)
+        report = consolidate(
             place.ws,
-            place.provider(provider, model, base_url),
+            made,
             place.consolidation_options(now),
             dry_run=dry_run,
             auto=auto,
             propose=propose,
             progress=progress,
         )
+        if unchosen:
+            report.warnings.insert(0, unchosen)
+        return report
 
     def proposals(self) -> list:
         """Consolidations waiting for review, oldest first."""

@@ -135,11 +135,13 @@ class Place:
 
     def provider(
         self, chosen: str | Provider | None, model: str | None, base_url: str | None
-    ) -> Provider:
+    ) -> tuple[Provider, str | None]:
+        """The provider a consolidation uses, and one line when `auto` left an OpenAI key or
+        URL in the environment unused (how to choose a provider), else None."""
         from ..consolidate import providers
 
         if chosen is not None and not isinstance(chosen, str):
-            return chosen
+            return chosen, None
         if chosen is not None and chosen not in providers.names():
             raise UsageError(
                 f"unknown provider {chosen!r}; use one of {', '.join(providers.names())}"
@@ -157,7 +159,9 @@ class Place:
             "strategy": cfg["llm.strategy"],
             "batch_entries": cfg["llm.batch_entries"],
         }
-        return providers.create(chosen or cfg["consolidate.provider"], settings, self.env)
+        name = chosen or cfg["consolidate.provider"]
+        made = providers.create(name, settings, self.env)
+        return made, providers.unchosen(name, settings, self.env)
 
     # ------------------------------------------------------------- write rules
 

@@ -32,6 +32,11 @@ class Reading:
         # when it has not taken in a change yet (the query then reads the index on disk).
         self.warm = warm
 
+    def read_warm(self, warm: Callable[[], object] | None) -> None:
+        """Answer from this warm index from now on (the resident process's, kept up to date
+        by its watcher), or from the index on disk again (None)."""
+        self.warm = warm
+
     def answer(self, read: Read, defer=None) -> dict:
         """A read as JSON-able data: what the resident process sends, and what every front
         end renders, so all of them print the same. `defer` takes bookkeeping that can wait
@@ -121,8 +126,8 @@ class Reading:
 
         place = self.place
         query = self._query(read)
-        opts = self.options(Read("recall", query=query, now=read.now, agent=read.agent,
-                                 as_of=read.as_of, current=read.current))  # fmt: skip
+        # Context's own fields (budget, all_recent) mean nothing to the recall it makes.
+        opts = self.options(read.but("recall", query=query, budget=None, all_recent=None))
         cfg = place.config.override({"context.budget": read.budget})
         block = build_context(
             place.ws,

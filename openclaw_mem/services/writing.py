@@ -88,7 +88,8 @@ class Writing:
             if speaker is not None
             else (role or place.config["log.default_role"])
         )
-        if place.config["log.redact"]:  # opt-in: daily logs are otherwise kept verbatim
+        redacting = place.config["log.redact"]
+        if redacting:  # opt-in: daily logs are otherwise kept verbatim
             text = place.redact(text)
         when = at or place.now()
         rel = f"{MEMORY_DIR}/{when.date().isoformat()}.md"
@@ -96,7 +97,10 @@ class Writing:
         entry = NewEntry(when, label, text, session, agent or place.agent)
         draw = replayable_id if place.replayed else random_id
         result = append_entries(path, when.date(), [entry], rel=rel, draw_id=draw)
-        commit, warnings = place.after_append([rel], f"{COMMIT_LOG} {rel}")
+        held = [] if redacting else _secrets_kept(place, text, rel, result.start_line)
+        message = f"{COMMIT_LOG} {rel}" + "".join(f"\n\n{h}" for h in held[:1])
+        commit, warnings = place.after_append([rel], message)
+        warnings[:0] = held[:1]
         from ..safety.firewall import scan
 
         flags = scan(text)
@@ -171,6 +175,27 @@ class Writing:
 
         spawn(place.ws, ["consolidate", "--auto", "--quiet"], "consolidate.log")
         return True
+
+
+def _secrets_kept(place: Place, text: str, rel: str, heading: int) -> list[str]:
+    """One line per line of the entry that holds what looks like a secret, kept verbatim
+    (log.redact is off): where it is and how to take it out, never the secret itself. A
+    plain note is let through by a cheap check, without compiling the secret families."""
+    from ..safety.secret_hint import may_hold_secret
+
+    extra = place.redact_extra
+    if not extra and not may_hold_secret(text):
+        return []
+    from ..format.appending import normalize_text
+    from ..safety.secrets import scan_lines
+    from ..text import article
+
+    return [
+        f"{rel}:{n} holds what looks like {article(kinds[0])}, kept verbatim as log.redact is "
+        f"off; `mem forget --hard {rel}:{n}` redacts it before a commit keeps it"
+        for n, (_, kinds) in enumerate(scan_lines(normalize_text(text), extra=extra), heading + 1)
+        if kinds
+    ]
 
 
 def _flagged(report) -> list[str]:

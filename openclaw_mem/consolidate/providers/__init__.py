@@ -1,7 +1,8 @@
 """Consolidation providers, registered by name. The built-ins, `openai` (any OpenAI-compatible
 endpoint) and `offline` (rules, no network), register through the same `register` a test's
-scripted fake or a third-party provider uses; `auto` picks openai when an endpoint or a key
-is configured, else offline."""
+scripted fake or a third-party provider uses; `auto` picks openai only when mem's own
+settings name an endpoint (llm.base_url, --base-url), else offline: a key or URL in the
+environment, set for some other tool, never sends memory anywhere by itself."""
 
 from __future__ import annotations
 
@@ -17,20 +18,42 @@ _FACTORIES: dict[str, Factory] = {}
 
 
 def register(name: str, factory: Factory) -> None:
+    from ...providers import add
+
     _FACTORIES[name] = factory
+    add("consolidate", name)
 
 
 def names() -> tuple[str, ...]:
-    return ("auto", *_FACTORIES)
+    from ...providers import names
+
+    return names("consolidate")
+
+
+def resolve(name: str, settings: Mapping[str, Any]) -> str:
+    """The registered name `name` stands for: `auto` is openai when the settings name an
+    endpoint, else offline. The environment is not read: privacy by default."""
+    if name == "auto":
+        return "openai" if settings.get("base_url") else "offline"
+    return name
+
+
+def unchosen(name: str, settings: Mapping[str, Any], env: Mapping[str, str]) -> str | None:
+    """One line for a person whose environment holds an OpenAI key or URL that `auto` left
+    unused (they may have meant it for mem), saying how to choose; else None."""
+    found = [v for v in ("OPENAI_API_KEY", "OPENAI_BASE_URL") if env.get(v)]
+    if name != "auto" or settings.get("base_url") or not found:
+        return None
+    return (
+        f"{found[0]} is set, but mem sends memory to no endpoint unless its settings name one: "
+        'consolidated offline; to use a model set consolidate.provider = "openai" (or '
+        "llm.base_url) in mem.toml, or pass --provider openai"
+    )
 
 
 def create(name: str, settings: Mapping[str, Any], env: Mapping[str, str]) -> Provider:
     """The provider `name` asks for, configured from settings and the environment."""
-    if name == "auto":
-        configured = (
-            settings.get("base_url") or env.get("OPENAI_BASE_URL") or env.get("OPENAI_API_KEY")
-        )
-        name = "openai" if configured else "offline"
+    name = resolve(name, settings)
     if name not in _FACTORIES:
         raise ConfigError(f"unknown provider {name!r}; use one of {', '.join(names())}")
     return _FACTORIES[name](settings, env)
@@ -43,7 +66,7 @@ def _offline(settings: Mapping[str, Any], env: Mapping[str, str]) -> Provider:
 
 
 def _openai(settings: Mapping[str, Any], env: Mapping[str, str]) -> Provider:
-    from ...openai_client import endpoint
+    from ...providers.openai_client import endpoint
     from .openai_compat import OpenAIProvider
 
     base_url, api_key = endpoint(
@@ -69,4 +92,4 @@ def _openai(settings: Mapping[str, Any], env: Mapping[str, str]) -> Provider:
 register("openai", _openai)
 register("offline", _offline)
 
-__all__ = ["Factory", "Provider", "create", "names", "register"]
+__all__ = ["Factory", "Provider", "create", "names", "register", "resolve", "unchosen"]

@@ -181,7 +181,7 @@ class OpenAIProvider:
 
     def _get_client(self):
         if self._client is None:
-            from ...openai_client import make_client
+            from ...providers.openai_client import make_client
 
             # Retries are _create's: the client's own would retry a timeout too.
             self._client = make_client(self.api_key, self.base_url, self.timeout, 0)

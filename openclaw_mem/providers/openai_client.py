@@ -14,7 +14,7 @@ def endpoint(
 ) -> tuple[str | None, str]:
     """(base_url or None for api.openai.com, api_key) from a section's `base_url` and the
     OPENAI_* variables; with neither a key nor a URL, `missing` as a one-line error."""
-    from .errors import ConfigError
+    from ..errors import ConfigError
 
     base_url = settings.get("base_url") or env.get("OPENAI_BASE_URL", "")
     api_key = env.get("OPENAI_API_KEY", "")
