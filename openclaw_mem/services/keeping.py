@@ -33,8 +33,9 @@ class Keeping:
         """Commit local memory, merge the remote's file by file (logs by entry, curated
         files by line), push: one memory on several machines, while agents keep logging.
         A line both machines rewrote waits in `mem review`; citations follow their entries."""
+        from ..consolidate import claims
         from ..consolidate.citations import refresh
-        from ..consolidate.progress import record
+        from ..consolidate.progress import all_entries, record
         from ..consolidate.review import hold_undecided
         from ..format.merge import merge_file
         from ..store.gitsync import sync, sync_message
@@ -44,6 +45,12 @@ class Keeping:
         # entry can move lines under them.
         record(place.ws, [])
         held: list[str] = []
+        history_before: list[str] = []  # HISTORY.md as this machine had it (the vetting)
+
+        def vet(ours, merged):
+            history_before.append(ours("HISTORY.md") or "")
+            mine = {e.id: e.entry.text for e in all_entries(place.ws)}
+            return claims.vet(ours, merged, mine)
 
         def merge(rel: str, base: str, ours: str, theirs: str, rewritten: bool):
             merged = merge_file(rel, base, ours, theirs, rewritten=rewritten)
@@ -54,6 +61,8 @@ class Keeping:
             proposal = hold_undecided(place.ws, undecided, place.consolidation_options())
             if proposal:
                 held.append(proposal)
+            if history_before:
+                notes[UNBACKED] = claims.unbacked_here(place.ws, history_before[-1])
             return refresh(place.ws).files, CITATIONS
 
         result = sync(
@@ -63,6 +72,7 @@ class Keeping:
             merge,
             message=sync_message,
             after_merge=after,
+            vet=vet,
         )
         return replace(result, warnings=tuple(self._after_sync(result, held)))
 
@@ -85,12 +95,19 @@ class Keeping:
                 f"the remote's commits hold {plural(len(planted), 'file')} under .mem/ "
                 f"({planted[0]}…): not taken, this machine's state stays its own"
             )
+        said += _claims(result.vetted, notes.pop(UNBACKED, 0))
         restored = sum(getattr(m, "restored", 0) for m in notes.values())
         restored += sum(m == "restored" for m in notes.values())
         if restored:
             said.append(
                 f"the remote had lost {plural(restored, 'entry')} this machine still held; "
                 "they were kept" + (" (its history was rewritten)" if result.rewritten else "")
+            )
+        versions = sum(getattr(m, "versions", 0) for m in notes.values())
+        if versions:
+            said.append(
+                f"the remote holds {plural(versions, 'entry')} with other words than this "
+                "machine's; both versions are kept, the remote's beside this machine's"
             )
         said += [
             f"a line both machines rewrote keeps this machine's words; the other's waits in "
@@ -258,3 +275,30 @@ class Keeping:
             mark = line[:1] if line[:1] in "+- " and not line.startswith(("+++", "---")) else ""
             out.append(mark + self.place.redact(line[len(mark) :]))
         return "\n".join(out)
+
+
+UNBACKED = "line records no entry backs"  # the note after_merge adds (consolidate/claims.py)
+
+
+def _claims(vetted, unbacked: int) -> list[str]:
+    """What a sync did not take from the remote's records (consolidate/claims.py), once."""
+    said = []
+    if vetted and vetted.paragraphs:
+        said.append(
+            f"the remote's HISTORY.md lacked {plural(vetted.paragraphs, 'paragraph')} this "
+            "machine holds; they were kept (HISTORY.md only grows)"
+        )
+    if vetted and vetted.record:
+        said.append("the remote deleted memory/.consolidated; this machine's record was kept")
+    if vetted and vetted.marks:
+        said.append(
+            f"the remote marked {plural(vetted.marks, 'consolidation mark')} on this machine's "
+            "entries that mem could not check here (dropped, passed or offline there); "
+            "those entries stay pending here"
+        )
+    if unbacked:
+        said.append(
+            f"the remote's HISTORY.md claims {plural(unbacked, 'line record')} for lines here "
+            "that no entry here says; mem could not check them and does not act on them"
+        )
+    return said

@@ -49,6 +49,10 @@ from .workspace import STATE_DIR
 
 # merge(rel, base, ours, theirs, rewritten) -> (merged text, what the merge noticed)
 FileMerge = Callable[[str, str, str, str, bool], tuple[str, Any]]
+# A workspace-relative path's text in one commit (None: the commit holds no such file).
+Read = Callable[[str], str | None]
+# vet(ours, merged) -> ({path: text to commit over the merge, None to delete}, what it did)
+Vet = Callable[[Read, Read], tuple[dict[str, str | None], Any]]
 ATTEMPTS = 3  # fetch-merge-push rounds before a remote that keeps moving is reported
 # What git says when the remote moved between the fetch and the push (another clone pushed).
 _MOVED = ("rejected", "fetch first", "non-fast-forward", "cannot lock ref", "failed to update")
@@ -65,6 +69,7 @@ class SyncResult:
     merged: dict[str, Any] = field(default_factory=dict)  # path -> what its merge noticed
     rewritten: bool = False  # the remote's history was rewritten since the last sync
     followed: CommitInfo | None = None  # the commit after the merge (citations), if any
+    vetted: Any = None  # what `vet` said of the merge, when it ran
 
 
 def sync(
@@ -75,15 +80,19 @@ def sync(
     *,
     message: Callable[[list[str]], str],
     after_merge: Callable[[dict[str, Any]], tuple[list[str], str]] | None = None,
+    vet: Vet | None = None,
 ) -> SyncResult:
     """Commit local memory changes (message(paths) says what they are), merge the remote's,
-    push. after_merge(notes) runs inside the transaction after a merge and returns (paths
-    it changed, the commit message for them)."""
+    push. vet(ours, merged) sees what this machine held and what the merge (or the
+    remote's commit taken as it is) holds, and returns what to set right before anything
+    is written: committed on top, in the same transaction. after_merge(notes) runs inside
+    the transaction after a merge and returns (paths it changed, the commit message for
+    them)."""
     with git_errors("mem sync", root):
-        return _sync(root, remote, branch, merge, message, after_merge)
+        return _sync(root, remote, branch, merge, message, after_merge, vet)
 
 
-def _sync(root, remote, branch, merge, message, after_merge) -> SyncResult:
+def _sync(root, remote, branch, merge, message, after_merge, vet) -> SyncResult:
     repo = require_repo(root)
     if remote not in [r.name for r in repo.remotes]:
         raise GitError(
@@ -118,7 +127,7 @@ def _sync(root, remote, branch, merge, message, after_merge) -> SyncResult:
                 committed = last_commit(repo, root)
             head = gittree.rev(repo, "HEAD")
             merged: dict[str, Any] = {}
-            pulled, rewritten, followed = 0, False, None
+            pulled, rewritten, followed, vetted = 0, False, None, None
             if tip and head and not gittree.is_ancestor(repo, tip, head):
                 pulled = int(repo.git.rev_list("--count", f"{head}..{tip}"))
                 rewritten = seen is not None and not gittree.is_ancestor(repo, seen, tip)
@@ -129,6 +138,8 @@ def _sync(root, remote, branch, merge, message, after_merge) -> SyncResult:
                     target, merged = _merge(repo, root, head, tip, seen, rewritten, merge)
                 if planted:  # this machine's state is its own: never taken from a commit
                     merged[STATE_DIR] = planted
+                if vet is not None:
+                    target, vetted = _vetted(repo, root, head, target, vet)
                 _write_tree_change(repo, root, head, target, merge)
                 gittree.move_head(repo, target, head, f"mem sync: merge {remote}/{branch}")
                 if after_merge is not None:
@@ -146,7 +157,9 @@ def _sync(root, remote, branch, merge, message, after_merge) -> SyncResult:
             return SyncResult(remote, branch, committed, pulled, 0)
         ahead = int(repo.git.rev_list("--count", f"{tip}..{head}" if tip else head))
         if not ahead:
-            return SyncResult(remote, branch, committed, pulled, 0, (), merged, rewritten, followed)
+            return SyncResult(
+                remote, branch, committed, pulled, 0, (), merged, rewritten, followed, vetted
+            )
         try:
             repo.git.push(remote, f"{head}:refs/heads/{branch}")
         except git.GitCommandError as exc:
@@ -156,7 +169,9 @@ def _sync(root, remote, branch, merge, message, after_merge) -> SyncResult:
             raise GitError(
                 f"merged here, but the push to {remote} failed: {said}; `mem sync` again sends it"
             ) from None
-        return SyncResult(remote, branch, committed, pulled, ahead, (), merged, rewritten, followed)
+        return SyncResult(
+            remote, branch, committed, pulled, ahead, (), merged, rewritten, followed, vetted
+        )
     raise ConflictError(
         f"{remote}/{branch} kept changing while syncing ({ATTEMPTS} rounds); everything is "
         "committed here, run `mem sync` again"
@@ -238,6 +253,38 @@ def _merge(
     message = f"{COMMIT_SYNC} merge {tip[:7]} {what}".rstrip()
     with _identity(repo):
         return gittree.commit_tree(repo, tree, parents, message), notes
+
+
+def _vetted(repo: git.Repo, root: Path, head: str, target: str, vet: Vet) -> tuple[str, Any]:
+    """The merge's target with what `vet` sets right committed on top (the same target
+    when it changes nothing), and what vet said."""
+    pre = _prefix(repo, root)
+
+    def reader(rev: str) -> Read:
+        def read(rel: str) -> str | None:
+            found = gittree.entry(repo, rev, pre + rel)
+            if found is None or found[0] != gittree.FILE_MODE:
+                return None
+            try:
+                return (gittree.blob(repo, found[1]) or b"").decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+
+        return read
+
+    changes, said = vet(reader(head), reader(target))
+    if not changes:
+        return target, said
+    entries = {
+        pre + rel: None
+        if text is None
+        else (gittree.FILE_MODE, gittree.store_blob(repo, text.encode("utf-8")))
+        for rel, text in changes.items()
+    }
+    tree = gittree.tree_with(repo, target, entries)
+    why = f"{COMMIT_SYNC} what the remote could not back stays as this machine had it"
+    with _identity(repo):
+        return gittree.commit_tree(repo, tree, [target], why), said
 
 
 def _state_paths(repo: git.Repo, root: Path, rev: str) -> list[str]:
