@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 
 import git
+import pytest
 from helpers import Mem, clones
 
 from openclaw_mem.consolidate.progress import pending_entries
@@ -83,13 +84,15 @@ def _line(m: Mem, words: str) -> str:
     return next(x for x in text.splitlines() if words in x)
 
 
-def test_a_remote_record_cannot_archive_a_persons_own_line(tmp_path):
+@pytest.mark.parametrize("named", ["an entry that says something else", "no entry"])
+def test_a_remote_record_cannot_archive_a_persons_own_line(tmp_path, named):
     from openclaw_mem.format.curated import line_key
 
     a, b, eid = _two_with_a_line(tmp_path)
     key = line_key("Takes tea without sugar")
+    ids = eid if named != "no entry" else "-"
     # A record that claims the person's line was mem's, with a confidence of 0.01.
-    _push(b, _paragraph(f"USER {key} preference 0.9 0.01 2026-12-01 {eid}"), "HISTORY.md")
+    _push(b, _paragraph(f"USER {key} preference 0.9 0.01 2026-12-01 {ids}"), "HISTORY.md")
     said = a("sync").stderr
     a("cleanup")
     assert "Takes tea without sugar" in (a.root / "USER.md").read_text(encoding="utf-8")
@@ -260,3 +263,20 @@ def test_an_entry_a_remote_amended_and_force_pushed_arrives_as_a_second_version(
     assert _texts(b) == _texts(a) == both
     assert (a.root / DAY).read_text(encoding="utf-8") == (b.root / DAY).read_text(encoding="utf-8")
     assert len(set(_ids(a))) == 3  # the second version is an entry of its own
+
+
+def test_the_same_words_logged_on_two_clones_with_a_replayed_clock_stay_two(tmp_path, monkeypatch):
+    # A replayed clock (MEM_NOW) draws ids from what and where an entry is, so a run can be
+    # replayed byte for byte; two clones that log the same words at the same moment into
+    # the same log drew the same id, and the merge kept one entry of two acknowledged.
+    a, b = clones(tmp_path, 2)
+    a("log", "--at", "2026-12-01T08:00", "--role", "user", "The day starts.")
+    a("sync")
+    b("sync")
+    monkeypatch.setenv("MEM_NOW", "2026-12-01T09:00")
+    for m in (a, b):
+        m("log", "--role", "user", "ok thanks")
+    a("sync")
+    b("sync")
+    a("sync")
+    assert _texts(a) == _texts(b) == ["The day starts.", "ok thanks", "ok thanks"]

@@ -163,4 +163,4 @@ def unbacked(before: str, after: str, lines: dict[tuple[str, str], str], held) -
     new = {k: [r for r in rs if (k, r) not in old] for k, rs in read_records(after).items()}
     new = {k: rs for k, rs in new.items() if rs and k in lines}
     backed = vouched(new, lines, held)
-    return sum(len(rs) for k, rs in new.items() if k not in backed)
+    return sum(len(rs) for k, rs in new.items() if k not in backed or not backed[k].checked)

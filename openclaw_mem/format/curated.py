@@ -66,6 +66,9 @@ class LineRecord:
     confidence: float
     day: date  # the day of the entries it came from (else of the run)
     ids: tuple[str, ...] = ()  # the entries' content ids: what its links follow
+    # False for a record that names no entry (an older line's, moved by `mem doctor`):
+    # nothing here can check it, so `mem cleanup` does not archive on its word.
+    checked: bool = True
 
     def text(self) -> str:
         ids = ",".join(self.ids) or "-"
@@ -145,10 +148,11 @@ def vouched(
     claim: for a line the curated files hold (`lines`: (file, key) -> the line), it counts
     only when one of its entries is here (`entries`: id -> text) and says the line, or was
     redacted here. A claim that cannot be checked neither archives, re-cites nor unsources
-    the line. Where several records back one line, its links follow all their entries and
-    `mem cleanup` reads the highest importance and confidence: a later record cannot make
-    a line stale or take its sources away. A record of a line that is not here describes
-    nothing and stands as written (the last one)."""
+    the line (one that names no entry at all stands, marked unchecked, for what it cannot
+    do: cite, unsource, or have `mem cleanup` archive). Where several records back one
+    line, its links follow all their entries and `mem cleanup` reads the highest importance
+    and confidence: a later record cannot make a line stale or take its sources away. A
+    record of a line that is not here describes nothing and stands as written (the last)."""
     out: dict[tuple[str, str], LineRecord] = {}
     for key, found in records.items():
         line = lines.get(key)
@@ -157,7 +161,12 @@ def vouched(
             continue
         backed = [r for r in found if any(_backs(entries.get(i), line) for i in r.ids)]
         if not backed:
-            continue  # nothing here says it: the line is a person's, as far as mem knows
+            # Nothing here says it. A record that names no entry stands, unchecked (it can
+            # neither cite nor unsource); else the line is a person's, as far as mem knows.
+            bare = [r for r in found if not r.ids]
+            if bare:
+                out[key] = replace(bare[-1], checked=False)
+            continue
         last = backed[-1]
         ids = dict.fromkeys(i for r in (last, *backed) for i in r.ids)
         out[key] = replace(
