@@ -4,9 +4,10 @@ remote's commit taken as it is) to `vet` before anything is written.
 HISTORY.md and memory/.consolidated say what consolidations did; any clone with push
 access writes them, so what arrives is a claim about this machine's entries, not an order:
 - HISTORY.md only grows by a merge. A paragraph this machine holds that the merge lacks (a
-  remote that truncated the file, or undid a consolidation there) is put back; one the
-  remote rewrote in place (a `mem forget --hard` of its words) keeps the remote's words,
-  as the count of paragraphs under its stamp is what it was.
+  remote that truncated the file) is put back, unless every line it recorded left the
+  curated files with it (a `mem undo` there); one the remote rewrote in place (a `mem
+  forget --hard` of its words) keeps the remote's words, as the count of paragraphs under
+  its stamp is what it was.
 - memory/.consolidated is never deleted by a merge (taken back from this machine's copy),
   and once a merge brings HISTORY.md markers of the older kind (`#L99999`) this machine
   did not have, the record is written, so they never count: the record is what counts.
@@ -58,7 +59,7 @@ def vet(ours: Read, merged: Read, held: dict[str, str]) -> tuple[dict[str, str |
     before the merge (id -> text)."""
     changes: dict[str, str | None] = {}
     history = merged(HISTORY_FILE) or ""
-    restored, put_back = _history(ours(HISTORY_FILE) or "", history)
+    restored, put_back = _history(ours(HISTORY_FILE) or "", history, _lines(merged))
     if put_back:
         changes[HISTORY_FILE] = history = restored
     mine, theirs = ours(PROGRESS_FILE), merged(PROGRESS_FILE)
@@ -75,9 +76,11 @@ def vet(ours: Read, merged: Read, held: dict[str, str]) -> tuple[dict[str, str |
     return changes, Vetted(put_back, record, marks)
 
 
-def _history(ours: str, merged: str) -> tuple[str, int]:
+def _history(ours: str, merged: str, lines: dict[tuple[str, str], str]) -> tuple[str, int]:
     """HISTORY.md as merged, with the paragraphs this machine holds that it lacks put back
-    (a stamp keeps as many paragraphs as this machine had under it), and how many."""
+    (a stamp keeps as many paragraphs as this machine had under it), and how many. A
+    paragraph goes with the lines it wrote (an undo there): one whose every recorded line
+    is gone from the merged curated files (`lines`) stays gone."""
     title, mine = _paragraphs(ours)
     other_title, theirs = _paragraphs(merged)
     present = Counter(p for _, p in theirs)
@@ -86,7 +89,7 @@ def _history(ours: str, merged: str) -> tuple[str, int]:
     for key, paragraph in mine:
         if present[paragraph] > 0:
             present[paragraph] -= 1
-        elif under[key] < sum(k == key for k, _ in mine):
+        elif under[key] < sum(k == key for k, _ in mine) and not _undone(paragraph, lines):
             under[key] += 1
             missing.append((key, paragraph))
     if not missing:
@@ -94,6 +97,12 @@ def _history(ours: str, merged: str) -> tuple[str, int]:
     kept = [(k, n, p) for n, (k, p) in enumerate([*theirs, *missing])]
     blocks = _in_order(kept)
     return (other_title or title) + "\n\n".join(blocks) + "\n", len(missing)
+
+
+def _undone(paragraph: str, lines: dict[tuple[str, str], str]) -> bool:
+    """Whether a paragraph recorded lines and none of them is in the curated files."""
+    records = read_records(paragraph)
+    return bool(records) and not any(key in lines for key in records)
 
 
 def _marks(mine: str, theirs: str, held: dict[str, str], merged: Read) -> tuple[str, int]:

@@ -28,7 +28,7 @@ from typing import Any
 import git
 
 from ..errors import ConflictError, GitError
-from . import gittree
+from . import gittree, journal
 from .commits import COMMIT_SYNC
 from .gitrepo import (
     CommitInfo,
@@ -112,14 +112,17 @@ def _sync(root, remote, branch, merge, message, after_merge, vet) -> SyncResult:
     remote_ref = f"refs/remotes/{remote}/{branch}"
     committed = None
     for _ in range(ATTEMPTS):
-        seen = gittree.rev(repo, remote_ref)  # the remote as the last fetch left it
-        try:
-            repo.git.fetch(remote, f"+refs/heads/{branch}:{remote_ref}")
-        except git.GitCommandError as exc:
-            if "couldn't find remote ref" not in _git_message(exc):
-                raise GitError(f"cannot fetch from {remote}: {_git_message(exc)}") from None
-        tip = gittree.rev(repo, remote_ref)
+        # The fetch moves a ref another sync of this clone reads: inside the transaction,
+        # so two syncs at once queue instead of racing on it.
         with transaction(root):
+            seen = gittree.rev(repo, remote_ref)  # the remote as the last fetch left it
+            try:
+                repo.git.fetch(remote, f"+refs/heads/{branch}:{remote_ref}")
+            except git.GitCommandError as exc:
+                if "couldn't find remote ref" not in _git_message(exc):
+                    raise GitError(f"cannot fetch from {remote}: {_git_message(exc)}") from None
+            tip = gittree.rev(repo, remote_ref)
+            finish(root, merge)
             changed = changed_memory_files(repo, root)
             if changed:
                 with _identity(repo):
@@ -140,6 +143,8 @@ def _sync(root, remote, branch, merge, message, after_merge, vet) -> SyncResult:
                     merged[STATE_DIR] = planted
                 if vet is not None:
                     target, vetted = _vetted(repo, root, head, target, vet)
+                state = _state(root)
+                journal.begin(state, JOURNAL, {"head": head, "target": target})
                 _write_tree_change(repo, root, head, target, merge)
                 gittree.move_head(repo, target, head, f"mem sync: merge {remote}/{branch}")
                 if after_merge is not None:
@@ -148,6 +153,7 @@ def _sync(root, remote, branch, merge, message, after_merge, vet) -> SyncResult:
                         with _identity(repo):
                             commit_snapshot(repo, root, paths, why)
                         followed = last_commit(repo, root)
+                journal.done(state, JOURNAL)
             elif tip and not head:  # a fresh clone's unborn branch
                 _write_tree_change(repo, root, None, tip, merge)
                 gittree.move_head(repo, tip, None, f"mem sync: take {remote}/{branch}")
@@ -176,6 +182,38 @@ def _sync(root, remote, branch, merge, message, after_merge, vet) -> SyncResult:
         f"{remote}/{branch} kept changing while syncing ({ATTEMPTS} rounds); everything is "
         "committed here, run `mem sync` again"
     )
+
+
+JOURNAL = "sync"
+
+
+def _state(root: Path) -> Path | None:
+    from ..errors import UsageError
+    from .workspace import Workspace
+
+    try:
+        return Workspace(root).state_dir
+    except UsageError:  # a .mem/ that cannot be made: no journal, as before
+        return None
+
+
+def finish(root: Path, merge: FileMerge) -> bool:
+    """Finish a sync a kill interrupted between writing the merged files and moving the
+    branch (its journal in .mem/): the files are written again (each merged with what
+    changed here since) and the branch moved, so what it wrote is the merge, never an
+    uncommitted change the next sync would commit as a person's. Returns whether there
+    was one. The caller re-points citations (what came after the move)."""
+    state = _state(root)
+    intent = journal.pending(state, JOURNAL)
+    if intent is None:
+        return False
+    repo = require_repo(root)
+    head, target = intent.get("head"), intent.get("target")
+    if head and target and gittree.rev(repo, "HEAD") == head and gittree.rev(repo, target):
+        _write_tree_change(repo, root, head, target, merge)
+        gittree.move_head(repo, target, head, "mem sync: finish an interrupted merge")
+    journal.done(state, JOURNAL)
+    return True
 
 
 def sync_message(paths: list[str]) -> str:
