@@ -280,3 +280,64 @@ def test_the_same_words_logged_on_two_clones_with_a_replayed_clock_stay_two(tmp_
     b("sync")
     a("sync")
     assert _texts(a) == _texts(b) == ["The day starts.", "ok thanks", "ok thanks"]
+
+
+def test_undo_after_a_squashed_force_push_is_one_line_with_its_code(tmp_path):
+    a, b = clones(tmp_path, 2)
+    a("log", "--at", "2026-12-01T09:00", "--role", "user", "I live in Kavolu now.")
+    a("consolidate", "--now", "2026-12-01T10:00")
+    a("sync")
+    b("sync")
+    _force(b, lambda text: text)  # the whole history squashed into one commit
+    a("sync")
+    for m in (a, b):
+        result = m("undo", "--yes", ok=False)
+        assert result.exit_code == 4, result.stderr  # nothing of mem's left to undo
+        assert "git failed" not in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def test_a_fetch_between_a_squash_and_sync_does_not_bring_back_what_was_forgotten(tmp_path):
+    a, b = clones(tmp_path, 2)
+    a("log", "--at", "2026-12-01T09:00", "--role", "user", "I live in Kavolu now.")
+    a("log", "--at", "2026-12-01T09:05", "--role", "user", "My cat is called Pepel.")
+    a("consolidate", "--now", "2026-12-01T10:00")
+    a("sync")
+    b("sync")
+    _force(b, lambda text: text)  # squashed and force-pushed
+    line = next(
+        n
+        for n, x in enumerate((a.root / "USER.md").read_text(encoding="utf-8").splitlines(), 1)
+        if "Pepel" in x
+    )
+    a("forget", "--hard", f"USER.md:{line}")
+    git.Repo(a.root).git.fetch("origin")  # a person's plain fetch: the ref moves to the squash
+    said = a("sync").stderr
+    assert "Pepel" not in (a.root / "USER.md").read_text(encoding="utf-8")
+    assert "history was rewritten" in said or said == ""
+    b("sync")
+    assert "Pepel" not in (b.root / "USER.md").read_text(encoding="utf-8")
+
+
+def test_syncs_of_one_clone_at_once_queue_instead_of_racing_on_the_fetch(tmp_path):
+    import subprocess
+    import sys
+
+    a, b = clones(tmp_path, 2)
+    for n in range(3):
+        b("log", "--at", f"2026-12-01T09:0{n}", "--role", "user", f"note {n} from b")
+        b("sync")
+        a("log", "--at", f"2026-12-01T10:0{n}", "--role", "user", f"note {n} from a")
+        runs = [
+            subprocess.Popen(
+                [sys.executable, "-m", "openclaw_mem", "-w", str(a.root), "sync"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(4)
+        ]
+        for run in runs:
+            _, err = run.communicate(timeout=120)
+            assert run.returncode == 0 and "cannot lock ref" not in err, err
+    b("sync")
+    assert sorted(_texts(a)) == sorted(_texts(b)) and len(_texts(a)) == 6

@@ -116,13 +116,10 @@ def _sync(root, remote, branch, merge, message, after_merge, vet) -> SyncResult:
         # so two syncs at once queue instead of racing on it.
         with transaction(root):
             seen = gittree.rev(repo, remote_ref)  # the remote as the last fetch left it
-            try:
-                repo.git.fetch(remote, f"+refs/heads/{branch}:{remote_ref}")
-            except git.GitCommandError as exc:
-                if "couldn't find remote ref" not in _git_message(exc):
-                    raise GitError(f"cannot fetch from {remote}: {_git_message(exc)}") from None
+            _fetch(repo, remote, branch, remote_ref)
             tip = gittree.rev(repo, remote_ref)
             finish(root, merge)
+            seen = _last_seen(repo, remote_ref, seen, tip)
             changed = changed_memory_files(repo, root)
             if changed:
                 with _identity(repo):
@@ -185,6 +182,39 @@ def _sync(root, remote, branch, merge, message, after_merge, vet) -> SyncResult:
 
 
 JOURNAL = "sync"
+
+
+def _fetch(repo: git.Repo, remote: str, branch: str, ref: str) -> None:
+    """Fetch the branch into its remote-tracking ref. Another sync's push (outside the
+    transaction) updates that ref too: a fetch that meets it moving tries again."""
+    import time
+
+    for attempt in range(4):
+        try:
+            repo.git.fetch(remote, f"+refs/heads/{branch}:{ref}")
+            return
+        except git.GitCommandError as exc:
+            said = _git_message(exc)
+            if "couldn't find remote ref" in said:
+                return
+            if "cannot lock ref" not in said or attempt == 3:
+                raise GitError(f"cannot fetch from {remote}: {said}") from None
+            time.sleep(0.2 * (attempt + 1))
+
+
+def _last_seen(repo: git.Repo, ref: str, seen: str | None, tip: str | None) -> str | None:
+    """What this clone last had of the remote. A `git fetch` of someone's between a
+    rewritten remote and this sync already moved the ref to the rewrite, so the merge would
+    have no base and take back what was removed here since (a `forget --hard`): then the
+    newest earlier value of the ref in its reflog that HEAD holds is what was seen."""
+    head = gittree.rev(repo, "HEAD")
+    if not (seen and tip and head) or gittree.merge_base(repo, head, tip) is not None:
+        return seen
+    try:
+        earlier = repo.git.rev_list("--walk-reflogs", "--max-count=50", ref).split()
+    except git.GitCommandError:
+        return seen
+    return next((c for c in earlier if gittree.is_ancestor(repo, c, head)), seen)
 
 
 def _state(root: Path) -> Path | None:
