@@ -51,7 +51,7 @@ def refresh(ws: Workspace) -> Citations:
     """Rewrite every line's links whose entries (by id) now sit at other lines, and unsource
     the lines whose entries no log holds any more, or holds redacted."""
     where = {e.id: e for e in all_entries(ws)}
-    ledger = workspace_ledger(ws)
+    ledger = workspace_ledger(ws, {i: e.entry.text for i, e in where.items()})
     done = Citations()
     for name in CURATED_FILES:
         path = ws.root / name

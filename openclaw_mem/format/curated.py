@@ -243,9 +243,12 @@ def moved_records(records: Iterable[LineRecord]) -> str:
     return f"<!-- {field} -->" if field else ""
 
 
-def workspace_ledger(ws: Workspace) -> dict[tuple[str, str], LineRecord]:
+def workspace_ledger(
+    ws: Workspace, held: dict[str, str] | None = None
+) -> dict[tuple[str, str], LineRecord]:
     """The line records mem acts on in this workspace: those of its HISTORY.md that an
-    entry here backs (`vouched`); none when it has no such file."""
+    entry here backs (`vouched`); none when it has no such file. `held`: the entries by id,
+    when the caller has read them already."""
     from ..store.fsutil import read_text
     from ..store.workspace import CURATED_FILES, HISTORY_FILE
 
@@ -260,7 +263,8 @@ def workspace_ledger(ws: Workspace) -> dict[tuple[str, str], LineRecord]:
             for line in read_text(curated, name).splitlines():
                 if struck_text(line):
                     lines.setdefault((name.removesuffix(".md"), line_key(struck_text(line))), line)
-    held = _held(ws) if any(k in lines for k in records) else {}
+    if held is None:
+        held = _held(ws) if any(k in lines for k in records) else {}
     return vouched(records, lines, held)
 
 
