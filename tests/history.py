@@ -184,7 +184,7 @@ def check(history: History) -> None:
 
     from openclaw_mem.consolidate.citations import redacted
     from openclaw_mem.consolidate.progress import all_entries, pending_entries, taken_ids
-    from openclaw_mem.format.curated import read_ledger, record_of
+    from openclaw_mem.format.curated import record_of, workspace_ledger
     from openclaw_mem.format.markdown import has_conflict_markers, sources
     from openclaw_mem.store.workspace import Workspace
 
@@ -207,7 +207,7 @@ def check(history: History) -> None:
     by_id = {e.id: e for e in entries}
     for ident in history.redacted:
         assert ident in by_id and redacted(by_id[ident]), f"redacted entry {ident} is gone"
-    ledger = read_ledger((ws.root / "HISTORY.md").read_text(encoding="utf-8"))
+    ledger = workspace_ledger(ws)  # the records mem acts on: those an entry here backs
     for name in CURATED:
         text = (ws.root / name).read_text(encoding="utf-8")
         assert not src_problems(ws.root, "", text), src_problems(ws.root, "", text)

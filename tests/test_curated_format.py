@@ -32,8 +32,17 @@ def _bullets(text: str) -> list[str]:
 
 def _mem_wrote(ws, lines: str, said: str, day: date, ids=(), importance=0.8, kind="identity"):
     """USER.md holding `lines` (its Identity section), and HISTORY.md the record of the one
-    mem wrote that says `said`, as a consolidation on `day` would have left them."""
+    mem wrote that says `said`, as a consolidation on `day` would have left them. Without
+    `ids`, the record names an entry of that day that says the line (a record nothing here
+    backs is only a claim: format/curated.py's `vouched`)."""
     (ws.root / "USER.md").write_text(f"# USER\n\n## Identity\n\n{lines}", encoding="utf-8")
+    if not ids:
+        log = ws.root / "memory" / f"{day}.md"
+        log.parent.mkdir(exist_ok=True)
+        log.write_text(
+            f"# {day}\n\n## 09:00 · user <!-- id: 0123456789ab -->\n{said}\n\n", encoding="utf-8"
+        )
+        ids = ("0123456789ab",)
     known = LineRecord("USER", line_key(said), kind, importance, 0.9, day, tuple(ids))
     (ws.root / "HISTORY.md").write_text(
         with_ledger(f"# HISTORY\n\n[{day} 10:00] Notes.\n<!-- consolidated: x -->\n", [known]),

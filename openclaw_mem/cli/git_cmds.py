@@ -103,6 +103,8 @@ def doctor_cmd(ctx: typer.Context) -> None:
     conflicted (merged by entry and by line, and staged), citations that no longer point at
     the entry that says them, a clone without the merge driver."""
     done = state(ctx).memory().doctor()
+    for what in done.finished:
+        typer.echo(f"finished a {what} a kill had interrupted, committed as mem's")
     for path in done.merged:
         how = "by entry" if path.startswith("memory/") or path == "HISTORY.md" else "by line"
         typer.echo(f"merged {visible(path, lines=False)} {how}")
@@ -121,9 +123,17 @@ def doctor_cmd(ctx: typer.Context) -> None:
             f"{unsourced} unsourced (its entry is gone or redacted)"
             + (f"; committed {done.commit}" if done.commit else "")
         )
+    if done.wrong:
+        shown = ", ".join(visible(w, lines=False) for w in done.wrong[:5])
+        typer.echo(
+            f"{plural(len(done.wrong), 'line')} whose links cite log lines that do not say it, "
+            f"with no record mem could follow: {shown}"
+            + (" …" if len(done.wrong) > 5 else "")
+            + "; fix their links by hand (mem never rewrites links it did not write)"
+        )
     if done.merged:
         typer.echo("finish the merge: git commit (or git rebase --continue)")
-    elif not (moved or unsourced or done.reformatted):
+    elif not (moved or unsourced or done.reformatted or done.wrong or done.finished):
         typer.echo("nothing to put right: no memory file in conflict, every citation holds")
 
 

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from ..errors import MemError
 from ..format.curated import LineRecord, keep_records, record_of, workspace_ledger
 from ..format.markdown import (
     SOURCE_LINK_RE,
@@ -50,7 +51,7 @@ def refresh(ws: Workspace) -> Citations:
     """Rewrite every line's links whose entries (by id) now sit at other lines, and unsource
     the lines whose entries no log holds any more, or holds redacted."""
     where = {e.id: e for e in all_entries(ws)}
-    ledger = workspace_ledger(ws)
+    ledger = workspace_ledger(ws, {i: e.entry.text for i, e in where.items()})
     done = Citations()
     for name in CURATED_FILES:
         path = ws.root / name
@@ -77,6 +78,44 @@ def refresh(ws: Workspace) -> Citations:
             atomic_write_text(path, new)
             done.files.append(name)
     return done
+
+
+def wrong_links(ws: Workspace) -> list[str]:
+    """`mem doctor`: the curated lines mem has no record of (so it cannot re-point them)
+    whose links into the daily logs cite lines that do not say them (format/curated.py's
+    `says`): a person's links gone stale, or mem's line whose record a kill or a forged
+    history took. As PATH:LINE."""
+    from ..format.curated import says
+    from ..format.markdown import parse_citation, sources
+    from ..store.fsutil import SymlinkRefused
+
+    ledger = workspace_ledger(ws)
+    out: list[str] = []
+    logs: dict[str, list[str]] = {}
+    for name in CURATED_FILES:
+        path = ws.root / name
+        if not path.is_file() or path.is_symlink():
+            continue
+        for n, line in enumerate(split_doc(read_text(path, name)).lines, 1):
+            if "](memory/" not in line or record_of(name.removesuffix(".md"), line, ledger):
+                continue
+            for cite in sources(line):
+                found = parse_citation(cite) if _into_a_log(cite) else None
+                if found is None:
+                    continue
+                rel, a, b = found
+                if rel not in logs:
+                    try:
+                        target = ws.inside(rel)  # never outside the workspace, nor a link
+                    except (SymlinkRefused, MemError):
+                        target = None
+                    ok = target is not None and target.is_file()
+                    logs[rel] = read_text(target, rel).split("\n") if ok else []
+                said = "\n".join(x for x in logs[rel][a - 1 : b] if not x.startswith("## "))
+                if not says(said, line):
+                    out.append(f"{name}:{n}")
+                    break
+    return out
 
 
 def _live(ids: list[str] | tuple[str, ...], where: dict[str, LogEntry]) -> list[LogEntry]:

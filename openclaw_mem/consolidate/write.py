@@ -14,6 +14,7 @@ from ..errors import ConflictError, MemError
 from ..format.curated import with_ledger
 from ..format.markdown import appended_paragraph, core
 from ..safety.secrets import redact
+from ..store import journal
 from ..store.commits import COMMIT_CONSOLIDATE, COMMIT_LOG
 from ..store.fsutil import append_locked, atomic_write_text, read_text, replaceable
 from ..store.workspace import CURATED_FILES, HISTORY_FILE, Workspace
@@ -177,6 +178,7 @@ def write_batch(
             from ..store import gitrepo
 
             committing = gitrepo.open_repo(ws.root) is not None
+        finish(ws)  # a consolidation a kill interrupted is finished before this one reads
         written = _write_batch(ws, opts, edits, paragraph, taken, docs, batch, applied, committing)
         if follow:
             written = _follow(ws, batch, written)
@@ -192,7 +194,57 @@ def write_batch(
                     exit_code=exc.exit_code,
                 ) from None
             batch.commit = info.short if info else None
+        journal.done(_state(ws), JOURNAL)
         return written
+
+
+JOURNAL = "consolidation"
+FINISHED = f"{COMMIT_CONSOLIDATE} finished after an interruption"
+
+
+def _state(ws: Workspace):
+    from ..errors import UsageError
+
+    try:
+        return ws.state_dir
+    except UsageError:  # a .mem/ that cannot be made: no journal, as before
+        return None
+
+
+def finish(ws: Workspace) -> list[str]:
+    """Finish the consolidation a kill interrupted (its journal in .mem/): curated files
+    still as they were before it get what it wrote, its HISTORY.md paragraph and record
+    are written if they are not there, and it is committed as mem's. A file a person
+    changed since keeps their text. Returns what was finished (files)."""
+    import hashlib
+
+    from ..store import gitrepo
+
+    state = _state(ws)
+    intent = journal.pending(state, JOURNAL)
+    if intent is None:
+        return []
+    done: list[str] = []
+    for name, (before, after) in intent.get("files", {}).items():
+        path = ws.root / name
+        now = read_text(path, name) if path.is_file() else ""
+        if now != after and hashlib.sha1(now.encode("utf-8")).hexdigest() == before:
+            atomic_write_text(path, after)
+        done.append(name)
+    paragraph = intent.get("paragraph", "")
+    if paragraph:
+        history = ws.root / HISTORY_FILE
+        if paragraph not in (read_text(history, HISTORY_FILE) if history.is_file() else ""):
+            append_locked(history, lambda existing: appended_paragraph(existing, paragraph))
+        done.append(HISTORY_FILE)
+    taken = [Taken(*t) for t in intent.get("taken", [])]
+    if taken:
+        record(ws, taken)  # what is there already is not written twice
+        done.append(PROGRESS_FILE)
+    if intent.get("commit") and gitrepo.open_repo(ws.root) is not None:
+        gitrepo.commit_memory(ws.root, FINISHED, done)
+    journal.done(state, JOURNAL)
+    return done
 
 
 def _follow(ws: Workspace, batch: BatchReport, written: dict[str, str]) -> dict[str, str]:
@@ -243,12 +295,14 @@ def _write_batch(
             kept = ", ".join(batch.kept)
             message += f"\n\nholds what looks like a secret (log.redact is off): {kept}"
         gitrepo.commit_memory(ws.root, message, logs)
-    for name in changed:
-        atomic_write_text(ws.root / name, new_docs[name])
     if paragraph:  # a held edit accepted later has no paragraph of its own: a person's line
         # What mem knows of each line this batch wrote in the end (reapplied, reworded).
         written = records([o.edit for o in batch.outcomes if o.applied], day)
         paragraph = with_ledger(paragraph, written)
+    _begin(ws, {n: (fresh[n], new_docs[n]) for n in changed}, paragraph, taken, committing)
+    for name in changed:
+        atomic_write_text(ws.root / name, new_docs[name])
+    if paragraph:
         append_locked(
             ws.root / HISTORY_FILE, lambda existing: appended_paragraph(existing, paragraph)
         )
@@ -259,6 +313,24 @@ def _write_batch(
         *([PROGRESS_FILE] if recorded else []),
     ]
     return new_docs
+
+
+def _begin(
+    ws: Workspace, files: dict, paragraph: str, taken: Sequence[Taken], committing: bool
+) -> None:
+    """The batch's journal: what a kill before its commit leaves for `finish`."""
+    import hashlib
+
+    intent = {
+        "files": {
+            name: [hashlib.sha1(old.encode("utf-8")).hexdigest(), new]
+            for name, (old, new) in files.items()
+        },
+        "paragraph": paragraph,
+        "taken": [[t.id, t.path, t.how] for t in taken],
+        "commit": committing,
+    }
+    journal.begin(_state(ws), JOURNAL, intent)
 
 
 def _with_paragraph(existing: str, paragraph: str) -> str:

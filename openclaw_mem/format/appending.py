@@ -213,7 +213,19 @@ def random_id(existing: bytes, n: int, entry: NewEntry) -> str:
 def replayable_id(existing: bytes, n: int, entry: NewEntry) -> str:
     """An id drawn from where and what the entry is, for a replayed clock (MEM_NOW): the
     same commands give the same files, byte for byte."""
-    return content_id(f"{len(existing)}\x1f{n}\x1f{entry.when}\x1f{entry.label}\x1f{entry.text}")
+    return replayable_in("")(existing, n, entry)
+
+
+def replayable_in(workspace: str) -> Callable[[bytes, int, NewEntry], str]:
+    """`replayable_id` for one workspace (`workspace`: where it is). Two clones that log the
+    same words at the same replayed moment into the same log would otherwise draw one id,
+    and a merge keeps one entry of the two acknowledged."""
+
+    def draw(existing: bytes, n: int, entry: NewEntry) -> str:
+        said = f"{len(existing)}\x1f{n}\x1f{entry.when}\x1f{entry.label}\x1f{entry.text}"
+        return content_id(f"{workspace}\x1f{said}" if workspace else said)
+
+    return draw
 
 
 def content_id(key: str) -> str:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
@@ -66,6 +66,9 @@ class LineRecord:
     confidence: float
     day: date  # the day of the entries it came from (else of the run)
     ids: tuple[str, ...] = ()  # the entries' content ids: what its links follow
+    # False for a record that names no entry (an older line's, moved by `mem doctor`):
+    # nothing here can check it, so `mem cleanup` does not archive on its word.
+    checked: bool = True
 
     def text(self) -> str:
         ids = ",".join(self.ids) or "-"
@@ -94,35 +97,127 @@ def with_ledger(paragraph: str, records: Iterable[LineRecord]) -> str:
     return paragraph[:start] + marker + paragraph[end:]
 
 
-def read_ledger(history: str) -> dict[tuple[str, str], LineRecord]:
-    """Every line record in HISTORY.md's markers, by (file, key); a later one wins."""
+def read_records(history: str) -> dict[tuple[str, str], list[LineRecord]]:
+    """Every line record in HISTORY.md's markers, by (file, key), oldest first."""
     if "lines:" not in history:
         return {}
-    out: dict[tuple[str, str], LineRecord] = {}
+    out: dict[tuple[str, str], list[LineRecord]] = {}
     # Those of the older format that `mem doctor` moved are comments of their own, `<!--
     # lines: … -->` (nothing was taken from the logs), a body without `;` or `>`.
     found = [*markers(history), *comments(history, "lines:", stops=";>")]
     for _, _, body in sorted(found):
         for field in _LEDGER_RE.finditer(body):
             for record in field["body"].split("|"):
-                parts = record.split()
-                if len(parts) != 7:
-                    continue
-                file, key, kind, importance, confidence, day, ids = parts
-                try:
-                    found = LineRecord(
-                        file,
-                        key,
-                        kind,
-                        float(importance),
-                        float(confidence),
-                        date.fromisoformat(day),
-                        tuple(i for i in ids.split(",") if i and i != "-"),
-                    )
-                except ValueError:
-                    continue  # a record a person broke: the line is theirs now
-                out[(file, key)] = found
+                parsed = _parse_record(record)
+                if parsed is not None:
+                    out.setdefault((parsed.file, parsed.key), []).append(parsed)
     return out
+
+
+def _parse_record(record: str) -> LineRecord | None:
+    parts = record.split()
+    if len(parts) != 7:
+        return None
+    file, key, kind, importance, confidence, day, ids = parts
+    try:
+        return LineRecord(
+            file,
+            key,
+            kind,
+            float(importance),
+            float(confidence),
+            date.fromisoformat(day),
+            tuple(i for i in ids.split(",") if i and i != "-"),
+        )
+    except ValueError:
+        return None  # a record a person broke: the line is theirs now
+
+
+def read_ledger(history: str) -> dict[tuple[str, str], LineRecord]:
+    """Every line record in HISTORY.md's markers, by (file, key); a later one wins. What
+    the text claims, unchecked: `workspace_ledger` is what mem acts on."""
+    return {k: v[-1] for k, v in read_records(history).items()}
+
+
+def vouched(
+    records: dict[tuple[str, str], list[LineRecord]],
+    lines: dict[tuple[str, str], str],
+    entries: dict[str, str],
+) -> dict[tuple[str, str], LineRecord]:
+    """The records mem acts on. HISTORY.md arrives from other clones, so a record is a
+    claim: for a line the curated files hold (`lines`: (file, key) -> the line), it counts
+    only when one of its entries is here (`entries`: id -> text) and says the line, or was
+    redacted here. A claim that cannot be checked neither archives, re-cites nor unsources
+    the line (one that names no entry at all stands, marked unchecked, for what it cannot
+    do: cite, unsource, or have `mem cleanup` archive). Where several records back one
+    line, its links follow all their entries and `mem cleanup` reads the highest importance
+    and confidence: a later record cannot make a line stale or take its sources away. A
+    record of a line that is not here describes nothing and stands as written (the last)."""
+    out: dict[tuple[str, str], LineRecord] = {}
+    for key, found in records.items():
+        line = lines.get(key)
+        if line is None:
+            out[key] = found[-1]
+            continue
+        backed = [r for r in found if any(_backs(entries.get(i), line) for i in r.ids)]
+        if not backed:
+            # Nothing here says it. A record that names no entry stands, unchecked (it can
+            # neither cite nor unsource); else the line is a person's, as far as mem knows.
+            bare = [r for r in found if not r.ids]
+            if bare:
+                out[key] = replace(bare[-1], checked=False)
+            continue
+        last = backed[-1]
+        ids = dict.fromkeys(i for r in (last, *backed) for i in r.ids)
+        out[key] = replace(
+            last,
+            importance=max(r.importance for r in backed),
+            confidence=max(r.confidence for r in backed),
+            ids=tuple(ids),
+        )
+    return out
+
+
+_FORGOTTEN_RE = re.compile(r"^\s*(?:[-*+]\s+)?\[forgotten \d{4}-\d{2}-\d{2}\]\s*$")
+_LATIN_RE = re.compile(r"[^\W_]+")
+_CJK_RE = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
+
+
+def _backs(entry: str | None, line: str) -> bool:
+    if entry is None:
+        return False
+    said = [x for x in entry.split("\n") if x.strip()]
+    if said and all(_FORGOTTEN_RE.match(x) for x in said):
+        return True  # its words were forgotten here: what it said cannot be read any more
+    return says(entry, struck_text(line))
+
+
+def says(entry: str, line: str) -> bool:
+    """Whether an entry says a line, as far as words can tell: they share a word (its
+    first five letters, so "lives" is "live"; two Chinese characters in a row), or the
+    line has no word to check, or they are in different scripts (a Chinese entry may say
+    an English line). Consolidation cites only entries that share a word with the line
+    (consolidate/checks.py), so every line mem wrote passes."""
+    lw, lc = words(line)
+    if not lw and not lc:
+        return True
+    ew, ec = words(entry)
+    if lw & ew or lc & ec:
+        return True
+    return bool(lw and not ew and ec) or bool(lc and not ec and ew)
+
+
+def words(text: str) -> tuple[set[str], set[str]]:
+    """(Latin words of four letters or more, cut to five; pairs of Chinese characters)."""
+    import unicodedata
+
+    text = unicodedata.normalize("NFKC", text).casefold()
+    plain = _CJK_RE.sub(" ", text)
+    latin = {w[:5] for w in _LATIN_RE.findall(plain) if len(w) >= 4}
+    cjk = set()
+    for run in _CJK_RE.findall(text):
+        cjk |= {run[i : i + 2] for i in range(max(1, len(run) - 1))}
+    return latin, cjk
 
 
 def record_of(file: str, line: str, ledger: dict[tuple[str, str], LineRecord]) -> LineRecord | None:
@@ -148,13 +243,45 @@ def moved_records(records: Iterable[LineRecord]) -> str:
     return f"<!-- {field} -->" if field else ""
 
 
-def workspace_ledger(ws: Workspace) -> dict[tuple[str, str], LineRecord]:
-    """Every line record in the workspace's HISTORY.md (none when it has no such file)."""
+def workspace_ledger(
+    ws: Workspace, held: dict[str, str] | None = None
+) -> dict[tuple[str, str], LineRecord]:
+    """The line records mem acts on in this workspace: those of its HISTORY.md that an
+    entry here backs (`vouched`); none when it has no such file. `held`: the entries by id,
+    when the caller has read them already."""
     from ..store.fsutil import read_text
-    from ..store.workspace import HISTORY_FILE
+    from ..store.workspace import CURATED_FILES, HISTORY_FILE
 
     path = ws.root / HISTORY_FILE
-    return read_ledger(read_text(path, HISTORY_FILE)) if path.is_file() else {}
+    records = read_records(read_text(path, HISTORY_FILE)) if path.is_file() else {}
+    if not records:
+        return {}
+    lines: dict[tuple[str, str], str] = {}
+    for name in CURATED_FILES:
+        curated = ws.root / name
+        if curated.is_file() and not curated.is_symlink():
+            for line in read_text(curated, name).splitlines():
+                if struck_text(line):
+                    lines.setdefault((name.removesuffix(".md"), line_key(struck_text(line))), line)
+    if held is None:
+        held = _held(ws) if any(k in lines for k in records) else {}
+    return vouched(records, lines, held)
+
+
+def _held(ws: Workspace) -> dict[str, str]:
+    """Every daily-log entry here, by id: what a record's claim is checked against."""
+    from ..errors import BadEncoding
+    from ..store.workspace import day_of
+    from .logs import entry_ids, read_entries
+
+    out: dict[str, str] = {}
+    for path in ws.day_files():
+        try:
+            entries = read_entries(path, day_of(path), ws.rel(path))
+        except BadEncoding:
+            continue
+        out.update(zip(entry_ids(entries), (e.text for e in entries), strict=True))
+    return out
 
 
 def keep_records(ws: Workspace, when: datetime, said: str, records: list[LineRecord]) -> None:

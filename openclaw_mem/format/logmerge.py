@@ -9,10 +9,14 @@ holds every entry of either side exactly once, byte for byte, in time order.
 
 An entry with an `id:` (every entry `mem log` writes) is one entry wherever it appears:
 both sides' entries are kept, whatever either side's history lost (a rewritten or
-force-pushed remote), and where the two sides hold different text under one id, the side
-that changed it wins, a redaction (`mem forget --hard`) before anything else. An entry
-redacted before it had an id takes its content id as `id:`, so the redaction wins over the
-original on any clone that still holds it.
+force-pushed remote). An acknowledged entry's words are never replaced: where the two
+sides hold different words under one id, a redaction (`mem forget --hard`) wins, and
+otherwise both versions stay, this machine's under the id and the other's beside it as a
+second version (its id drawn from the first's and its words, so every clone draws the same
+one, and the clone that sees that second version already there keeps the other words
+under the id: the clones agree). A change of the heading's metadata alone (a count) goes
+to the side that changed it. An entry redacted before it had an id takes its content id
+as `id:`, so the redaction wins over the original on any clone that still holds it.
 
 An entry without an id (an older mem's, or a note another agent wrote free-form) is known
 by its text, counted:
@@ -124,11 +128,42 @@ def _pick(base: str | None, ours: str, theirs: str) -> str:
     return theirs if base == ours else ours
 
 
+def _words_of(block: _Block) -> str:
+    """What an entry says: its block after its heading (the line that carries its id)."""
+    lines = block.text.split("\n")
+    at = next((n for n, x in enumerate(lines) if f"id: {block.id}" in x), 0)
+    return "\n".join(lines[at + 1 :]).rstrip()
+
+
+def _version(block: _Block) -> _Block:
+    """The same entry as a second version of its id: the id drawn from the first's and its
+    words."""
+    import hashlib
+
+    vid = hashlib.sha1(f"{block.id}\n{_words_of(block)}".encode()).hexdigest()[:12]
+    text = block.text.replace(f"id: {block.id}", f"id: {vid}", 1)
+    return _Block(block.key, text, vid, block.content)
+
+
+def _two_versions(
+    mine: _Block, other: _Block, o_ids: dict, t_ids: dict
+) -> tuple[str, _Block | None] | None:
+    """(the text that keeps the id, the other version to keep beside it) when the sides
+    hold different words under one id; None when they do not (metadata alone differs)."""
+    if _words_of(mine) == _words_of(other) or _redacted(mine.text) or _redacted(other.text):
+        return None
+    if _version(mine).id in t_ids:  # the other side keeps these words as the second version
+        return other.text, None
+    if _version(other).id in o_ids:
+        return mine.text, None
+    return mine.text, _version(other)
+
+
 def _merged(
     base: list[_Block], ours: list[_Block], theirs: list[_Block], rewritten: bool
-) -> tuple[list[str], int]:
-    """The blocks to keep, in order, and how many entries (by id) the other side had lost
-    that this side still held."""
+) -> tuple[list[str], int, int]:
+    """The blocks to keep, in order, how many entries (by id) the other side had lost that
+    this side still held, and how many entries came back with other words (both kept)."""
     b_ids = {x.id: x.text for x in base if x.id}
     o_ids = {x.id: x for x in ours if x.id}
     t_ids = {x.id: x for x in theirs if x.id}
@@ -142,7 +177,7 @@ def _merged(
     keep = _keep(plain(ours), plain(theirs), plain(base), rewritten)
     kept: list[tuple[str, int, str]] = []
     done: set[str] = set()
-    restored = 0
+    restored = versions = 0
     for n, x in enumerate([*theirs, *ours]):
         if x.id:
             if x.id in done:
@@ -151,34 +186,43 @@ def _merged(
             mine, other = o_ids.get(x.id), t_ids.get(x.id)
             text = x.text
             if mine is not None and other is not None and mine.text != other.text:
-                text = _pick(b_ids.get(x.id), mine.text, other.text)
+                both = _two_versions(mine, other, o_ids, t_ids)
+                if both is None:
+                    text = _pick(b_ids.get(x.id), mine.text, other.text)
+                else:
+                    text, beside = both
+                    if beside is not None and beside.id not in done:
+                        done.add(beside.id)
+                        versions += 1
+                        kept.append((beside.key, n, beside.text))
             elif other is None and x.id in b_ids:
                 restored += 1
             kept.append((x.key, n, text))
         elif x.content not in known and keep.get(x.text, 0) > 0:
             keep[x.text] -= 1
             kept.append((x.key, n, x.text))
-    return _in_order(kept), restored
+    return _in_order(kept), restored, versions
 
 
 def merge_log(base: str, ours: str, theirs: str, *, rewritten: bool = False, report: bool = False):
     """A daily log merged by entry. Each entry ends with one blank line, as `mem log`
-    writes them. With `report`, (text, entries restored) instead of the text."""
+    writes them. With `report`, (text, entries restored, entries kept in two versions)
+    instead of the text."""
     preamble, mine = _blocks(ours)
     _, other = _blocks(theirs)
     _, old = _blocks(base)
     if not mine and not other:
-        return (ours, 0) if report else ours
+        return (ours, 0, 0) if report else ours
     if not mine:
         preamble, _ = _blocks(theirs)
     first = (ours or theirs).split("\n", 1)[0]  # a file's first line tells, as for appends
     nl = "\r\n" if first.endswith("\r") else "\n"
     head = preamble.rstrip("\r\n")
-    blocks, restored = _merged(old, mine, other, rewritten)
+    blocks, restored, versions = _merged(old, mine, other, rewritten)
     text = (head + "\n\n" if head else "") + "\n\n".join(blocks) + "\n\n"
     if nl == "\r\n":
         text = text.replace("\r\n", "\n").replace("\n", nl)
-    return (text, restored) if report else text
+    return (text, restored, versions) if report else text
 
 
 def merge_history(base: str, ours: str, theirs: str, *, rewritten: bool = False) -> str:

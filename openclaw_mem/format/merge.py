@@ -55,6 +55,7 @@ class Merged:
     restored: int = 0  # entries one side had lost (a rewritten history), kept
     undecided: list[Undecided] = field(default_factory=list)
     kept_ours: int = 0  # regions of a plain file both sides changed: this side's lines kept
+    versions: int = 0  # entries the other side holds with other words: both versions kept
 
 
 def merge_file(rel: str, base: str, ours: str, theirs: str, *, rewritten: bool = False) -> Merged:
@@ -66,8 +67,8 @@ def merge_file(rel: str, base: str, ours: str, theirs: str, *, rewritten: bool =
     if rel == "HISTORY.md":
         return Merged(merge_history(base, ours, theirs, rewritten=rewritten))
     if rel.startswith("memory/") and name.endswith(".md"):
-        text, restored = merge_log(base, ours, theirs, rewritten=rewritten, report=True)
-        return Merged(text, restored)
+        text, restored, versions = merge_log(base, ours, theirs, rewritten=rewritten, report=True)
+        return Merged(text, restored, versions=versions)
     if rel in CURATED:
         return merge_curated(rel, base, ours, theirs)
     return merge_text(base, ours, theirs)

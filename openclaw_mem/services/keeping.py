@@ -33,17 +33,27 @@ class Keeping:
         """Commit local memory, merge the remote's file by file (logs by entry, curated
         files by line), push: one memory on several machines, while agents keep logging.
         A line both machines rewrote waits in `mem review`; citations follow their entries."""
+        from ..consolidate import claims
         from ..consolidate.citations import refresh
-        from ..consolidate.progress import record
+        from ..consolidate.progress import all_entries, record
         from ..consolidate.review import hold_undecided
         from ..format.merge import merge_file
         from ..store.gitsync import sync, sync_message
+        from ..store.transaction import transaction
 
         place = self.place
+        with transaction(place.root):  # what a kill interrupted is finished first
+            finished = self._finish_interrupted()
         # An older workspace's line markers are taken over by id before the first merge by
         # entry can move lines under them.
         record(place.ws, [])
         held: list[str] = []
+        history_before: list[str] = []  # HISTORY.md as this machine had it (the vetting)
+
+        def vet(ours, merged):
+            history_before.append(ours("HISTORY.md") or "")
+            mine = {e.id: e.entry.text for e in all_entries(place.ws)}
+            return claims.vet(ours, merged, mine)
 
         def merge(rel: str, base: str, ours: str, theirs: str, rewritten: bool):
             merged = merge_file(rel, base, ours, theirs, rewritten=rewritten)
@@ -54,6 +64,8 @@ class Keeping:
             proposal = hold_undecided(place.ws, undecided, place.consolidation_options())
             if proposal:
                 held.append(proposal)
+            if history_before:
+                notes[UNBACKED] = claims.unbacked_here(place.ws, history_before[-1])
             return refresh(place.ws).files, CITATIONS
 
         result = sync(
@@ -63,8 +75,10 @@ class Keeping:
             merge,
             message=sync_message,
             after_merge=after,
+            vet=vet,
         )
-        return replace(result, warnings=tuple(self._after_sync(result, held)))
+        said = [f"finished a {what} a kill had interrupted" for what in finished]
+        return replace(result, warnings=tuple(said + self._after_sync(result, held)))
 
     def _after_sync(self, result: SyncResult, held: list[str]) -> list[str]:
         """What a sync has to say: links and state that arrived, untrusted settings, entries
@@ -85,12 +99,19 @@ class Keeping:
                 f"the remote's commits hold {plural(len(planted), 'file')} under .mem/ "
                 f"({planted[0]}…): not taken, this machine's state stays its own"
             )
+        said += _claims(result.vetted, notes.pop(UNBACKED, 0))
         restored = sum(getattr(m, "restored", 0) for m in notes.values())
         restored += sum(m == "restored" for m in notes.values())
         if restored:
             said.append(
                 f"the remote had lost {plural(restored, 'entry')} this machine still held; "
                 "they were kept" + (" (its history was rewritten)" if result.rewritten else "")
+            )
+        versions = sum(getattr(m, "versions", 0) for m in notes.values())
+        if versions:
+            said.append(
+                f"the remote holds {plural(versions, 'entry')} with other words than this "
+                "machine's; both versions are kept, the remote's beside this machine's"
             )
         said += [
             f"a line both machines rewrote keeps this machine's words; the other's waits in "
@@ -111,7 +132,7 @@ class Keeping:
         `mem review`), citations that no longer point at the entry that says them (moved
         or unsourced), and a clone without the merge driver (registered). Commits the
         citations unless a merge is in progress (its commit takes them)."""
-        from ..consolidate.citations import reformat_old_lines, refresh
+        from ..consolidate.citations import reformat_old_lines, refresh, wrong_links
         from ..consolidate.review import hold_undecided
         from ..format.merge import merge_file
         from ..store import gitrepo
@@ -124,6 +145,8 @@ class Keeping:
             return merged.text, merged
 
         with transaction(place.root):
+            in_merge = gitrepo.operation_in_progress(place.root)
+            finished = () if in_merge else self._finish_interrupted()
             resolved = []
             if gitrepo.open_repo(place.root) is not None:
                 resolved = gitrepo.merge_by_entry(place.root, merge)
@@ -140,7 +163,35 @@ class Keeping:
             if files and gitrepo.open_repo(place.root) is not None and not in_merge:
                 message = REFORMATTED if count else CITATIONS
                 commit, _ = place.commit(files, message)
-        return Doctor([rel for rel, _ in resolved], citations, held, commit, count)
+            wrong = tuple(wrong_links(place.ws))
+        return Doctor([rel for rel, _ in resolved], citations, held, commit, count, finished, wrong)
+
+    def _finish_interrupted(self) -> tuple[str, ...]:
+        """Finish what a kill interrupted (store/journal.py): a consolidation's remaining
+        steps, a sync's move of the branch, and the citations that come after either, each
+        committed as mem's. Inside the caller's transaction."""
+        from ..consolidate.citations import refresh
+        from ..consolidate.write import finish
+        from ..format.merge import merge_file
+        from ..store import gitrepo, gitsync
+
+        place = self.place
+
+        def merge(rel: str, base: str, ours: str, theirs: str, rewritten: bool):
+            return merge_file(rel, base, ours, theirs, rewritten=rewritten).text, None
+
+        done = ["consolidation"] if finish(place.ws) else []
+        repo = gitrepo.open_repo(place.root)
+        relinked: list[str] = []
+        if repo is not None and gitsync.finish(place.root, merge):
+            done.append("sync")
+            # Killed while re-pointing citations after the move: what it wrote is links.
+            relinked = _links_only(repo, place.root)
+        if done:
+            moved = sorted({*refresh(place.ws).files, *relinked})
+            if moved and repo is not None:
+                place.commit(moved, CITATIONS)
+        return tuple(done)
 
     def trust(self) -> str:
         """Trust the workspace's mem.toml as it is now, on this machine: every setting counts
@@ -258,3 +309,52 @@ class Keeping:
             mark = line[:1] if line[:1] in "+- " and not line.startswith(("+++", "---")) else ""
             out.append(mark + self.place.redact(line[len(mark) :]))
         return "\n".join(out)
+
+
+UNBACKED = "line records no entry backs"  # the note after_merge adds (consolidate/claims.py)
+
+
+def _claims(vetted, unbacked: int) -> list[str]:
+    """What a sync did not take from the remote's records (consolidate/claims.py), once."""
+    said = []
+    if vetted and vetted.paragraphs:
+        said.append(
+            f"the remote's HISTORY.md lacked {plural(vetted.paragraphs, 'paragraph')} this "
+            "machine holds; they were kept (HISTORY.md only grows)"
+        )
+    if vetted and vetted.record:
+        said.append("the remote deleted memory/.consolidated; this machine's record was kept")
+    if vetted and vetted.marks:
+        said.append(
+            f"the remote marked {plural(vetted.marks, 'consolidation mark')} on this machine's "
+            "entries that mem could not check here (dropped, passed or offline there); "
+            "those entries stay pending here"
+        )
+    if unbacked:
+        said.append(
+            f"the remote's HISTORY.md claims {plural(unbacked, 'line record')} for lines here "
+            "that no entry here says; mem could not check them and does not act on them"
+        )
+    return said
+
+
+def _links_only(repo, root: Path) -> list[str]:
+    """The curated files that differ from HEAD in their links alone (every line says what
+    it said): mem's re-pointing, never a person's words."""
+    from ..format.markdown import core
+    from ..store import gitrepo, gittree
+    from ..store.fsutil import read_text
+    from ..store.workspace import CURATED_FILES
+
+    out = []
+    for name in gitrepo.changed_memory_files(repo, root):
+        if name not in CURATED_FILES or not (root / name).is_file():
+            continue
+        found = gittree.entry(repo, "HEAD", gitrepo._prefix(repo, root) + name)
+        if found is None:
+            continue  # not in HEAD: a new file is not a re-pointing
+        before = (gittree.blob(repo, found[1]) or b"").decode("utf-8", "replace")
+        now = read_text(root / name, name)
+        if [core(x) for x in now.splitlines()] == [core(x) for x in before.splitlines()]:
+            out.append(name)
+    return out

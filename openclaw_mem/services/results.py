@@ -60,6 +60,8 @@ class Doctor:
     held: str | None = None  # the review proposal holding lines both sides rewrote
     commit: str | None = None  # the citations' commit
     reformatted: int = 0  # curated lines of the older format rewritten
+    finished: tuple[str, ...] = ()  # writers a kill interrupted, finished ("consolidation")
+    wrong: tuple[str, ...] = ()  # PATH:LINE of lines whose own links cite other words
 
 
 @dataclass

@@ -13,7 +13,7 @@ from ..format.appending import (
     check_label,
     citation,
     random_id,
-    replayable_id,
+    replayable_in,
 )
 from ..store.commits import COMMIT_INGEST, COMMIT_LOG
 from ..store.workspace_root import MEMORY_DIR
@@ -95,7 +95,7 @@ class Writing:
         rel = f"{MEMORY_DIR}/{when.date().isoformat()}.md"
         path = place.ws.inside_text(rel)  # no link on the way
         entry = NewEntry(when, label, text, session, agent or place.agent)
-        draw = replayable_id if place.replayed else random_id
+        draw = replayable_in(_where(place)) if place.replayed else random_id
         result = append_entries(path, when.date(), [entry], rel=rel, draw_id=draw)
         held = [] if redacting else _secrets_kept(place, text, rel, result.start_line)
         message = f"{COMMIT_LOG} {rel}" + "".join(f"\n\n{h}" for h in held[:1])
@@ -208,3 +208,17 @@ def _flagged(report) -> list[str]:
         "kept verbatim, and consolidation holds anything drawn from them for mem review "
         "(mem audit lists them)"
     ]
+
+
+def _where(place: Place) -> str:
+    """The workspace as a replayed id is drawn from: its path, from the home directory when
+    it lies there (the same commands in another home give the same files)."""
+    from pathlib import Path
+
+    home = place.env.get("HOME")
+    if home:
+        try:
+            return "~/" + place.root.resolve().relative_to(Path(home).resolve()).as_posix()
+        except (ValueError, OSError):
+            pass
+    return str(place.root)

@@ -470,7 +470,12 @@ def file_at(root: Path, rev: str, rel: str) -> str | None:
     from . import gittree
 
     repo = require_repo(root)
-    found = gittree.entry(repo, rev, _prefix(repo, root) + rel)
+    try:
+        found = gittree.entry(repo, rev, _prefix(repo, root) + rel)
+    except git.GitCommandError:
+        if rev.endswith("^") and not gittree.rev(repo, rev):
+            return None  # the parent of a first commit (a squashed history's): nothing
+        raise
     if found is None or found[0] not in (gittree.FILE_MODE, "100755"):
         return None
     try:

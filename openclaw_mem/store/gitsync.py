@@ -28,7 +28,7 @@ from typing import Any
 import git
 
 from ..errors import ConflictError, GitError
-from . import gittree
+from . import gittree, journal
 from .commits import COMMIT_SYNC
 from .gitrepo import (
     CommitInfo,
@@ -49,6 +49,10 @@ from .workspace import STATE_DIR
 
 # merge(rel, base, ours, theirs, rewritten) -> (merged text, what the merge noticed)
 FileMerge = Callable[[str, str, str, str, bool], tuple[str, Any]]
+# A workspace-relative path's text in one commit (None: the commit holds no such file).
+Read = Callable[[str], str | None]
+# vet(ours, merged) -> ({path: text to commit over the merge, None to delete}, what it did)
+Vet = Callable[[Read, Read], tuple[dict[str, str | None], Any]]
 ATTEMPTS = 3  # fetch-merge-push rounds before a remote that keeps moving is reported
 # What git says when the remote moved between the fetch and the push (another clone pushed).
 _MOVED = ("rejected", "fetch first", "non-fast-forward", "cannot lock ref", "failed to update")
@@ -65,6 +69,7 @@ class SyncResult:
     merged: dict[str, Any] = field(default_factory=dict)  # path -> what its merge noticed
     rewritten: bool = False  # the remote's history was rewritten since the last sync
     followed: CommitInfo | None = None  # the commit after the merge (citations), if any
+    vetted: Any = None  # what `vet` said of the merge, when it ran
 
 
 def sync(
@@ -75,16 +80,20 @@ def sync(
     *,
     message: Callable[[list[str]], str],
     after_merge: Callable[[dict[str, Any]], tuple[list[str], str]] | None = None,
+    vet: Vet | None = None,
 ) -> SyncResult:
     """Commit local memory changes (message(paths) says what they are), merge the remote's,
-    push. after_merge(notes) runs inside the transaction after a merge and returns (paths
-    it changed, the commit message for them)."""
+    push. vet(ours, merged) sees what this machine held and what the merge (or the
+    remote's commit taken as it is) holds, and returns what to set right before anything
+    is written: committed on top, in the same transaction. after_merge(notes) runs inside
+    the transaction after a merge and returns (paths it changed, the commit message for
+    them)."""
     with git_errors("mem sync", root):
-        return _sync(root, remote, branch, merge, message, after_merge)
+        return _sync(root, remote, branch, merge, message, after_merge, vet)
 
 
-def _sync(root, remote, branch, merge, message, after_merge) -> SyncResult:
-    repo = require_repo(root)
+def _prepared(repo, root, remote: str, branch: str | None) -> str:
+    """The branch to sync, once the remote is known and the merge driver is in place."""
     if remote not in [r.name for r in repo.remotes]:
         raise GitError(
             f"no git remote {remote!r}; add one with `git remote add {remote} URL` "
@@ -100,17 +109,23 @@ def _sync(root, remote, branch, merge, message, after_merge) -> SyncResult:
 
         atomic_write_text(root / ".gitattributes", GITATTRIBUTES)
     register_merge_driver(repo, root)
+    return branch
+
+
+def _sync(root, remote, branch, merge, message, after_merge, vet) -> SyncResult:
+    repo = require_repo(root)
+    branch = _prepared(repo, root, remote, branch)
     remote_ref = f"refs/remotes/{remote}/{branch}"
     committed = None
     for _ in range(ATTEMPTS):
-        seen = gittree.rev(repo, remote_ref)  # the remote as the last fetch left it
-        try:
-            repo.git.fetch(remote, f"+refs/heads/{branch}:{remote_ref}")
-        except git.GitCommandError as exc:
-            if "couldn't find remote ref" not in _git_message(exc):
-                raise GitError(f"cannot fetch from {remote}: {_git_message(exc)}") from None
-        tip = gittree.rev(repo, remote_ref)
+        # The fetch moves a ref another sync of this clone reads: inside the transaction,
+        # so two syncs at once queue instead of racing on it.
         with transaction(root):
+            seen = gittree.rev(repo, remote_ref)  # the remote as the last fetch left it
+            _fetch(repo, remote, branch, remote_ref)
+            tip = gittree.rev(repo, remote_ref)
+            finish(root, merge)
+            seen = _last_seen(repo, remote_ref, seen, tip)
             changed = changed_memory_files(repo, root)
             if changed:
                 with _identity(repo):
@@ -118,7 +133,7 @@ def _sync(root, remote, branch, merge, message, after_merge) -> SyncResult:
                 committed = last_commit(repo, root)
             head = gittree.rev(repo, "HEAD")
             merged: dict[str, Any] = {}
-            pulled, rewritten, followed = 0, False, None
+            pulled, rewritten, followed, vetted = 0, False, None, None
             if tip and head and not gittree.is_ancestor(repo, tip, head):
                 pulled = int(repo.git.rev_list("--count", f"{head}..{tip}"))
                 rewritten = seen is not None and not gittree.is_ancestor(repo, seen, tip)
@@ -129,6 +144,10 @@ def _sync(root, remote, branch, merge, message, after_merge) -> SyncResult:
                     target, merged = _merge(repo, root, head, tip, seen, rewritten, merge)
                 if planted:  # this machine's state is its own: never taken from a commit
                     merged[STATE_DIR] = planted
+                if vet is not None:
+                    target, vetted = _vetted(repo, root, head, target, vet)
+                state = _state(root)
+                journal.begin(state, JOURNAL, {"head": head, "target": target})
                 _write_tree_change(repo, root, head, target, merge)
                 gittree.move_head(repo, target, head, f"mem sync: merge {remote}/{branch}")
                 if after_merge is not None:
@@ -137,6 +156,7 @@ def _sync(root, remote, branch, merge, message, after_merge) -> SyncResult:
                         with _identity(repo):
                             commit_snapshot(repo, root, paths, why)
                         followed = last_commit(repo, root)
+                journal.done(state, JOURNAL)
             elif tip and not head:  # a fresh clone's unborn branch
                 _write_tree_change(repo, root, None, tip, merge)
                 gittree.move_head(repo, tip, None, f"mem sync: take {remote}/{branch}")
@@ -146,7 +166,9 @@ def _sync(root, remote, branch, merge, message, after_merge) -> SyncResult:
             return SyncResult(remote, branch, committed, pulled, 0)
         ahead = int(repo.git.rev_list("--count", f"{tip}..{head}" if tip else head))
         if not ahead:
-            return SyncResult(remote, branch, committed, pulled, 0, (), merged, rewritten, followed)
+            return SyncResult(
+                remote, branch, committed, pulled, 0, (), merged, rewritten, followed, vetted
+            )
         try:
             repo.git.push(remote, f"{head}:refs/heads/{branch}")
         except git.GitCommandError as exc:
@@ -156,11 +178,78 @@ def _sync(root, remote, branch, merge, message, after_merge) -> SyncResult:
             raise GitError(
                 f"merged here, but the push to {remote} failed: {said}; `mem sync` again sends it"
             ) from None
-        return SyncResult(remote, branch, committed, pulled, ahead, (), merged, rewritten, followed)
+        return SyncResult(
+            remote, branch, committed, pulled, ahead, (), merged, rewritten, followed, vetted
+        )
     raise ConflictError(
         f"{remote}/{branch} kept changing while syncing ({ATTEMPTS} rounds); everything is "
         "committed here, run `mem sync` again"
     )
+
+
+JOURNAL = "sync"
+
+
+def _fetch(repo: git.Repo, remote: str, branch: str, ref: str) -> None:
+    """Fetch the branch into its remote-tracking ref. Another sync's push (outside the
+    transaction) updates that ref too: a fetch that meets it moving tries again."""
+    import time
+
+    for attempt in range(4):
+        try:
+            repo.git.fetch(remote, f"+refs/heads/{branch}:{ref}")
+            return
+        except git.GitCommandError as exc:
+            said = _git_message(exc)
+            if "couldn't find remote ref" in said:
+                return
+            if "cannot lock ref" not in said or attempt == 3:
+                raise GitError(f"cannot fetch from {remote}: {said}") from None
+            time.sleep(0.2 * (attempt + 1))
+
+
+def _last_seen(repo: git.Repo, ref: str, seen: str | None, tip: str | None) -> str | None:
+    """What this clone last had of the remote. A `git fetch` of someone's between a
+    rewritten remote and this sync already moved the ref to the rewrite, so the merge would
+    have no base and take back what was removed here since (a `forget --hard`): then the
+    newest earlier value of the ref in its reflog that HEAD holds is what was seen."""
+    head = gittree.rev(repo, "HEAD")
+    if not (seen and tip and head) or gittree.merge_base(repo, head, tip) is not None:
+        return seen
+    try:
+        earlier = repo.git.rev_list("--walk-reflogs", "--max-count=50", ref).split()
+    except git.GitCommandError:
+        return seen
+    return next((c for c in earlier if gittree.is_ancestor(repo, c, head)), seen)
+
+
+def _state(root: Path) -> Path | None:
+    from ..errors import UsageError
+    from .workspace import Workspace
+
+    try:
+        return Workspace(root).state_dir
+    except UsageError:  # a .mem/ that cannot be made: no journal, as before
+        return None
+
+
+def finish(root: Path, merge: FileMerge) -> bool:
+    """Finish a sync a kill interrupted between writing the merged files and moving the
+    branch (its journal in .mem/): the files are written again (each merged with what
+    changed here since) and the branch moved, so what it wrote is the merge, never an
+    uncommitted change the next sync would commit as a person's. Returns whether there
+    was one. The caller re-points citations (what came after the move)."""
+    state = _state(root)
+    intent = journal.pending(state, JOURNAL)
+    if intent is None:
+        return False
+    repo = require_repo(root)
+    head, target = intent.get("head"), intent.get("target")
+    if head and target and gittree.rev(repo, "HEAD") == head and gittree.rev(repo, target):
+        _write_tree_change(repo, root, head, target, merge)
+        gittree.move_head(repo, target, head, "mem sync: finish an interrupted merge")
+    journal.done(state, JOURNAL)
+    return True
 
 
 def sync_message(paths: list[str]) -> str:
@@ -238,6 +327,38 @@ def _merge(
     message = f"{COMMIT_SYNC} merge {tip[:7]} {what}".rstrip()
     with _identity(repo):
         return gittree.commit_tree(repo, tree, parents, message), notes
+
+
+def _vetted(repo: git.Repo, root: Path, head: str, target: str, vet: Vet) -> tuple[str, Any]:
+    """The merge's target with what `vet` sets right committed on top (the same target
+    when it changes nothing), and what vet said."""
+    pre = _prefix(repo, root)
+
+    def reader(rev: str) -> Read:
+        def read(rel: str) -> str | None:
+            found = gittree.entry(repo, rev, pre + rel)
+            if found is None or found[0] != gittree.FILE_MODE:
+                return None
+            try:
+                return (gittree.blob(repo, found[1]) or b"").decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+
+        return read
+
+    changes, said = vet(reader(head), reader(target))
+    if not changes:
+        return target, said
+    entries = {
+        pre + rel: None
+        if text is None
+        else (gittree.FILE_MODE, gittree.store_blob(repo, text.encode("utf-8")))
+        for rel, text in changes.items()
+    }
+    tree = gittree.tree_with(repo, target, entries)
+    why = f"{COMMIT_SYNC} what the remote could not back stays as this machine had it"
+    with _identity(repo):
+        return gittree.commit_tree(repo, tree, [target], why), said
 
 
 def _state_paths(repo: git.Repo, root: Path, rev: str) -> list[str]:

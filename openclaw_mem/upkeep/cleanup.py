@@ -65,8 +65,10 @@ def find_stale(
                     out.append(Stale(name, n, line, f"deprecated since {when}"))
                 continue
             meta = record_of(name.removesuffix(".md"), line, ledger)
-            if meta is None:
-                continue  # a line a person wrote has no metadata: never cleaned up
+            if meta is None or not meta.checked:
+                # A line a person wrote has no metadata: never cleaned up. Nor one whose
+                # record names no entry here: a synced HISTORY.md can claim anything.
+                continue
             importance, confidence, added = meta.importance, meta.confidence, meta.day
             if confidence < min_confidence:
                 out.append(Stale(name, n, line, f"low confidence ({confidence:g})"))
