@@ -253,26 +253,28 @@ def query_vector(
     answer, so recall goes on with its lexical halves."""
     from ..embed.base import EmbedError
     from ..embed.cache import VectorCache, folder_for, text_key
-    from ..embed.null import NULL_TEXTS
+    from ..embed.null import FILLER_TEXTS, NULL_TEXTS
 
     cache = VectorCache(folder_for(state_dir, embedder.key))
     down = cache.unavailable()
     if down:
         warnings.append(f"embeddings unavailable ({down}); recalled by words only")
         return None
-    keys = np.fromiter((text_key(t) for t in NULL_TEXTS), np.uint64, len(NULL_TEXTS))
+    refs = NULL_TEXTS + FILLER_TEXTS
+    keys = np.fromiter((text_key(t) for t in refs), np.uint64, len(refs))
     try:
         vec = embedder.embed([query], query=True)[0]
-        found, nulls = cache.get(keys, len(vec))
+        found, rows = cache.get(keys, len(vec))
         if not found.all():  # once per vector space, then from the cache
-            nulls = embedder.embed(list(NULL_TEXTS))
-            cache.put(keys, nulls)
+            rows = embedder.embed(list(refs))
+            cache.put(keys, rows)
     except EmbedError as exc:
         cache.mark_unavailable(str(exc))
         warnings.append(f"{exc}; recalled by words only")
         return None
-    near = nulls @ vec
-    return QueryVector(vec, float(near.mean()), float(near.std()))
+    near = rows @ vec
+    nulls, fillers = near[: len(NULL_TEXTS)], near[len(NULL_TEXTS) :]
+    return QueryVector(vec, float(nulls.mean()), float(nulls.std()), float(fillers.max()))
 
 
 class _Lines:
