@@ -150,6 +150,22 @@ def test_forget_hides_every_place_that_says_it(ws, said, words, question, gone):
     assert said in logged  # the log stays verbatim: the entry is hidden, not rewritten
 
 
+def test_a_forget_by_a_name_forgets_its_other_script(ws):
+    """The curated files write a name in both scripts ("豆豆 (Doudou)"): forgetting one must
+    not leave the entries and paragraphs that say the other in view."""
+    user = ws.root / "USER.md"
+    user.write_text(
+        user.read_text(encoding="utf-8") + "\n- Cat: 豆豆 (Doudou).\n", encoding="utf-8"
+    )
+    _log(ws, ("2026-11-08T20:00", "user", "豆豆今天又把花盆打翻了。"), *FILLER)
+    out = ws("forget", "Doudou").stdout
+    assert "hidden memory/2026-11-08.md#L3-L4" in out
+    for question in ("豆豆", "Doudou"):
+        found = ws("recall", question, "--json", "--now", NOW, ok=False)
+        assert "豆豆" not in found.stdout and "Doudou" not in found.stdout
+    assert "豆豆" not in ws("context", "豆豆 怎么样", "--now", NOW).stdout
+
+
 def test_a_forget_reaches_the_other_clone(tmp_path):
     from helpers import clones
 

@@ -435,3 +435,17 @@ def test_a_transcript_being_written_or_not_a_file_holds_no_hook(seeded, tmp_path
                   last_assistant_message=reply)  # fmt: skip
     assert call(seeded.root, "claude-code", "Stop", stop)[:2] == (0, "")
     assert logged(seeded.root)[-1].text == reply
+
+
+def test_the_next_sessions_brief_carries_the_last_conversation_whatever_its_topic(seeded, tmp_path):
+    # The opening brief has no question but the project's name ("billing-api"); the turns
+    # just before it are what the new session continues, whether or not they name it.
+    root = seeded.root
+    for role, text in (("user", "Write two lines about pangolins."),
+                       ("assistant", "Scaled and shy, / 穿山甲 rolls into a ball.")):  # fmt: skip
+        seeded("log", "--role", role, text)
+    brief = call(root, "claude-code", "SessionStart", claude("SessionStart", tmp_path))[1]
+    assert "[Recent conversation]" in brief and "pangolins" in brief and "穿山甲" in brief
+    # A prompt's recall stays on its question: the same turns are not put in front of it.
+    asked = claude("UserPromptSubmit", tmp_path, prompt="Which database does billing use?")
+    assert "pangolins" not in call(root, "claude-code", "UserPromptSubmit", asked)[1]

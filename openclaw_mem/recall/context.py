@@ -301,9 +301,11 @@ def build_context(
     embedder=None,
     warm=None,
     defer=None,
+    all_recent: bool = False,
 ) -> ContextBlock:
     """The brief: the profile as it is now, the memories that bear on the question (current
-    ones, dated), and the recent turns that do, within `budget` tokens."""
+    ones, dated), and the recent turns that do (all of them with `all_recent`: a session's
+    opening brief, whose question is only the project's name), within `budget` tokens."""
     from ..format.forgotten import hidden_in
     from .currency import superseded_lines
 
@@ -317,7 +319,8 @@ def build_context(
         numbers = [n for _, _, n in _profile_lines(ws)]
         stale = superseded_lines(found.index, found.texts, "USER.md", numbers)
     used = _profile(block, ws, opts, used, stale)
-    recent = _working(ws, now, opts.agent, _keeper(query, now, hidden_in(ws), params))
+    keeper = _keeper("" if all_recent else query, now, hidden_in(ws), params)
+    recent = _working(ws, now, opts.agent, keeper)
     header = estimate_tokens("[Recent conversation]") + 2
     # Keep a quarter of the budget for the recent conversation, when there is one.
     reserve = min(budget // 4, header + sum(estimate_tokens(x) + 1 for x in recent))

@@ -7,19 +7,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from ..format.forgotten import Hidden, heading_id, is_forgotten_line
-from ..index.cache import Index
-from ..search.bm25 import term_hash
 
 if TYPE_CHECKING:
+    import numpy as np
+
+    from ..index.cache import Index
     from .stages import Query, Ranking
 
 
 def mask(index: Index, hidden: Hidden) -> np.ndarray:
     """The chunks that say something forgotten: each holds, in its own words (not the
     context it borrows), every token of one word set."""
+    import numpy as np
+
+    from ..search.bm25 import term_hash
+
     out = np.zeros(len(index.live), bool)
     for tokens in hidden.words:
         holders = None
@@ -40,6 +43,8 @@ def drop(q: Query, r: Ranking, hidden: Hidden) -> Ranking:
     as forgotten (their texts tell; only the candidates are read)."""
     if q.texts is None or len(r.docs) == 0:
         return r
+    import numpy as np  # `mem get` imports this module for hide_lines and needs no numpy
+
     texts = q.texts(r.docs)
     gone = np.array(
         [is_forgotten_line(t) or (heading_id(t) or "") in hidden.ids for t in texts], bool

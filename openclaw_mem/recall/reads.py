@@ -32,6 +32,7 @@ _FIELDS = {
     "agent": _TEXT,  # who asks ("" or None: no agent)
     "role": _TEXT,  # recall: a role or speaker
     "include_forgotten": _FLAG,  # recall: what `mem forget` hid, shown
+    "all_recent": _FLAG,  # context: every recent turn, not only those on the question
 }
 _TIMES = ("now", "since", "until", "as_of")  # a datetime, a date, or ISO text
 

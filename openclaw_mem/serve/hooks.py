@@ -293,7 +293,9 @@ def _brief(mem: Memory, env: Environment, payload: dict) -> str:
     cwd = _text(payload.get("cwd")).rstrip("/\\")
     query = os.path.basename(cwd) or "recent work"
     limit = int(mem.config["hooks.max_bytes"])
-    read = Read("context", query=query, now=_iso(mem), agent=mem.agent or "", current=True)
+    read = Read(
+        "context", query=query, now=_iso(mem), agent=mem.agent or "", current=True, all_recent=True
+    )
     data = _ask(mem, env, read)
     if not (data.get("profile") or data.get("working") or any(data.get("memories", {}).values())):
         return ""  # an empty memory: nothing worth a system item

@@ -135,6 +135,7 @@ class Reading:
             place.embedder,
             self.warm() if self.warm else None,
             defer,
+            bool(read.all_recent),
         )
         block.proposals = len(load_all(place.ws))
         block.profile = [place.redact(line) for line in block.profile]
@@ -157,7 +158,6 @@ class Reading:
             span = (start or 1, lines or None)
         extra = self.place.redact_extra
         hidden = hidden_in(self.place.ws)
-        tokens = self.place.index_params.tokens
 
         def shown(rel: str, whole: str, a: int, b: int) -> str:
             text = redact_lines(whole, a, b, extra)
@@ -165,6 +165,7 @@ class Reading:
                 return text
             from ..format.markdown import lines_of
 
+            tokens = self.place.index_params.tokens  # the index's settings: only after a forget
             kept = hide_lines(rel, lines_of(whole), a, text.split("\n"), hidden, tokens)
             return "\n".join(kept)
 

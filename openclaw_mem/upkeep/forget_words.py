@@ -127,7 +127,13 @@ def forget_words(
     for f in struck:
         if f.done.records:  # a split line's halves keep what mem knew of it
             _keep_records(ws, f.done, now)
-    said = [words, *(words_of(_forgotten_text(f)) for f in struck)]
+    gone = [_forgotten_text(f) for f in struck]
+    aliases = _aliases(words, gone)
+    if aliases:
+        more = [e for e in _entries(ws) if any(a <= e.words for a in aliases)]
+        entries += [e for e in more if e not in entries]
+        ids |= {e.id for e in entries if e.id}
+    said = [words, *aliases, *(words_of(t) for t in gone)]
     paragraphs = [p for p in _paragraphs(ws) if any(s and s <= p.words for s in said)]
     places = [*entries, *paragraphs]
     redacted: list[Forgotten] = []
@@ -147,6 +153,25 @@ def forget_words(
         )
     hidden = tuple(f"{p.path}#L{p.first}-L{p.last}" for p in places)
     return Hid(query, tuple(f.done for f in struck), tuple(redacted), hidden)
+
+
+# "豆豆 (Doudou)", "陈姐（Chen Jing）": one name in two scripts, as the curated files write them.
+_ALIAS_RE = re.compile(r"([^\s:：,，;；()（）]+)\s*[(（]([^()（）]{1,40})[)）]")
+
+
+def _aliases(words: frozenset[str], texts: list[str]) -> list[frozenset[str]]:
+    """The query's words with a name in them given as its other spelling, where a forgotten
+    line writes both ("Doudou" forgets what says 豆豆 too): a forget by a name is not
+    undone by the name's other script."""
+    out: list[frozenset[str]] = []
+    for text in texts:
+        for a, b in _ALIAS_RE.findall(text):
+            for name, other in ((words_of(a), words_of(b)), (words_of(b), words_of(a))):
+                if name and other and name <= words and not other <= words:
+                    alias = (words - name) | other
+                    if alias not in out:
+                        out.append(alias)
+    return out
 
 
 @dataclass(frozen=True)
