@@ -1,12 +1,16 @@
 """`mem recall` and `mem get` as library calls.
 
 The pipeline: BM25 over tokens and MinHash containment over shingles score every live chunk;
-the best k x 4 of each list form the candidates; each score is divided by the candidates'
-best and the two are fused `0.7 * vector + 0.3 * text`; a log entry that refers back to the
-one before it (answers it, replies to its image, opens with "it") scores 0.7 of that one
-when that is more than its own, over up to two such links, and names it as its `subject`;
+the best max(k, 10) x 4 of each list form the candidates; each score is divided by the
+candidates' best and the two are fused `0.7 * vector + 0.3 * text`; a log entry that
+refers back to the one before it (answers it, replies to its image, opens with "it") scores
+0.7 of that one when that is more than its own, over up to two such links, and names it as
+its `subject`;
 dated chunks decay by `exp(-λ · age_days)` (evergreen ones never), deprecated ones count
 half; MMR (λ 0.6) over the chunks' signature similarity picks k without near-duplicates.
+A chunk matches only by a content word of the question or a meaning closer than unrelated
+text and empty replies; scores are shares of the best times how much of the question the
+best holds, so `recall.min_score` means the same for every question.
 
 A question's time expressions (format/dates.py) are read against now: one that names days
 ("in June", "last summer", 去年夏天) matches them, not its words, against each chunk's own
