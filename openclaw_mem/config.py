@@ -235,7 +235,7 @@ KEYS: tuple[Key, ...] = (
     ),
     Key(
         "recall.min_score",
-        0.05,
+        0.0,
         "Drop results whose score is below this. A score is the result's share of the best "
         "result's times how much of the question the best holds (its words, or its meaning "
         "above the floors): the same scale for every question. 0 keeps every match.",
