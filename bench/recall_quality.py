@@ -15,7 +15,14 @@ LoCoMo conversations become workspaces: one daily log per session date, one entr
 (`## HH:MM · Speaker`, the text, and an image turn's caption). A question's recall@k is the
 share of its evidence turns whose lines lie inside the line ranges of the top k results,
 averaged over questions of categories 1-4 (5, adversarial, has no evidence). Each k is a
-separate `recall -k K` (the candidate pool is k x 4). "now" is the day after the last session.
+separate `recall -k K` (the candidate pool is max(k, 10) x 4). "now" is the day after the
+last session. At session level (the unit other memory projects publish), a question's
+recall@k is the share of its evidence sessions that one of the top k results belongs to.
+
+`--abstain 0,0.1,...` measures recall.min_score: R@10 at each floor, and how often a
+question is answered with nothing: the part's own questions, another conversation's
+questions asked of this one, and GIBBERISH. Each part also reports the questions whose
+first hit changes between k = 1 and k = 10 (none should).
 
 Under the defaults the figures are also given by category and for the questions that name
 a date (format/dates.py finds one in them), with the mean lines per result of the top 10.
@@ -113,19 +120,31 @@ def build_locomo_workspace(
 
 
 def locomo_questions(sample: dict, where: dict) -> list[dict]:
+    """Categories 1-4, each with its evidence turns (each a list of the places that hold
+    it) and its evidence sessions (each a list of the places of all that session's turns:
+    the session is found when any result is one of its turns)."""
+    session_turns: dict[int, list] = defaultdict(list)
+    for dia, places in where.items():
+        session_turns[int(dia[1:].split(":")[0])] += places
     out = []
     for qa in sample["qa"]:
         if qa.get("category") not in CATEGORIES:
             continue
-        ev = []
+        ev, sessions = [], []
         for item in qa.get("evidence", []):
             for a, b in _EVIDENCE_RE.findall(str(item)):
                 dia = f"D{int(a)}:{int(b)}"
                 if dia in where:
                     ev.append(where[dia])
+                    sessions.append(int(a))
         if ev:
             out.append(
-                {"question": qa["question"], "evidence": ev, "category": CATEGORIES[qa["category"]]}
+                {
+                    "question": qa["question"],
+                    "evidence": ev,
+                    "sessions": [session_turns[n] for n in sorted(set(sessions))],
+                    "category": CATEGORIES[qa["category"]],
+                }
             )
     return out
 
@@ -516,15 +535,78 @@ def breakdown(sets: list[Set], opts: RecallOptions) -> tuple[dict[str, list[floa
                 docs = [d for d, _ in ranked]
                 for g in groups:
                     found[g][k].append(covered(s.index, docs, q["evidence"]))
+                if "sessions" in q:  # the unit other memory projects publish
+                    found["all, turn level"][k].append(covered(s.index, docs, q["evidence"]))
+                    found["all, session level"][k].append(covered(s.index, docs, q["sessions"]))
                 if k == 10:
                     lines += [int(end[d]) - int(start[d]) + 1 for d in docs]
-    order = [*CATEGORIES.values(), "names a date"]
+    order = [*CATEGORIES.values(), "names a date", "all, turn level", "all, session level"]
     rows = {
         f"{g} ({len(found[g][KS[0]])})": [100 * sum(found[g][k]) / len(found[g][k]) for k in KS]
         for g in order
         if g in found
     }
     return rows, sum(lines) / max(len(lines), 1)
+
+
+# Questions no memory answers: gibberish, and words of no conversation here.
+GIBBERISH = (
+    "zzqxv qqwwzzk",
+    "pangolin",
+    "blorft snarquel",
+    "qwpoeiru zxmnbv",
+    "what did I say about kubernetes",
+    "xkcd plmq vvbn",
+    "嘞嚓呜哔",
+    "what is the airspeed of an unladen swallow",
+)
+
+
+def abstention(sets: list[Set], opts: RecallOptions, floors: list[float]) -> None:
+    """What recall.min_score costs and buys: for each floor, R@10 of the part's own
+    questions, the share of them answered with nothing, the share of another
+    conversation's questions (asked of this one) answered with something, and of the
+    GIBBERISH questions. The first hit at every k from 1 to 10 is also checked."""
+    print(f"  {'min_score':>10} {'R@10':>7} {'own empty':>10} {'foreign':>8} {'gibberish':>10}")
+    for m in floors:
+        o = replace(opts, min_score=m, k=10)
+        own, empty, foreign, nonsense = [], 0, [], []
+        for i, s in enumerate(sets):
+            other = sets[(i + 1) % len(sets)]
+            oo = replace(o, now=s.now)
+            for q in s.questions:
+                qvec = s.qv(q["question"]) if s.qv else None
+                docs = [d for d, _ in rank_index(s.index, q["question"], oo, None, qvec,
+                                                 s.vectors, s.texts)]  # fmt: skip
+                own.append(covered(s.index, docs, q["evidence"]))
+                empty += not docs
+            for q in other.questions:
+                qvec = s.qv(q["question"]) if s.qv else None
+                got = rank_index(s.index, q["question"], oo, None, qvec, s.vectors, s.texts)
+                foreign.append(bool(got))
+            for text in GIBBERISH:
+                qvec = s.qv(text) if s.qv else None
+                nonsense.append(bool(rank_index(s.index, text, oo, None, qvec, s.vectors, s.texts)))
+        shares = [100 * empty / len(own), *(100 * sum(x) / len(x) for x in (foreign, nonsense))]
+        print(
+            f"  {m:>10g} {100 * sum(own) / len(own):>7.1f} {shares[0]:>9.1f}%"
+            f" {shares[1]:>7.1f}% {shares[2]:>9.1f}%"
+        )
+
+
+def first_hit_moves(sets: list[Set], opts: RecallOptions) -> int:
+    """Questions whose first hit (or its score) differs between any two k in 1..10."""
+    moved = 0
+    for s in sets:
+        for q in s.questions:
+            qvec = s.qv(q["question"]) if s.qv else None
+            firsts = set()
+            for k in range(1, 11):
+                got = rank_index(s.index, q["question"], replace(opts, k=k, now=s.now), None,
+                                 qvec, s.vectors, s.texts)  # fmt: skip
+                firsts.add((got[0][0], got[0][1]["final"]) if got else None)
+            moved += len(firsts) > 1
+    return moved
 
 
 def print_rows(title: str, rows: dict[str, list[float]]) -> None:
@@ -613,6 +695,12 @@ def main() -> None:
         "its new results counting W of their score (e.g. 3,0.9)",
     )
     ap.add_argument(
+        "--abstain",
+        metavar="FLOORS",
+        help="comma-separated recall.min_score values: R@10 and what is answered with "
+        "nothing (own, foreign and gibberish questions) at each",
+    )
+    ap.add_argument(
         "--decay-sweep",
         help="comma-separated λ values: LoCoMo R@10 and the "
         "knowledge-update win rate for each (the trade-off behind the default)",
@@ -677,6 +765,10 @@ def main() -> None:
                     by, mean_lines = breakdown(sets, replace(base_opts, **VARIANTS[variants[-1]]))
                     print_rows(f"  by category, {variants[-1]}:", by)
                     print(f"  mean lines per result (top 10): {mean_lines:.2f}")
+                moved = first_hit_moves(sets, base_opts)
+                print(f"  questions whose first hit changes with k (1..10): {moved} of {nq}")
+                if args.abstain:
+                    abstention(sets, base_opts, [float(x) for x in args.abstain.split(",")])
                 if args.ceiling and embedder is not None:
                     print(f"  what the model adds at most, R@10 ({split} part):")
                     for name, value in ceiling(sets, base_opts).items():
@@ -685,6 +777,13 @@ def main() -> None:
                     sets = build(data, names, work / "locomo", params, embedder, args.duplicates)
                     rows = table(sets, base_opts, variants)
                     print_rows(f"  with {args.duplicates:.0%} of turns logged twice", rows)
+            if args.abstain and not args.no_crosslingual and not args.workspace:
+                for m in (float(x) for x in args.abstain.split(",")):
+                    found = crosslingual(work, params, embedder, replace(base_opts, min_score=m))
+                    print(
+                        f"cross-lingual at min_score {m:g}: top-5 tune {found['tune'][1]}/"
+                        f"{found['tune'][2]}, check {found['check'][1]}/{found['check'][2]}"
+                    )
             if not args.no_crosslingual:
                 found = crosslingual(work, params, embedder, base_opts)
                 for split in ("tune", "check"):

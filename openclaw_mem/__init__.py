@@ -15,7 +15,19 @@ May import `memory`, `recall.reads`, `store.workspace`, `format`, `config`,
 
 from __future__ import annotations
 
+import os as _os
+import sys as _sys
+
 __version__ = "0.1.0"
+
+# mem multiplies small matrices (a query's candidates, a batch of vectors): a BLAS thread
+# pool costs more than it saves. OpenBLAS's threads cost ~90 ms of CPU to start a process on
+# two cores, ~100 ms of a 100k-chunk recall's ~300 ms, and in a resident process their
+# spinning doubled a query's wall time. Read once, when numpy loads: so only when it has not
+# (a program that loaded it first keeps its own), and a value already set is kept.
+if "numpy" not in _sys.modules:
+    for _name in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        _os.environ.setdefault(_name, "1")
 
 _API = {
     "Memory": "memory",

@@ -128,10 +128,6 @@ def main() -> None:
         code = _fast(argv, env)
         if code is not None:
             sys.exit(code)
-    # mem multiplies small matrices (a query's candidates, a batch of vectors): OpenBLAS's
-    # thread pool costs more than it saves, ~90 ms of CPU to start a process on two cores,
-    # and in a resident process its spinning threads doubled a query's wall time.
-    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    from .cli import app
+    from .cli import app  # BLAS runs one thread (set in __init__.py, before numpy loads)
 
     app(prog_name="mem", obj=env)

@@ -182,7 +182,8 @@ KEYS: tuple[Key, ...] = (
     Key(
         "recall.candidate_multiplier",
         4,
-        "Candidates taken from each list: k times this.",
+        "Candidates taken from each list: max(k, 10) times this (the same candidates for any "
+        "k up to 10, so the first result never depends on k).",
         min=1,
         max=100,
     ),
@@ -224,7 +225,15 @@ KEYS: tuple[Key, ...] = (
         min=0,
         max=0.99,
     ),
-    Key("recall.min_score", 0.0, "Drop results whose final score is below this.", min=0, max=1),
+    Key(
+        "recall.min_score",
+        0.0,
+        "Drop results whose score is below this. A score is the result's share of the best "
+        "result's times how much of the question the best holds (its words, or its meaning "
+        "above the floors): the same scale for every question. 0 keeps every match.",
+        min=0,
+        max=1,
+    ),
     Key(
         "recall.similarity",
         "membership",

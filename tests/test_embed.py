@@ -126,10 +126,12 @@ def test_the_signature_estimate_only_nominates_the_exact_cosine_decides(tmp_path
     }
     mem = Memory.open(root, env=env)
     at = datetime(2026, 11, 29, 9, 0)
-    mem.log("glacier tundra", at=at)  # no word of the query; hashed to the query's bucket
+    # No word of the query, hashed to the query's bucket (and to no empty reply's: "ok",
+    # "lol" and the like are a floor the meaning must pass, embed/null.py).
+    mem.log("lagoon", at=at)
     mem.log("lunch with Mei at the noodle place", at=at.replace(minute=5))
     monkeypatch.setattr(simhash, "cosine", lambda packed, q, bits: np.full(len(packed), -0.5))
-    hits = mem.recall("copper", now=datetime(2026, 11, 30), record_access=False).hits
+    hits = mem.recall("steppe", now=datetime(2026, 11, 30), record_access=False).hits
     assert [(h.path, h.start_line) for h in hits] == [("memory/2026-11-29.md", 3)]
     assert hits[0].explain["vectors"] == "embedding" and hits[0].explain["meaning"] > 0.9
 

@@ -4,6 +4,11 @@ How close a query's embedding comes to these says how close "unrelated" is for t
 and this model (cosine scales differ a lot between models: USE's unrelated pairs sit near
 0.1, e5's near 0.8). A chunk counts as a match by meaning only when it is closer to the query
 than the nearest of these: the floor adapts to any provider without calibration.
+
+Short replies that say nothing ("ok", "谢谢", "嗯") are a second reference: a sentence
+encoder puts them near the middle of its space, where a query it cannot read (gibberish, a
+word it never saw) lands too. Their cosines to such a query are 0.4-0.6, ten spreads above
+the sentences below, so only "closer than an empty reply" keeps them out.
 """
 
 NULL_TEXTS = (
@@ -28,3 +33,12 @@ NULL_TEXTS = (
     "围棋起源于中国，已有几千年的历史。",
     "这片沙漠里一年难得下一场雨。",
 )
+
+# The fillers of format/noise.py that a model reads as replies, English and Chinese: a chunk
+# matches by meaning only when it is closer to the query than the closest of these.
+FILLER_TEXTS = (
+    "ok", "okay", "sure", "yes", "no", "thanks", "thank you", "cool", "nice", "great",
+    "got it", "lol", "haha", "hmm", "hello", "bye", "good night",
+    "好的", "好", "嗯", "哦", "谢谢", "收到", "知道了", "明白了", "没问题", "是的", "哈哈",
+    "晚安", "再见",
+)  # fmt: skip

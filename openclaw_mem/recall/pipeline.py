@@ -1,12 +1,16 @@
 """`mem recall` and `mem get` as library calls.
 
 The pipeline: BM25 over tokens and MinHash containment over shingles score every live chunk;
-the best k x 4 of each list form the candidates; each score is divided by the candidates'
-best and the two are fused `0.7 * vector + 0.3 * text`; a log entry that refers back to the
-one before it (answers it, replies to its image, opens with "it") scores 0.7 of that one
-when that is more than its own, over up to two such links, and names it as its `subject`;
+the best max(k, 10) x 4 of each list form the candidates; each score is divided by the
+candidates' best and the two are fused `0.7 * vector + 0.3 * text`; a log entry that
+refers back to the one before it (answers it, replies to its image, opens with "it") scores
+0.7 of that one when that is more than its own, over up to two such links, and names it as
+its `subject`;
 dated chunks decay by `exp(-λ · age_days)` (evergreen ones never), deprecated ones count
 half; MMR (λ 0.6) over the chunks' signature similarity picks k without near-duplicates.
+A chunk matches only by a content word of the question or a meaning closer than unrelated
+text and empty replies; scores are shares of the best times how much of the question the
+best holds, so `recall.min_score` means the same for every question.
 
 A question's time expressions (format/dates.py) are read against now: one that names days
 ("in June", "last summer", 去年夏天) matches them, not its words, against each chunk's own
@@ -253,26 +257,28 @@ def query_vector(
     answer, so recall goes on with its lexical halves."""
     from ..embed.base import EmbedError
     from ..embed.cache import VectorCache, folder_for, text_key
-    from ..embed.null import NULL_TEXTS
+    from ..embed.null import FILLER_TEXTS, NULL_TEXTS
 
     cache = VectorCache(folder_for(state_dir, embedder.key))
     down = cache.unavailable()
     if down:
         warnings.append(f"embeddings unavailable ({down}); recalled by words only")
         return None
-    keys = np.fromiter((text_key(t) for t in NULL_TEXTS), np.uint64, len(NULL_TEXTS))
+    refs = NULL_TEXTS + FILLER_TEXTS
+    keys = np.fromiter((text_key(t) for t in refs), np.uint64, len(refs))
     try:
         vec = embedder.embed([query], query=True)[0]
-        found, nulls = cache.get(keys, len(vec))
+        found, rows = cache.get(keys, len(vec))
         if not found.all():  # once per vector space, then from the cache
-            nulls = embedder.embed(list(NULL_TEXTS))
-            cache.put(keys, nulls)
+            rows = embedder.embed(list(refs))
+            cache.put(keys, rows)
     except EmbedError as exc:
         cache.mark_unavailable(str(exc))
         warnings.append(f"{exc}; recalled by words only")
         return None
-    near = nulls @ vec
-    return QueryVector(vec, float(near.mean()), float(near.std()))
+    near = rows @ vec
+    nulls, fillers = near[: len(NULL_TEXTS)], near[len(NULL_TEXTS) :]
+    return QueryVector(vec, float(nulls.mean()), float(nulls.std()), float(fillers.max()))
 
 
 class _Lines:

@@ -13,6 +13,7 @@ Pure functions of the index and the options: the same query gives the same ranki
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
@@ -31,6 +32,10 @@ from ..text import cjk_share
 if TYPE_CHECKING:
     from .options import RecallOptions
 
+# The candidates are the same for any k up to this: asking for fewer results never changes
+# which come first, nor their scores (the decay counts ages from the newest candidate).
+POOL_K = 10
+
 Vectors = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]  # docs -> (found, rows)
 Texts = Callable[[np.ndarray], list[str]]  # docs -> the text of their lines
 
@@ -38,15 +43,31 @@ Texts = Callable[[np.ndarray], list[str]]  # docs -> the text of their lines
 @dataclass(frozen=True)
 class QueryVector:
     """A query's embedding, and how close unrelated text comes to it: its cosines to the
-    reference sentences of embed/null.py (their mean and spread)."""
+    reference sentences of embed/null.py (their mean and spread) and to the closest of its
+    empty replies ("ok", "谢谢")."""
 
     vector: np.ndarray
     null_mean: float
     null_std: float
+    filler: float = -1.0
 
     def z(self, cosines: np.ndarray) -> np.ndarray:
         """How many spreads above unrelated text each cosine lies."""
         return (cosines - self.null_mean) / max(self.null_std, 1e-3)
+
+    def floor(self, z: float) -> float:
+        """The cosine a chunk must pass to match by meaning: z spreads above unrelated
+        sentences, and above every empty reply. A query the model cannot read (gibberish,
+        a word it never saw) sits near the replies, and then nothing passes."""
+        return max(self.null_mean + z * max(self.null_std, 1e-3), self.filler)
+
+    def strength(self, cosines: np.ndarray, z: float) -> np.ndarray:
+        """How clearly each cosine passes its floor, in the unrelated sentences' spreads: 0
+        at the floor, 1 from two spreads above it on. In spreads, not cosine, because the
+        scales of models differ (USE's unrelated pairs sit near 0.1, e5's near 0.8), and a
+        match across languages is clear at a cosine of 0.25 with USE."""
+        lo = self.floor(z)
+        return np.clip((cosines - lo) / (2 * max(self.null_std, 1e-3)), 0.0, 1.0)
 
 
 @dataclass
@@ -86,6 +107,7 @@ class Signals:
     estimate: np.ndarray | None = None
     meaning: np.ndarray | None = None
     exact_done: np.ndarray | None = None  # chunks whose `meaning` is their exact cosine
+    cover: np.ndarray | None = None  # the share of the question's words each holds (coverage)
 
 
 @dataclass
@@ -123,7 +145,7 @@ def read_query(
         rest = index.params.tokens(asked.rest)
         if any(is_shingle(t) for t in rest):  # a question that is only a date keeps its words
             tokens = rest
-    pool = max(opts.k, 1) * max(opts.candidate_multiplier, 1)
+    pool = max(opts.k, POOL_K) * max(opts.candidate_multiplier, 1)
     return Query(index, opts, text, tokens, asked, mask(index, opts), pool, query_vector,
                  vectors, texts)  # fmt: skip
 
@@ -210,7 +232,7 @@ def admit(q: Query) -> Signals:
         index.doc("length"),
         q.tokens,
         context_weight=index.params.context_weight,
-        content=is_shingle,
+        content=_content,
     )
     lexical = split.matched | (split.borrowed & (opts.context_alone > 0))
     # Text and word scores are 0 outside the admitted chunks, so they are computed, and
@@ -224,6 +246,8 @@ def admit(q: Query) -> Signals:
     text, words = np.zeros(len(q.mask)), np.zeros(len(q.mask))
     text[admitted], words[admitted] = text_a, words_a
     s = Signals(split, lexical, admitted, text, words, text_a, words_a)
+    s.cover = np.zeros(len(q.mask))
+    s.cover[admitted] = coverage(index, q.tokens, admitted)
     if q.vector is not None and index.dim > 0 and opts.mode != "bm25":
         q_bits = simhash.sign_bits(q.vector.vector, index.planes())[0]
         s.estimate = np.concatenate(
@@ -277,6 +301,53 @@ def membership(index: Index, q_tokens: list[str], opts: RecallOptions, docs: np.
     if opts.similarity == "jaccard":
         return jac
     return minhash.containment(jac, len(qs), index.doc("sizes")[docs])
+
+
+# How a question about memory is put, not what it is about ("what did I say about X",
+# "what's my cat's name"): left out of coverage, since a memory rarely says them.
+FRAMING = """say said tell told name call mention remember recall know think talk discuss ask
+    chat share"""
+
+
+@functools.cache
+def _framing() -> frozenset[str]:
+    from ..search.tokenize import stem_word
+
+    return frozenset(stem_word(w) for w in FRAMING.split())
+
+
+def _content(token: str) -> bool:
+    """A word that can make a chunk match: not a function word, not how a question is put,
+    not a lone Latin letter (the "s" of "what's my cat's name" is in every "Mom's")."""
+    return is_shingle(token) and token not in _framing() and not _letter(token)
+
+
+def _letter(token: str) -> bool:
+    return len(token) == 1 and token.isascii() and token.isalpha()
+
+
+def coverage(index: Index, q_tokens: list[str], docs: np.ndarray) -> np.ndarray:
+    """How much of the question each of `docs` holds, the same for every question: the
+    IDF-weighted share of its content words (all its words when it has none) found in the
+    chunk's own text. A word of the question the memory never saw counts at the highest
+    IDF, so "where did we camp in Patagonia" is a weak match for a chunk that says "camp";
+    a CJK pair it never saw counts nothing (a question's pairs across word boundaries,
+    such as 用什 in 用什么语言, are absent from any memory)."""
+    if len(docs) == 0:
+        return np.zeros(0)
+    words = sorted({t for t in q_tokens if _content(t)} or shingles(q_tokens) or set(q_tokens))
+    n = max(index.n_live, 1)
+    held, total = np.zeros(len(index.live)), 0.0
+    for t in words:
+        found = [seg.lookup(bm25.term_hash(t)) for seg in index.segments]
+        own = np.concatenate([d[tf > 0] for d, tf, _ in found])
+        df = int(index.live[own].sum())
+        if df == 0 and not t.isascii():
+            continue
+        weight = float(bm25.idf(n, df))
+        total += weight
+        held[own] += weight  # a word lists a chunk once
+    return held[docs] / total if total > 0 else np.zeros(len(docs))
 
 
 # ------------------------------------------------------------------ nominate
@@ -339,12 +410,16 @@ def fusion(q: Query, s: Signals, cand: np.ndarray) -> Ranking | None:
     if s.by_embedding:
         meaning_c = _exact_meaning(q, s, cand)
         meant = s.has[cand] & (q.vector.z(meaning_c) >= opts.vector_z)
+        meant &= meaning_c > q.vector.filler  # closer than an empty reply ("ok", "谢谢")
         signal |= meant
         meaning_c = meaning_c * meant
     keep = signal & (s.text[cand] + words_c + meaning_c > 0)
     cand, words_c, meaning_c = cand[keep], words_c[keep], meaning_c[keep]
     if len(cand) == 0:
         return None
+    strength = s.cover[cand]
+    if s.by_embedding:
+        strength = np.maximum(strength, q.vector.strength(meaning_c, opts.vector_z))
     vec_c = _vector_half(q, s, cand, words_c, meaning_c) if s.by_embedding else words_c
     t_norm = normalize(s.text[cand], opts.normalization)
     v_norm = normalize(vec_c, opts.normalization)
@@ -354,9 +429,8 @@ def fusion(q: Query, s: Signals, cand: np.ndarray) -> Ranking | None:
         fused = v_norm
     else:
         fused = fuse(v_norm, t_norm, opts.vector_weight, opts.text_weight)
-    return Ranking(
-        cand, fused, {"lsh": words_c, "meaning": meaning_c, "text": t_norm, "vector": v_norm}
-    )
+    columns = {"lsh": words_c, "meaning": meaning_c, "text": t_norm, "vector": v_norm}
+    return Ranking(cand, fused, {**columns, "strength": strength})
 
 
 def _exact_meaning(q: Query, s: Signals, cand: np.ndarray) -> np.ndarray:
@@ -509,27 +583,45 @@ def collect(q: Query, s: Signals, r: Ranking) -> list[tuple[int, dict]]:
     """The best k above min_score, MMR picking among the best `pool` so that near-duplicates
     (a fact logged twice) do not crowd out the rest; each with its explain row."""
     opts = q.opts
-    final = r.score
-    keep = final > 0
+    match = _match(r)
+    rel = r.score  # ranked and diversified by this; reported and cut times the match
+    keep = rel * match > 0
     if opts.min_score > 0:
-        keep &= final >= opts.min_score
-    order = [int(i) for i in np.lexsort((r.docs, -final)) if keep[i]]
+        keep &= rel * match >= opts.min_score
+    order = [int(i) for i in np.lexsort((r.docs, -rel)) if keep[i]]
     if not order:
         return []
     if opts.use_mmr:
         pool_docs = np.asarray([int(r.docs[i]) for i in order[: q.pool]], np.int64)
         alike = similarity(q.index, pool_docs, q.texts, opts.mmr_threshold)
-        picked = mmr([float(final[i]) for i in order[: q.pool]], alike, opts.k, opts.mmr_lambda)
+        picked = mmr([float(rel[i]) for i in order[: q.pool]], alike, opts.k, opts.mmr_lambda)
         chosen = [order[p] for p in picked]
     else:
         chosen = order[: opts.k]
+    r.score = rel * match
     return [
-        (int(r.docs[i]), _explain(s, r, i, order.index(i) + 1, pos + 1))
+        (int(r.docs[i]), _explain(s, r, i, order.index(i) + 1, pos + 1, match))
         for pos, i in enumerate(chosen)
     ]
 
 
-def _explain(s: Signals, r: Ranking, i: int, before: int, position: int) -> dict:
+def _match(r: Ranking) -> float:
+    """How well the memory answers the question at all: the best strength among the
+    candidates still standing (the share of the question's words one holds, or how far
+    its meaning lies above the floor). The ranking's scores are shares of the best
+    candidate's; times this, a score means the same for every question, so min_score can
+    say "nothing matches" (the order is unchanged: every score is scaled alike)."""
+    alive = r.score > 0
+    if "superseded_by" in r.columns:  # left out as no longer current, answered by its update
+        alive |= r.columns["superseded_by"] >= 0
+    if not alive.any():
+        return 0.0
+    return float(r.columns["strength"][alive].max())
+
+
+def _explain(
+    s: Signals, r: Ranking, i: int, before: int, position: int, match: float = 1.0
+) -> dict:
     c, doc = r.columns, int(r.docs[i])
     days, subject = c["days"][i], int(c["subject"][i])
     newer = int(c["superseded_by"][i]) if "superseded_by" in c else -1
@@ -547,6 +639,8 @@ def _explain(s: Signals, r: Ranking, i: int, before: int, position: int) -> dict
         **({"subject": subject} if subject >= 0 else {}),
         **({"superseded_by": newer} if newer >= 0 else {}),
         "uses": int(c["uses"][i]),
+        "strength": round(float(c["strength"][i]), 4),
+        "match": round(match, 4),
         "final": round(float(r.score[i]), 4),
         "rank_before_mmr": before,
         "mmr_position": position,
