@@ -98,6 +98,15 @@ def test_mmr_demotes_a_relogged_fact_and_keeps_its_neighbour(ws):
     assert any("rollback" in h["snippet"] for h in hits)  # not the same fact twice
 
 
+def test_a_fact_logged_three_times_is_shown_once_even_with_room_for_more(ws):
+    """Issue 44: docs/commands.md says so; with nothing else matching, MMR filled k with the
+    same fact three times (hits 1, 2 and 3)."""
+    fact = "The staging database password rotates every Monday."
+    _log(ws, ("user", fact), ("user", fact), ("user", fact))
+    hits = ws.json("recall", "staging database rotates", "-k", "6")["results"]
+    assert [h["snippet"].count(fact) for h in hits] == [1]
+
+
 def _example(tmp_path, **settings: str) -> tuple:
     """A copy of workspace.example and the environment a `mem` process gets for it: the
     test's own, residents allowed, and these MEM_* settings."""

@@ -114,7 +114,9 @@ def _demo(ctx: typer.Context, root: Path, keep: bool) -> None:
     _step(term, f"mem init {root}")
     report = init(root)
     typer.echo(f"copied workspace.example/ and committed it as {report.commit}")
-    mem = Memory.open(root, env=_demo_env(), clock=lambda: DEMO_NOW)
+    # The workspace as its home: a replayed entry id is drawn from the workspace's place
+    # under home (so two clones never share one), the same then for every demo.
+    mem = Memory.open(root, env={**_demo_env(), "HOME": str(root)}, clock=lambda: DEMO_NOW)
     for notice in mem.notices():  # a MEM_EMBED_* value that could not be used
         warn(notice)
     typer.echo(f"embeddings: {mem.embeddings()}")

@@ -15,9 +15,9 @@ access writes them, so what arrives is a claim about this machine's entries, not
   retires that entry only when this machine can check it: `curated` where a line of the
   merged curated files says it (shares a word with it: a line written from it, or one it
   repeats), `noise` where the entry is an acknowledgement (format/noise.py) or a repeat.
-  `dropped`, `passed` and `legacy` cannot be checked: left out, the entry stays pending
-  here, offered once more, never lost. `offline` retires nothing (the entry stays
-  pending for a model), and the offline rules that wrote it decide the same here.
+  `dropped` and `legacy` cannot be checked: left out, the entry stays pending here,
+  offered once more, never lost. `offline` and `passed` retire nothing for good (the entry
+  stays pending for a model, or `mem review --reoffer` offers it again).
 Line records need nothing here: what mem acts on is what an entry here backs
 (format/curated.py's `vouched`), whichever clone wrote it; `unbacked` counts those a
 merge brought, for the report.
@@ -105,6 +105,13 @@ def _undone(paragraph: str, lines: dict[tuple[str, str], str]) -> bool:
     return bool(records) and not any(key in lines for key in records)
 
 
+# Marks that retire nothing for good: `offline` leaves the entry pending for a model, and a
+# `passed` one is offered again by `mem review --reoffer`. Leaving them out would not
+# converge: the clone that wrote one keeps it, the merge driver unites the records, and
+# each sync would take it out again.
+_REVERSIBLE = frozenset({OFFLINE, "passed"})
+
+
 def _marks(mine: str, theirs: str, held: dict[str, str], merged: Read) -> tuple[str, int]:
     """The merged record without the lines it gained for entries this machine held that
     cannot be checked here, and how many those were."""
@@ -114,8 +121,8 @@ def _marks(mine: str, theirs: str, held: dict[str, str], merged: Read) -> tuple[
     kept, left_out = [], 0
     for line in theirs.splitlines(keepends=True):
         m = _LINE_RE.match(line)
-        if m is None or m[1] in had or m[1] not in held or m[2] == OFFLINE:
-            kept.append(line)  # an `offline` pass leaves the entry pending for a model
+        if m is None or m[1] in had or m[1] not in held or m[2] in _REVERSIBLE:
+            kept.append(line)  # the entry stays pending, or `mem review --reoffer` brings it
             continue
         text = held[m[1]]
         if m[2] == "noise" and (is_noise(text) or text in repeated):

@@ -82,23 +82,34 @@ def top_k(
     return idx[order[:k]]
 
 
+# Similarity (0-1, after the MMR threshold) from which an item repeats one already taken.
+REPEAT = 0.95
+
+
 def mmr(
     relevance: Sequence[float],
     similarity: Callable[[int, int], float],
     k: int,
     lam: float = 0.6,
+    repeat: float = REPEAT,
 ) -> list[int]:
     """Maximal Marginal Relevance: repeatedly take the item maximising
-    λ·relevance − (1−λ)·(max similarity to those taken). Ties go to the earlier item."""
+    λ·relevance − (1−λ)·(max similarity to those taken). Ties go to the earlier item. An
+    item at least `repeat` alike to one taken says it again (a fact logged three times) and
+    is never taken, even when nothing else is left: fewer than k rather than the same twice."""
     remaining = list(range(len(relevance)))
     chosen: list[int] = []
     max_sim = [0.0] * len(relevance)
     while remaining and len(chosen) < k:
         best, best_score = -1, -math.inf
         for i in remaining:
+            if max_sim[i] >= repeat:
+                continue
             score = lam * relevance[i] - (1 - lam) * max_sim[i]
             if score > best_score + 1e-12:
                 best, best_score = i, score
+        if best < 0:
+            break
         chosen.append(best)
         remaining.remove(best)
         for i in remaining:

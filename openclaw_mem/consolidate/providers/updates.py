@@ -19,7 +19,7 @@ from ...search.currency import Statement, read_statement, slots_of, updates
 
 # Where a fact about a slot goes when no line said it before.
 _IDENTITY = {"home", "job", "manager", "partner", "name", "email", "school", "salary"}
-_PROJECT = {"meeting", "deadline", "database", "framework", "ci"}
+_PROJECT = {"meeting", "deadline", "database", "framework", "ci", "hosting", "repo_host", "chat"}
 _LEAD_RE = re.compile(
     r"^(?:(?:oh|ok|okay|so|well|hmm|wait|sorry)[\s,!]+)*(?:changed\s+my\s+mind|change\s+of\s+"
     r"plans?|actually|correction|to\s+correct\s+myself|update|quick\s+update(?:\s+about\s+me)?|"
@@ -29,8 +29,14 @@ _LEAD_RE = re.compile(
 
 
 def section_of(text: str) -> tuple[str, str, str]:
-    """(file, section, type) for an update that replaces no line, by the slot it names."""
+    """(file, section, type) for an update that replaces no line, by the slot it names; a
+    change said of someone or something else ("The examiner was sick, the test is now on
+    November 3") is a fact, never the user's profile."""
+    from ..whose import said_of
+
     slots = slots_of(text)
+    if said_of(text, text) is not None:
+        return "MEMORY", "Facts", "fact"
     if slots & _IDENTITY:
         return "USER", "Identity", "identity"
     if slots & _PROJECT or not slots:
