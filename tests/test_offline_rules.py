@@ -38,6 +38,8 @@ def taken(text: str) -> list[tuple[str, str, str]]:
         ("我周三去上海出差，帮我记一下：酒店订在静安寺附近", "MEMORY", "Facts",
          "周三去上海出差，酒店订在静安寺附近"),
         ("帮我记住：周五下午不开会", "MEMORY", "Facts", "周五下午不开会"),
+        ("Please remember to never push directly to main.", "AGENTS", "Rules",
+         "Never push directly to main"),
         ("I live in Lisbon with my partner.", "USER", "Identity",
          "Lives in Lisbon with their partner"),
         ("I really enjoy restoring old film cameras.", "USER", "Preferences",

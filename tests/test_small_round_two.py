@@ -214,15 +214,15 @@ def test_a_history_paragraph_retells_the_batch_with_its_subjects_named():
     applied = [
         Edit("USER", "add", "preference", 0.6, 0.7, text="Is passionate about yoga"),
         Edit("MEMORY", "add", "event", 0.6, 0.7, text="User went to a retreat in Bali"),
-        Edit("MEMORY", "add", "fact", 0.6, 0.7, text="The user's sister Ana is a vet"),
         Edit("AGENTS", "add", "rule", 0.6, 0.7, text="Answer in English"),
         Edit("USER", "add", "identity", 0.6, 0.7, text="对花生过敏"),
+        Edit("AGENTS", "add", "rule", 0.6, 0.7, text="不要在周五部署"),
     ]
     text = paragraph("", applied, covered, Fate(2, 1, 0, 0), {}, datetime(2026, 12, 1, 10))
     assert text == (
         "[2026-12-01 09:02] Talking with Gina: The user is passionate about yoga and went to a "
-        "retreat in Bali. The user's sister Ana is a vet. The user asked the agent: answer in "
-        "English. 用户对花生过敏。 1 log entry of 2 held nothing to keep (acknowledgements, "
+        "retreat in Bali. The user asked the agent: answer in English. 用户对花生过敏。 "
+        "用户要求：不要在周五部署。 1 log entry of 2 held nothing to keep (acknowledgements, "
         "fillers, repeats and small talk)."
     )
 

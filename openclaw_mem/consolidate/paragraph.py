@@ -84,7 +84,9 @@ def told_of(applied: Sequence[Edit], covered: Sequence[LogEntry], fate: Fate) ->
     about_user, others = [], []
     for edit in [e for e in applied if e.text][:MOST_TOLD]:
         text = " ".join(edit.text.split()).rstrip(".。")
-        if _CJK_START_RE.match(text):
+        if _CJK_START_RE.match(text) and edit.file == "AGENTS":
+            others.append(f"用户要求：{text}")  # a rule for the agent, not a fact of the user
+        elif _CJK_START_RE.match(text):
             others.append(text if text.startswith("用户") else f"用户{text}")
         elif edit.file == "AGENTS":
             others.append(f"The user asked the agent: {text[:1].lower()}{text[1:]}")

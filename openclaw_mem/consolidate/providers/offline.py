@@ -226,8 +226,8 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "remember",
         re.compile(
-            r"^(?:please\s+)?(?:remember(?:\s+(?:this|that))?\b|note\s+(?:that|down)\b|note(?=\s*:))"
-            r"[\s:：,，]*(?P<x>.+)",
+            r"^(?:please\s+)?(?:remember(?:\s+(?:this|that|to(?=\s+(?:always|never|not)\b)))?\b|"
+            r"note\s+(?:that|down)\b|note(?=\s*:))[\s:：,，]*(?P<x>.+)",
             re.I,
         ),
     ),
