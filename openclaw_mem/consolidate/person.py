@@ -131,7 +131,9 @@ def third_person(text: str, file: str) -> str:
         out = re.sub(r"\b[Oo]ur\b", "their" if file == "USER" else "the user's", out)
         out = re.sub(r"\bgonna\b", "going to", out)
     out = re.sub(rf"(?<=\w)(\s+)I{_APOS}m(?=\s)", r"\1the user is", out)
-    who = "the user" if file != "USER" else "them"
+    # "them" only where the line's subject is the user, unsaid ("Asks others to call them
+    # Leo"); "Home for me is Galway" would read as someone else's home.
+    who = "them" if file == "USER" and verb_first(out) else "the user"
     whose = "the user's" if file != "USER" else "their"
     out = re.sub(r"\bmy\b", whose, out)
     out = re.sub(r"\bMy\b", whose[:1].upper() + whose[1:], out)
