@@ -224,7 +224,22 @@ def apply_to_text(
         elif edit.op == "delete":
             del lines[idx]
         outcomes.append(Outcome(edit, "applied"))
+    _drop_empty_new_sections(lines, doc.lines)
     return doc.text(lines), outcomes
+
+
+def _drop_empty_new_sections(lines: list[str], before: Sequence[str]) -> None:
+    """A section this batch made whose line a later edit of the batch took away again
+    (written, then replaced by wording already there) goes too: the file is then what a
+    second application of the same edits leaves."""
+    had = {heading(x) for x in before if heading(x)}
+    for title in [h[1] for x in lines if (h := heading(x)) and h not in had and h[0] > 1]:
+        bounds = _section_bounds(lines, title)
+        if bounds and not any(x.strip() for x in lines[bounds[0] + 1 : bounds[1]]):
+            i, j = bounds
+            while i > 0 and not lines[i - 1].strip():
+                i -= 1  # the blank line that set the heading apart
+            del lines[i:j]
 
 
 def apply_edits(
