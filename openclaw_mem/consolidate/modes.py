@@ -16,16 +16,19 @@ from .redaction import Redaction
 from .settle import TO_REVIEW, Settled
 from .write import Options, _with_paragraph, read_docs, write_batch
 
+Written = dict[str, str] | None  # the curated files as a batch wrote them
+
 
 class DryRun:
     """Write nothing: show the diff. Later batches see what earlier ones would have done."""
 
     review_statuses: Sequence[str] = TO_REVIEW
 
-    def save(self, ws: Workspace, settled: Settled, opts: Options, label: str) -> None:
+    def save(self, ws: Workspace, settled: Settled, opts: Options, label: str) -> Written:
+        """Keep what this mode keeps; the curated files as written (None: none were)."""
         return None
 
-    def next_start(self, ws: Workspace, settled: Settled, history: str):
+    def next_start(self, ws: Workspace, settled: Settled, history: str, written: Written):
         return settled.docs, _with_paragraph(history, settled.paragraph)
 
     def offered(self, ws: Workspace, batch: Batch, taken: set[str]) -> None:
@@ -37,10 +40,10 @@ class Propose(DryRun):
 
     review_statuses = ("review",)
 
-    def save(self, ws: Workspace, settled: Settled, opts: Options, label: str) -> None:
+    def save(self, ws: Workspace, settled: Settled, opts: Options, label: str) -> Written:
         _keep_for_review(ws, settled, opts, label)
         if not settled.used:
-            return
+            return None
         from .review import Pending, save
 
         shown = Redaction(opts.redact_extra)
@@ -59,6 +62,7 @@ class Propose(DryRun):
                 cites=[[settled.entry_of[n] for n in e.sources] for e in settled.edits],
             ),
         )
+        return None  # nothing is written until the proposal is accepted
 
 
 class Apply:
@@ -66,23 +70,23 @@ class Apply:
 
     review_statuses: Sequence[str] = TO_REVIEW
 
-    def save(self, ws: Workspace, settled: Settled, opts: Options, label: str) -> None:
+    def save(self, ws: Workspace, settled: Settled, opts: Options, label: str) -> Written:
         _keep_for_review(ws, settled, opts, label)
-        if settled.used:
-            settled.written = write_batch(
-                ws,
-                opts,
-                label,
-                settled.edits,
-                settled.paragraph,
-                list(settled.taken.values()),
-                settled.before,
-                settled.report,
-                applied=settled.docs,
-            )
+        if not settled.used:
+            return None
+        return write_batch(
+            ws,
+            opts,
+            label,
+            settled.edits,
+            settled.paragraph,
+            list(settled.taken.values()),
+            settled.before,
+            settled.report,
+            applied=settled.docs,
+        )
 
-    def next_start(self, ws: Workspace, settled: Settled, history: str):
-        written = getattr(settled, "written", None)
+    def next_start(self, ws: Workspace, settled: Settled, history: str, written: Written):
         return (written if written is not None else read_docs(ws)), read_history(ws)
 
     def offered(self, ws: Workspace, batch: Batch, taken: set[str]) -> None:

@@ -167,10 +167,10 @@ def _run(
         settled = settle(
             judged, batch, docs, history, opts, provider.label, shown, mode.review_statuses, offers
         )
-        mode.save(ws, settled, opts, provider.label)
+        written = mode.save(ws, settled, opts, provider.label)
         mode.offered(ws, batch, set(settled.taken))
         report.batches.append(settled.report)
-        docs, history = mode.next_start(ws, settled, history)
+        docs, history = mode.next_start(ws, settled, history, written)
         if progress:
             progress(len(report.batches) + len(report.unanswered), _total(report, queue))
     report.calls, report.tokens_sent = provider.calls, provider.tokens_sent

@@ -40,7 +40,6 @@ class Settled:
     entry_of: dict[int, tuple[str, str]] = field(default_factory=dict)  # E3 -> (id, path)
     before: dict[str, str] = field(default_factory=dict)  # the curated files it was applied to
     covered_ids: set[str] = field(default_factory=set)  # every entry the batch settles
-    written: dict[str, str] | None = None  # the curated files as a run then wrote them
 
     @property
     def used(self) -> bool:

@@ -92,10 +92,11 @@ class Query:
 
 @dataclass
 class Signals:
-    """What admission found, over every chunk: the BM25 split, the admitted chunks, their
-    text and word scores, and meaning's estimate (with embeddings)."""
+    """What admission found, over every chunk: the BM25 split (own text and borrowed
+    context), the admitted chunks, their text and word scores, and meaning's estimate (with
+    embeddings)."""
 
-    split: object  # bm25.Split
+    split: bm25.TextScores
     lexical: np.ndarray
     admitted: np.ndarray
     text: np.ndarray
