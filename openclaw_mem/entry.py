@@ -116,7 +116,9 @@ def _recall_format(vals: dict, env: Environment) -> str:
 def _memory(flag: str | None, env: Environment):
     from .memory import Memory
 
-    return Memory.open(flag, env=env.env)
+    mem = Memory.open(flag, env=env.env)
+    mem.ensure_merge_driver()
+    return mem
 
 
 def main() -> None:

@@ -16,8 +16,9 @@ watch` are thin adapters over them, so they cannot drift apart.
 Each service module is imported when it is first used: `log` runs on every agent turn and
 stays light.
 
-May import `services`, `recall.reads`, `config`, `environment`, `format`, `store`, `errors`
-and `text`.
+May import `services`, `recall.reads`, `recall.pipeline` and `recall.context` (to name the
+results recall and context return), `config`, `environment`, `format`, `store`, `errors` and
+`text`.
 """
 
 from __future__ import annotations
@@ -36,10 +37,12 @@ from .store.workspace import init_target, resolve_workspace
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
-    from datetime import date, datetime
+    from datetime import datetime
     from pathlib import Path
     from typing import Any
 
+    from .recall.context import ContextBlock
+    from .recall.pipeline import RecallResult
     from .services.curating import Curating, Provider, Report
     from .services.keeping import Keeping
     from .services.reading import Reading
@@ -127,8 +130,14 @@ class Memory:
         ws = resolve_workspace(flag, env, cwd, home or os.path.expanduser("~"))
         if env.get("MEM_NOW") and clock is local_now:
             clock = fixed_clock(env["MEM_NOW"])
-        _register_driver(ws.top)
         return cls(ws, load_config(ws.top, env), env, clock)
+
+    def ensure_merge_driver(self) -> None:
+        """Register git's merge driver for the memory files when this clone lacks it (made
+        with `git clone`, or its registered interpreter is gone), so a plain `git pull`
+        merges them as `mem sync` does. The `mem` command calls this on every run; the
+        library leaves a repository's settings alone unless asked."""
+        _register_driver(self.place.ws.top)
 
     @classmethod
     def _at(cls, place: Place) -> Memory:
@@ -252,57 +261,31 @@ class Memory:
         return self.reading.answer(read, defer)
 
     def recall(
-        self,
-        query: str,
-        *,
-        k: int | None = None,
-        min_score: float | None = None,
-        now: datetime | None = None,
-        since: date | None = None,
-        until: date | None = None,
-        path: str | None = None,
-        record_access: bool = True,
-        as_of: date | None = None,
-        current: bool = False,
-        agent: str | None = None,
-        role: str | None = None,
-        include_forgotten: bool = False,
-        defer=None,
-    ):
-        """The chunks that matter for a query, best first, with citations and snippets;
-        include_forgotten shows what `mem forget` hid too."""
-        read = Read("recall", query=query, k=k, min_score=min_score, now=now, since=since,
-                    until=until, path=path, as_of=as_of, current=current, agent=agent,
-                    role=role, include_forgotten=include_forgotten or None)  # fmt: skip
+        self, query: str, *, record_access: bool = True, defer=None, **options: object
+    ) -> RecallResult:
+        """The chunks that matter for a query, best first, with citations and snippets
+        (`RecallResult`). `options` are a recall request's fields (recall/reads.py, listed
+        by `fields_of("recall")`): k, min_score, now, since, until, path, as_of, current,
+        agent, role, include_forgotten (what `mem forget` hid, shown) and any option added
+        to the request later; TypeError for one it does not take or of the wrong type."""
+        read = Read.ask("recall", query=query, **options)
         return self.reading.recall(read, record_access=record_access, defer=defer)
 
-    def context(
-        self,
-        query: str,
-        *,
-        budget: int | None = None,
-        now: datetime | None = None,
-        agent: str | None = None,
-        as_of: date | None = None,
-        current: bool = False,
-        all_recent: bool = False,
-        defer=None,
-    ):
-        """The block to put in front of a model, within a token budget; all_recent keeps
-        every recent turn, not only those on the question (a session's opening brief)."""
-        read = Read("context", query=query, budget=budget, now=now, agent=agent, as_of=as_of,
-                    current=current, all_recent=all_recent or None)  # fmt: skip
-        return self.reading.context(read, defer=defer)
+    def context(self, query: str, *, defer=None, **options: object) -> ContextBlock:
+        """The block to put in front of a model, within a token budget (`ContextBlock`).
+        `options`: recall's (they shape what it recalls), and budget and all_recent (every
+        recent turn, not only those on the question: a session's opening brief)."""
+        return self.reading.context(Read.ask("context", query=query, **options), defer=defer)
 
     def get(self, spec: str, *, start: int | None = None, lines: int | None = None):
         """Lines of a memory file (`PATH`, `PATH:N`, `PATH:FROM:N`, `PATH#Lx-Ly`), or a
         path with `start` and `lines` as memory_get gives them. Only inside the workspace."""
         return self.reading.get(spec, start=start, lines=lines)
 
-    def search(self, query: str, *, k: int | None = None, min_score: float | None = None):
-        """Recall for a model (MCP memory_search): labelled as recollection, with `flagged`
-        on a snippet that reads like an instruction."""
-        return self.reading.search(Read("recall", query=query, k=k, min_score=min_score))
+    def search(self, query: str, **options: object) -> dict:
+        """Recall for a model (MCP memory_search), with recall's options: labelled as
+        recollection, with `flagged` on a snippet that reads like an instruction."""
+        return self.reading.search(Read.ask("recall", query=query, **options))
 
     def evaluate(self, file=None, *, k: int | None = None, now=None, compare: Iterable = ()):
         """`mem eval`: recall@k and MRR of eval/queries.yaml (or file); with compare

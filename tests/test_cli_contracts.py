@@ -20,7 +20,7 @@ CASES = [
     (["log", "typo test", "--rol", "user"], 2, "did you mean --role?"),
     (["log", "-----BEGIN-----"], 2, "goes after --"),
     (["recall", "--jsn", "-k", "1", "Hugo blog"], 2, "did you mean --json?"),
-    (["context", "--agent", "coder", "x"], 2, "no such option: --agent"),
+    (["context", "-k", "3", "x"], 2, "no such option: -k"),  # context recalls context.memories
     (["log", "--", "-----BEGIN-----"], 0, ""),
     (["log", "- buy milk"], 0, ""),
     (["log", "--role", "user", "-1 degrees outside"], 0, ""),

@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from helpers import EXAMPLE, Mem
@@ -112,29 +113,27 @@ def test_a_resident_answers_with_the_callers_settings_or_declines(example):
         server.stop()
 
 
-@pytest.mark.slow
-def test_a_recall_option_is_added_in_the_places_the_readme_names(example, tmp_path):
-    """The README's contributor note, carried out on a copy of the package: `--mode` (a
-    ranking option recall/options.py already has, unexposed) gets an `Opt` in serve/turns.py
-    and a field in recall/reads.py, nothing else, and works on the fast path, the full CLI
-    and through a resident, as the library ranks with it."""
+def _package_with_mode(tmp_path):
+    """A copy of the package with the README recipe's edits made for `--mode` (a ranking
+    option recall/options.py already has, unexposed): its `Opt` in serve/turns.py and its
+    field in recall/reads.py, nothing else."""
     import openclaw_mem
-    from openclaw_mem.memory import Memory
-    from openclaw_mem.recall.options import RecallOptions
-    from openclaw_mem.recall.pipeline import recall
 
     copy = tmp_path / "pkg" / "openclaw_mem"
     shutil.copytree(
         os.path.dirname(openclaw_mem.__file__), copy, ignore=shutil.ignore_patterns("__pycache__")
     )
+    # Beside the package, as a checkout (an editable install) has them.
+    shutil.copytree(
+        Path(openclaw_mem.__file__).parent.parent / "templates", copy.parent / "templates"
+    )
     turns, reads = copy / "serve" / "turns.py", copy / "recall" / "reads.py"
-    anchor = '            Opt("--explain", dest="explain"'
+    anchor = '    Opt("--explain", dest="explain"'
     text = turns.read_text(encoding="utf-8")
     assert anchor in text
     turns.write_text(
         text.replace(
-            anchor,
-            '            Opt("--mode", dest="mode", help="hybrid | bm25 | lsh."),\n' + anchor,
+            anchor, '    Opt("--mode", dest="mode", help="hybrid | bm25 | lsh."),\n' + anchor
         ),
         encoding="utf-8",
     )
@@ -142,7 +141,18 @@ def test_a_recall_option_is_added_in_the_places_the_readme_names(example, tmp_pa
     anchor = '    "role": _TEXT,'
     assert anchor in text
     reads.write_text(text.replace(anchor, anchor + '\n    "mode": _TEXT,'), encoding="utf-8")
+    return copy
 
+
+@pytest.mark.slow
+def test_a_recall_option_is_added_in_the_places_the_readme_names(example, tmp_path):
+    """The README's contributor note, carried out on a copy of the package: `--mode` works
+    on the fast path, the full CLI and through a resident, as the library ranks with it."""
+    from openclaw_mem.memory import Memory
+    from openclaw_mem.recall.options import RecallOptions
+    from openclaw_mem.recall.pipeline import recall
+
+    copy = _package_with_mode(tmp_path)
     # `python -m` puts the working directory first on the path: run beside the copy.
     here = copy.parent
     env = {"PYTHONPATH": str(here), "MEM_NOW": NOW}
@@ -205,3 +215,96 @@ def test_a_recall_option_is_added_in_the_places_the_readme_names(example, tmp_pa
     finally:
         resident.terminate()
         resident.wait(10)
+
+
+@pytest.mark.slow
+def test_the_added_option_reaches_mcp_the_library_and_mem_context(example, tmp_path):
+    """The same copy: `mode` is memory_search's and memory_context's argument, a keyword of
+    `Memory.recall` and `Memory.context`, and an option of `mem context`, each answering as
+    the others do, and differently for another mode (so the option arrived)."""
+    import asyncio
+
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    copy = _package_with_mode(tmp_path)
+    here = copy.parent
+    env = {**os.environ, "PYTHONPATH": str(here), "MEM_NOW": NOW, "MEM_NO_DAEMON": "1"}
+    query = "what does the user prefer for backend work"
+    library = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import json, sys\n"
+            "from openclaw_mem import Memory\n"
+            "mem = Memory.open(sys.argv[1])\n"
+            "out = {}\n"
+            "for mode in ('bm25', 'lsh'):\n"
+            "    hits = mem.recall(sys.argv[2], mode=mode, record_access=False).hits\n"
+            "    out[mode] = [[h.path, h.start_line] for h in hits]\n"
+            "    out['context ' + mode] = mem.context(sys.argv[2], mode=mode).to_json()\n"
+            "print(json.dumps(out))",
+            str(example.root),
+            query,
+        ],
+        env=env,
+        cwd=here,
+        capture_output=True,
+        text=True,
+    )
+    assert library.returncode == 0, library.stderr
+    expected = json.loads(library.stdout)
+    assert expected["bm25"] != expected["lsh"]
+    assert expected["context bm25"]["text"] != expected["context lsh"]["text"]
+    for mode in ("bm25", "lsh"):
+        cli = json.loads(
+            _fast(example.root, "context", "--json", "--mode", mode, query, env=env, cwd=here)
+        )
+        assert cli["text"] == expected[f"context {mode}"]["text"]
+
+    async def ask_mcp():
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "openclaw_mem", "-w", str(example.root), "serve", "--read-only"],
+            env=env,
+            cwd=str(here),
+        )
+        async with stdio_client(params) as streams, ClientSession(*streams) as session:
+            await session.initialize()
+            tools = {t.name: t for t in (await session.list_tools()).tools}
+            out = {}
+            for mode in ("bm25", "lsh"):
+                found = await session.call_tool("memory_search", {"query": query, "mode": mode})
+                out[mode] = json.loads(found.content[0].text)["results"]
+                brief = await session.call_tool("memory_context", {"query": query, "mode": mode})
+                out[f"context {mode}"] = json.loads(brief.content[0].text)
+            return tools, out
+
+    tools, got = asyncio.run(ask_mcp())
+    assert "mode" in tools["memory_search"].input_schema["properties"]
+    assert "mode" in tools["memory_context"].input_schema["properties"]
+    for mode in ("bm25", "lsh"):
+        assert [[r["path"], r["startLine"]] for r in got[mode]] == expected[mode]
+        assert got[f"context {mode}"]["text"] == expected[f"context {mode}"]["text"]
+
+
+def test_the_library_takes_a_requests_fields_as_keywords_and_names_a_wrong_one(example):
+    """Memory.recall and Memory.context take what a recall request holds (recall/reads.py),
+    no list of their own: a keyword it does not hold, or of the wrong type, is a TypeError
+    that names it, as Python names an unexpected keyword."""
+    from datetime import date, datetime
+
+    from openclaw_mem.memory import Memory
+
+    mem = Memory.open(example.root, env={**os.environ, "MEM_NOW": NOW})
+    kept = mem.recall("Redis", path="memory/**", since=date(2026, 11, 10), record_access=False)
+    assert kept.hits and all(h.path.startswith("memory/") for h in kept.hits)
+    assert all(h.path >= "memory/2026-11-10" for h in kept.hits)
+    brief = mem.context("Redis", budget=400, now=datetime(2026, 11, 28, 9), path="memory/**")
+    cited = [m.cite for ms in brief.memories.values() for m in ms]
+    assert cited and all(c.startswith("memory/") for c in cited)
+    with pytest.raises(TypeError, match="takes no option 'budget'"):
+        mem.recall("Redis", budget=200)
+    with pytest.raises(TypeError, match="takes no option 'maxResults'"):
+        mem.search("Redis", maxResults=3)
+    with pytest.raises(TypeError, match="k must be an integer"):
+        mem.recall("Redis", k="3")

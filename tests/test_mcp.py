@@ -274,7 +274,8 @@ def test_unknown_arguments_are_refused_by_name(example):
         ],
     )
     assert typo.is_error and typo.content[0].text == (
-        "memory_search: unknown argument 'max_results' (it takes maxResults, minScore, query)"
+        "memory_search: unknown argument 'max_results' (it takes asOf, current, maxResults, "
+        "minScore, path, query, role, since, until)"
     )
     assert extra.is_error
     assert "unknown argument 'verbose' (it takes nothing)" in extra.content[0].text

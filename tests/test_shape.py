@@ -85,24 +85,33 @@ def test_a_registered_consolidation_provider_is_a_setting_and_a_flag(ws, monkeyp
 def test_the_library_takes_every_request_field_the_front_ends_send():
     """Memory.recall and Memory.context take each field of a read request (recall/reads.py)
     their op uses, and each option `mem recall`/`mem context` declares (serve/turns.py) that
-    is such a field: a field added there cannot miss the library."""
+    is such a field: a field added there cannot miss the library. They list none of their
+    own: their keywords are the request's (Read.ask), so each is tried by calling."""
     import inspect
 
     from openclaw_mem.memory import Memory
-    from openclaw_mem.recall.reads import _FIELDS
+    from openclaw_mem.recall.reads import _FIELDS, Read, fields_of
     from openclaw_mem.serve.turns import TURNS
 
     context_only, get_only = {"budget", "all_recent"}, {"spec"}
     wanted = {
-        "recall": set(_FIELDS) - context_only - get_only | {"current"},
-        "context": {o.dest for o in TURNS["context"].options if o.dest in _FIELDS}
-        | context_only
-        | {"query", "current", "agent"},
+        "recall": set(_FIELDS) - context_only - get_only - {"query"} | {"current"},
+        "context": set(_FIELDS) - get_only - {"query"} | {"current"},
     }
+    samples = {"k": 3, "budget": 300, "min_score": 0.1, "now": "2026-11-28T09:00:00"}
     for op, fields in wanted.items():
-        takes = set(inspect.signature(getattr(Memory, op)).parameters)
         declared = {o.dest for o in TURNS[op].options if o.dest in _FIELDS or o.dest == "current"}
-        assert fields | declared <= takes, (op, sorted(fields | declared - takes))
+        assert fields | declared <= set(fields_of(op)), (op, sorted(fields | declared))
+        kinds = {p.kind for p in inspect.signature(getattr(Memory, op)).parameters.values()}
+        assert inspect.Parameter.VAR_KEYWORD in kinds  # the request's fields, not a list
+        for name in fields | declared:
+            flag = _FIELDS.get(name) == (bool,) or name == "current"
+            value = (
+                True
+                if flag
+                else samples.get(name, "2026-11-20" if name in ("since", "until", "as_of") else "x")
+            )
+            assert getattr(Read.ask(op, query="q", **{name: value}), name) == value
 
 
 def test_a_library_recall_can_show_what_forget_hid(memory):

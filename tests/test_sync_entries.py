@@ -199,6 +199,23 @@ def test_a_clone_gets_the_driver_from_its_first_mem_command_and_a_plain_pull_mer
     )
 
 
+def test_opening_memory_as_a_library_leaves_the_repositorys_settings_alone(tmp_path):
+    """Issue 44: Memory.open registered the driver as a side effect; the `mem` command asks
+    for it (ensure_merge_driver), the library only when its caller does."""
+    from openclaw_mem.memory import Memory
+
+    _clones(tmp_path, 1)
+    plain = tmp_path / "plain"
+    repo = git.Repo.clone_from(str(tmp_path / "remote.git"), plain)
+    mem = Memory.open(plain, env={})
+    mem.recall("anything", record_access=False)
+    assert not repo.config_reader("repository").has_section('merge "mem-entries"')
+    mem.ensure_merge_driver()
+    assert "merge-file" in repo.config_reader("repository").get_value(
+        'merge "mem-entries"', "driver"
+    )
+
+
 def test_a_driver_whose_interpreter_is_gone_is_registered_anew(tmp_path):
     a, _ = _clones(tmp_path, 2)
     repo = git.Repo(a.root)

@@ -168,6 +168,7 @@ class State:
         says them every time itself, passes notices=False)."""
         if self._memory is None:
             self._memory = Memory.open(self.workspace_flag, env=self.env, cwd=self.cwd)
+            self._memory.ensure_merge_driver()
             for message in self._memory.notices() if notices else ():
                 warn(message)
         return self._memory

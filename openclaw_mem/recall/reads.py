@@ -35,6 +35,20 @@ _FIELDS = {
     "all_recent": _FLAG,  # context: every recent turn, not only those on the question
 }
 _TIMES = ("now", "since", "until", "as_of")  # a datetime, a date, or ISO text
+# Fields one op alone reads; every other field (but `query`) shapes a recall, and a context
+# read hands it to the recall it makes: a field added for recall reaches context unlisted.
+_ONLY = {"spec": "get", "budget": "context", "all_recent": "context"}
+
+
+def fields_of(op: str) -> tuple[str, ...]:
+    """The fields a caller may give an op's request, `current` included: what the library's
+    `Memory.recall` and `Memory.context` take as keywords."""
+    if op == "get":
+        return ("spec",)
+    shared = tuple(n for n in _FIELDS if n not in _ONLY and n != "query")
+    own = tuple(n for n, only in _ONLY.items() if only == op)
+    return (*shared, "current", *own)
+
 
 # A recall result as every front end shows it (OpenClaw's shape, plus what mem adds); the
 # resident sends more (`date`, `deprecated`, `explain`) for --explain.
@@ -68,6 +82,26 @@ class Read:
             setattr(self, name, fields.pop(name, None))
         if fields:
             raise ValueError(f"unknown field {sorted(fields)[0]!r} in a {op} request")
+
+    @classmethod
+    def ask(cls, op: str, **fields: object) -> Read:
+        """A request as a library caller gives it: only the fields `op` takes (fields_of),
+        each of its type (a time may be a date or datetime too); TypeError names what is
+        wrong, as Python names an unexpected keyword."""
+        takes = ("query", *fields_of(op)) if op != "get" else fields_of(op)
+        for name, value in fields.items():
+            if name not in takes:
+                raise TypeError(
+                    f"a {op} takes no option {name!r} (it takes {', '.join(sorted(takes))})"
+                )
+            if value is None or (name in _TIMES and hasattr(value, "isoformat")):
+                continue
+            kinds = _FLAG if name == "current" else _FIELDS[name]
+            if not isinstance(value, kinds) or (isinstance(value, bool) and kinds is not _FLAG):
+                words = {_TEXT: "text", _INT: "an integer", _NUMBER: "a number", _FLAG: "a bool"}
+                raise TypeError(f"{op} option {name} must be {words[kinds]}, not {value!r}")
+        flags = {n: v or None for n, v in fields.items() if _FIELDS.get(n) is _FLAG}
+        return cls(op, **{**fields, **flags})
 
     def but(self, op: str, **changes: object) -> Read:
         """This request as another op asks it, every field carried over but `changes`: the

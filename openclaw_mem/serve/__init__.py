@@ -76,14 +76,6 @@ def watcher(mem: Memory, on_refresh, **how) -> Watcher:
     return make(mem, on_refresh, **how)
 
 
-def start_when_slow(mem: Memory) -> bool:
-    """After an answer computed in this process: when the embedding model was slow to load,
-    start a resident in the background so the next call is not (autostart.py)."""
-    from .autostart import maybe_start
-
-    return maybe_start(mem)
-
-
 def on_demand_idle(mem: Memory) -> int:
     """The idle seconds after which an on-demand resident exits, or 0 when recall would
     start none (for `mem status`)."""

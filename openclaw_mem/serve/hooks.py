@@ -138,6 +138,7 @@ def _memory(flag: str | None, env: Environment, harness: str | None) -> Memory:
     from ..memory import Memory
 
     mem = Memory.open(flag, env=env.env)
+    mem.ensure_merge_driver()
     return mem if mem.agent or not harness else mem.for_agent(harness)
 
 

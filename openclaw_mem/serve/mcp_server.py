@@ -2,12 +2,15 @@
 
 Tools, in OpenClaw's shapes where OpenClaw has one; every result is structured content
 (with its JSON as text beside it, for clients that read only text):
-- memory_search(query, maxResults, minScore): {"notice", "results": [{path, startLine,
-  endLine, score, snippet, source}]}; maxResults and minScore default to the settings'
-  recall.k and recall.min_score, as `mem recall` does
+- memory_search(query, maxResults, minScore, since, until, path, asOf, current, role):
+  {"notice", "results": [{path, startLine, endLine, score, snippet, source}]}; its
+  arguments are `mem recall`'s options as declared once (serve/turns.py), so an option added
+  there is an argument here; maxResults and minScore default to the settings' recall.k and
+  recall.min_score, as `mem recall` does
 - memory_get(path, from=1, lines): {"path", "from", "lines", "text"}; confined to the
   workspace, symlinks refused
-- memory_context(query, budget): the block `mem context` prints, and its parts
+- memory_context(query, budget, and recall's arguments but maxResults): the block `mem
+  context` prints, and its parts
 - memory_status(): what `mem status --json` says
 - memory_log(text, role="user", session): append one entry, with the same write rules as
   `mem log` (autocommit, automatic consolidation); absent with --read-only
@@ -20,12 +23,13 @@ argument (`memory_search: maxResults must be at most 50`), and a line on stdin t
 JSON-RPC is answered with -32700 (not JSON) or -32600 (not a request), as JSON-RPC 2.0 asks,
 instead of being dropped in silence.
 
-May import only `memory`, `errors` and the package root (`openclaw_mem`, for its version).
+May import only `memory`, `errors`, the per-turn declaration (`serve.turns`, whose options are
+the tools' arguments) and the package root (`openclaw_mem`, for its version).
 """
 
 # No `from __future__ import annotations`: the SDK reads the tools' Annotated signatures at
 # run time, and string annotations would name a Field it cannot resolve.
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from ..errors import MemError
 
@@ -94,19 +98,6 @@ def build_server(memory: "Memory", *, read_only: bool = False):
                     raise ToolError(cause.message) from cause
                 raise
 
-    def memory_search(
-        query: Annotated[str, Field(description="What to look for, in any language.")],
-        maxResults: Annotated[
-            int | None, Field(ge=1, le=50, description="How many results (recall.k).")
-        ] = None,
-        minScore: Annotated[
-            float | None,
-            Field(ge=0, le=1, description="Drop weaker results (recall.min_score)."),
-        ] = None,
-    ) -> Answer:
-        """Search memory (BM25 + pseudo-vectors, time decay, MMR). OpenClaw's result shape."""
-        return memory.search(query, k=maxResults, min_score=minScore)
-
     def memory_get(
         path: Annotated[str, Field(description="A memory file, relative to the workspace.")],
         from_: Annotated[int, Field(alias="from", ge=1, description="First line, 1-based.")] = 1,
@@ -130,31 +121,75 @@ def build_server(memory: "Memory", *, read_only: bool = False):
         # arguments by their wire names (memory_get's `from` is no Python name).
         return OneLineTool.from_function(fn, name=fn.__name__).model_copy(update={"fn": call})
 
+    search = _declared(
+        "recall",
+        "memory_search",
+        "Search memory (BM25 + pseudo-vectors, time decay, MMR). OpenClaw's result shape.",
+        lambda query, **options: memory.search(query, **options),
+        Field,
+    )
     reads, writes = _briefing_tools(memory, Field)
     tools = [
-        tool(memory_search, memory_search),
+        tool(*search),
         tool(memory_get, lambda **kw: memory_get(kw["path"], kw.get("from", 1), kw.get("lines"))),
-        *(tool(fn, fn) for fn in reads),
+        *(tool(*pair) for pair in reads),
     ]
     if not read_only:
-        tools += [tool(memory_log, memory_log), *(tool(fn, fn) for fn in writes)]
+        tools += [tool(memory_log, memory_log), *(tool(*pair) for pair in writes)]
     said = INSTRUCTIONS if read_only else INSTRUCTIONS + LOG_INSTRUCTION
     return MCPServer("openclaw-mem", instructions=said, version=__version__, tools=tools)
 
 
+_TYPES = {"flag": bool, "int": int, "float": float, "text": str, "day": str}
+_QUERY = {
+    "recall": "What to look for, in any language.",
+    "context": "The question or task at hand.",
+}
+
+
+def _declared(command: str, name: str, doc: str, answer, Field) -> tuple:
+    """A tool made from a per-turn command's declaration (serve/turns.py): `query`, then
+    every option a model may give, under its MCP name, of its kind and within its range;
+    the call hands them to the facade by their request names. (signature, call)."""
+    import inspect
+
+    from .turns import tool_arguments
+
+    kw = inspect.Parameter.KEYWORD_ONLY
+    params = [
+        inspect.Parameter(
+            "query", kw, annotation=Annotated[str, Field(description=_QUERY[command])]
+        )
+    ]
+    wire = {}
+    for opt in tool_arguments(command):
+        low, high = opt.mcp_range
+        if low is None and opt.min is not None:
+            low = opt.min
+        field = Field(ge=low, le=high, description=opt.help.replace("`", ""))
+        kind = Literal[opt.choices] if opt.choices else _TYPES[opt.kind]
+        typ = kind if opt.kind == "flag" else kind | None
+        default = False if opt.kind == "flag" else None
+        params.append(
+            inspect.Parameter(opt.mcp, kw, default=default, annotation=Annotated[typ, field])
+        )
+        wire[opt.mcp] = opt.dest
+
+    def signature(**arguments: Any) -> Answer:
+        raise AssertionError("the SDK reads this signature; calls go to `call`")
+
+    def call(**arguments: Any) -> Answer:
+        given = {wire[k]: v for k, v in arguments.items() if k in wire and v not in (None, False)}
+        return answer(arguments["query"], **given)
+
+    signature.__signature__ = inspect.Signature(params, return_annotation=Answer)
+    signature.__name__, signature.__doc__ = name, doc
+    return signature, call
+
+
 def _briefing_tools(memory: "Memory", Field) -> tuple[list, list]:
     """memory_context and memory_status (read), memory_forget (write): the tools beyond
-    OpenClaw's, each a facade call."""
-
-    def memory_context(
-        query: Annotated[str, Field(description="The question or task at hand.")],
-        budget: Annotated[
-            int | None, Field(ge=50, le=100_000, description="Token budget (context.budget).")
-        ] = None,
-    ) -> Answer:
-        """The memory brief for a task: the user's profile, the memories recalled for it and
-        the recent conversation, fenced as data, within a token budget."""
-        return memory.context(query, budget=budget).to_json()
+    OpenClaw's, each a facade call; (signature, call) pairs."""
 
     def memory_status() -> Answer:
         """What the memory holds: files, entries per day, the index, pending consolidation,
@@ -188,7 +223,15 @@ def _briefing_tools(memory: "Memory", Field) -> tuple[list, list]:
             "warnings": list(done.warnings),
         }
 
-    return [memory_context, memory_status], [memory_forget]
+    context = _declared(
+        "context",
+        "memory_context",
+        "The memory brief for a task: the user's profile, the memories recalled for it and "
+        "the recent conversation, fenced as data, within a token budget.",
+        lambda query, **options: memory.context(query, **options).to_json(),
+        Field,
+    )
+    return [context, (memory_status, memory_status)], [(memory_forget, memory_forget)]
 
 
 def serve_stdio(memory: "Memory", *, read_only: bool = False) -> None:

@@ -28,15 +28,31 @@ class Opt:
     """One option: its names, the kind of value it takes ("flag", "int", "float", "text",
     "day": text read as a date), its help, the smallest value a number may be, and the
     values text may take when they are few. An option whose `dest` names a field of `Read`
-    fills that field of the request."""
+    fills that field of the request; such an option of recall's is `mem context`'s too
+    (it shapes what context recalls) unless `context=False`, and an MCP tool's argument
+    (named `mcp`, else the dest in camelCase, within `mcp_range`) unless `mcp=False`."""
 
-    __slots__ = ("choices", "dest", "help", "kind", "min", "names")
+    __slots__ = ("choices", "context", "dest", "help", "kind", "mcp", "mcp_range", "min", "names")
 
     def __init__(
-        self, *names: str, dest: str, kind: str = "text", help: str = "", min=None, choices=()
+        self,
+        *names: str,
+        dest: str,
+        kind: str = "text",
+        help: str = "",
+        min=None,
+        choices=(),
+        mcp: str | bool = True,
+        mcp_range: tuple = (None, None),
+        context: bool = True,
     ):
         self.names, self.dest, self.kind, self.help, self.min = names, dest, kind, help, min
         self.choices = tuple(choices)  # the values it takes (the shell completes them)
+        self.context, self.mcp_range = context, mcp_range
+        if mcp is True:
+            head, *rest = dest.split("_")
+            mcp = head + "".join(w.title() for w in rest)
+        self.mcp = mcp or None  # a model asking over MCP may not give this one
 
 
 class Turn:
@@ -69,6 +85,70 @@ _NO_DAEMON = Opt(
 ROLES = ("user", "assistant", "system", "note")  # format/appending.py's, without importing it
 FORMATS = ("table", "tsv", "rg")  # how a recall is printed (--json: OpenClaw's shape)
 
+_RECALL = [
+    Opt(
+        "-k",
+        dest="k",
+        kind="int",
+        min=1,
+        help="How many results (recall.k).",
+        mcp="maxResults",
+        mcp_range=(1, 50),
+        context=False,  # context recalls context.memories
+    ),
+    Opt("--json", dest="json", kind="flag", help="OpenClaw's result shape."),
+    Opt(
+        "--format",
+        dest="format",
+        choices=FORMATS,
+        help="table (a terminal's), tsv (a pipe's: rank, score, citation, when, "
+        "snippet), rg (path:line:text, as rg -n prints).",
+    ),
+    Opt("--now", dest="now", help="Decay as of this ISO date or time.", mcp=False),
+    Opt("--since", dest="since", kind="day", help="Only dated chunks from this day."),
+    Opt("--until", dest="until", kind="day", help="Only dated chunks up to this day."),
+    Opt("--path", dest="path", help="Only files matching this glob."),
+    Opt(
+        "--min-score",
+        dest="min_score",
+        kind="float",
+        help="Drop results below this (recall.min_score).",
+        mcp_range=(0, 1),
+    ),
+    _AS_OF,
+    # An MCP server serves one agent: a model may not ask as another.
+    Opt("--agent", dest="agent", help="Recall for this agent (default: MEM_AGENT).", mcp=False),
+    _CURRENT,
+    Opt(
+        "--include-forgotten",
+        dest="include_forgotten",
+        kind="flag",
+        help="Show what `mem forget` hid too.",
+        mcp=False,  # for a person who asks, never for a model's context
+        context=False,
+    ),
+    Opt("--role", dest="role", help="Only log entries of this role or speaker."),
+    Opt("--explain", dest="explain", kind="flag", help="Show every ranking stage."),
+    Opt(
+        "--embed",
+        dest="embed",
+        help="The embedding provider for this call (embed.provider).",
+        choices=tuple(n for n in names("embed") if n != "auto"),
+    ),
+    _NO_DAEMON,
+]
+
+
+def _shaping(own: list[Opt]) -> list[Opt]:
+    """A context's own options, then every option of recall's that fills the request and
+    shapes what is recalled: one added to recall reaches `mem context` with no line here."""
+    from ..recall.reads import fields_of
+
+    given = {o.dest for o in own}
+    shared = fields_of("recall")
+    return [*own, *(o for o in _RECALL if o.context and o.dest in shared and o.dest not in given)]
+
+
 TURNS = {
     "log": Turn(
         "log",
@@ -88,40 +168,7 @@ TURNS = {
         "Find the memories that matter: 0.7 pseudo-vectors + 0.3 BM25, time decay, MMR.",
         "query",
         "What to look for; `-` reads stdin.",
-        [
-            Opt("-k", dest="k", kind="int", min=1, help="How many results (recall.k)."),
-            Opt("--json", dest="json", kind="flag", help="OpenClaw's result shape."),
-            Opt(
-                "--format",
-                dest="format",
-                choices=FORMATS,
-                help="table (a terminal's), tsv (a pipe's: rank, score, citation, when, "
-                "snippet), rg (path:line:text, as rg -n prints).",
-            ),
-            Opt("--now", dest="now", help="Decay as of this ISO date or time."),
-            Opt("--since", dest="since", kind="day", help="Only dated chunks from this day."),
-            Opt("--until", dest="until", kind="day", help="Only dated chunks up to this day."),
-            Opt("--path", dest="path", help="Only files matching this glob."),
-            Opt("--min-score", dest="min_score", kind="float", help="Drop results below this."),
-            _AS_OF,
-            Opt("--agent", dest="agent", help="Recall for this agent (default: MEM_AGENT)."),
-            _CURRENT,
-            Opt(
-                "--include-forgotten",
-                dest="include_forgotten",
-                kind="flag",
-                help="Show what `mem forget` hid too.",
-            ),
-            Opt("--role", dest="role", help="Only log entries of this role or speaker."),
-            Opt("--explain", dest="explain", kind="flag", help="Show every ranking stage."),
-            Opt(
-                "--embed",
-                dest="embed",
-                help="The embedding provider for this call (embed.provider).",
-                choices=tuple(n for n in names("embed") if n != "auto"),
-            ),
-            _NO_DAEMON,
-        ],
+        _RECALL,
     ),
     "context": Turn(
         "context",
@@ -129,16 +176,23 @@ TURNS = {
         "preferences / history / goals, and the recent conversation, within a token budget.",
         "query",
         "The question at hand; `-` reads stdin.",
-        [
-            Opt(
-                "--budget", dest="budget", kind="int", min=1, help="Token budget (context.budget)."
-            ),
-            Opt("--now", dest="now", help="As of this ISO date or time."),
-            _AS_OF,
-            _CURRENT,
-            Opt("--json", dest="json", kind="flag", help="Print JSON."),
-            _NO_DAEMON,
-        ],
+        _shaping(
+            [
+                Opt(
+                    "--budget",
+                    dest="budget",
+                    kind="int",
+                    min=1,
+                    help="Token budget (context.budget).",
+                    mcp_range=(50, 100_000),
+                ),
+                Opt("--now", dest="now", help="As of this ISO date or time.", mcp=False),
+                _AS_OF,
+                _CURRENT,
+                Opt("--json", dest="json", kind="flag", help="Print JSON."),
+                _NO_DAEMON,
+            ]
+        ),
     ),
     "get": Turn(
         "get",
@@ -313,9 +367,9 @@ def answer(read: Read, vals: dict, mem: Memory) -> dict:
     model was slow to load, a resident starts for the next call."""
     data = mem.with_settings({"embed.provider": vals.get("embed")}).answer(read)
     if not (vals.get("no_daemon") or vals.get("embed")):
-        from . import start_when_slow
+        from .autostart import maybe_start
 
-        start_when_slow(mem)
+        maybe_start(mem)
     return data
 
 
@@ -334,3 +388,12 @@ def log(words: list[str], vals: dict, mem: Memory, env: Environment):
         at=at,
         agent=vals.get("agent"),
     )
+
+
+def tool_arguments(name: str) -> list[Opt]:
+    """The options of `name` a model gives as an MCP tool's arguments: those that fill the
+    request (a field `name` takes) and are not kept from models (`mcp=False`)."""
+    from ..recall.reads import fields_of
+
+    takes = fields_of(name)
+    return [o for o in TURNS[name].options if o.mcp and o.dest in takes]
