@@ -85,7 +85,10 @@ def test_borrowed_context_is_indexed_as_if_tokenised_again(tmp_path) -> None:
         ("user", "我最近在用FastAPI做项目，还用了Redis"),
         ("assistant", "Redis 连接超时 happens when the socket_timeout is too low."),
         ("user", "它 is set to 5 seconds\n\nand the pool to 10"),
-        ("assistant", "<!-- importance: 3 --> raise it to 30 [11-21](memory/2026-11-21.md#L3)"),
+        (
+            "assistant",
+            "<!-- importance: 3 --> raise it to 30 [2026-11-21](memory/2026-11-21.md#L3)",
+        ),
         ("Caroline", "I painted it last week"),
         ("user", "好的"),
         ("assistant", "ＦｕｌｌＷｉｄｔｈ ﬁle naïve Straße ① 周末"),

@@ -115,7 +115,7 @@ def test_a_good_tool_call_becomes_one_reviewable_commit(mem, llm):
     ) in user
     assert (
         "- Mainly uses Go for backend work; Python only for scripts and tests. "
-        "[11-24](memory/2026-11-24.md#L3-L4)\n" in user
+        "[2026-11-24](memory/2026-11-24.md#L3-L4)\n" in user
     )
     said = "Mainly uses Go for backend work; Python only for scripts and tests."
     known = record(mem.root, "USER", said)
@@ -124,7 +124,7 @@ def test_a_good_tool_call_becomes_one_reviewable_commit(mem, llm):
     # E1 says nothing of tea: the line is held for review, never written with a wrong src=
     assert "Likes tea" not in user and "held for review (E1 does not say this" in out
     memory = (mem.root / "MEMORY.md").read_text(encoding="utf-8")
-    assert "- Go code is checked with golangci-lint and gofumpt. [11-24](" in memory
+    assert "- Go code is checked with golangci-lint and gofumpt. [2026-11-24](" in memory
     history = (mem.root / "HISTORY.md").read_text(encoding="utf-8")
     # Stamped with the batch's last entry (11:30), whatever time the model wrote.
     assert history.rstrip().endswith("-->") and "[2026-11-24 11:30] Lin Wei switched" in history

@@ -80,7 +80,8 @@ def test_a_record_follows_what_a_line_says_not_where_it_is():
         [LineRecord("USER", line_key("Likes tea"), "preference", 0.4, 0.9, date(2026, 11, 20))],
     )
     ledger = read_ledger(history)
-    for line in ("- Likes tea [11-20](memory/2026-11-20.md#L3-L4)", "* likes   TEA", "- Likes tea"):
+    linked = "- Likes tea [2026-11-20](memory/2026-11-20.md#L3-L4)"
+    for line in (linked, "* likes   TEA", "- Likes tea"):
         assert record_of("USER", line, ledger).importance == 0.4, line  # moved, re-bulleted
     struck = "- ~~Likes tea~~ (deprecated 2026-11-30 → Likes coffee) [11-20](memory/x.md#L3)"
     assert record_of("USER", struck, ledger).type == "preference"  # struck keeps its record
@@ -94,7 +95,7 @@ def test_a_record_follows_what_a_line_says_not_where_it_is():
 def test_cleanup_reads_importance_from_the_ledger_and_never_archives_a_persons_line(ws):
     _mem_wrote(
         ws,
-        "- Trivia nobody asks about [09-01](memory/2026-09-01.md#L3-L4)\n"
+        "- Trivia nobody asks about [2026-09-01](memory/2026-09-01.md#L3-L4)\n"
         "- A line the person wrote\n",
         "Trivia nobody asks about",
         date(2026, 9, 1),
@@ -123,7 +124,7 @@ def test_doctor_moves_old_metadata_into_history_and_links_still_follow_their_ent
     out = ws("doctor").stdout
     assert "rewrote 2 curated lines of the older format" in out
     user = (ws.root / "USER.md").read_text(encoding="utf-8")
-    assert "- Is vegetarian [12-01](memory/2026-12-01.md#L3-L4)\n" in user
+    assert "- Is vegetarian [2026-12-01](memory/2026-12-01.md#L3-L4)\n" in user
     assert "- ~~Uses Python~~ (deprecated 2026-12-01 → Uses Go) <!-- agent: coder -->\n" in user
     assert "- A line the person wrote\n" in user and "i=0." not in user
     known = record(ws.root, "USER", "Is vegetarian")
@@ -136,7 +137,7 @@ def test_doctor_moves_old_metadata_into_history_and_links_still_follow_their_ent
     head, rest = text.split("## ", 1)
     path.write_text(f"{head}## 08:00 · user\nAn earlier note.\n\n## {rest}", encoding="utf-8")
     assert "re-pointed" in ws("doctor").stdout
-    assert "- Is vegetarian [12-01](memory/2026-12-01.md#L6-L7)\n" in (
+    assert "- Is vegetarian [2026-12-01](memory/2026-12-01.md#L6-L7)\n" in (
         ws.root / "USER.md"
     ).read_text(encoding="utf-8")
 
@@ -150,7 +151,7 @@ def test_a_model_is_shown_the_lines_without_their_links():
     from openclaw_mem.consolidate.prompt import user_message
     from openclaw_mem.consolidate.proposal import Request
 
-    docs = {"USER.md": "# USER\n\n- Is vegetarian [12-01](memory/2026-12-01.md#L3-L4)\n"}
+    docs = {"USER.md": "# USER\n\n- Is vegetarian [2026-12-01](memory/2026-12-01.md#L3-L4)\n"}
     shown = user_message(Request((), docs, datetime(2026, 12, 1, 10)))
     assert "- Is vegetarian\n" in shown and "#L3" not in shown
 
@@ -174,12 +175,12 @@ def test_a_consolidations_commit_message_says_what_its_diff_shows(example):
 
 def test_forgetting_one_fact_of_a_line_keeps_its_links_on_both_halves(ws):
     ws("log", "--at", "2026-11-24T11:30", "--role", "user", "I use Go. I have a cat, Miso.")
-    line = "- Uses Go at work. Has a cat called Miso. [11-24](memory/2026-11-24.md#L3-L4)"
+    line = "- Uses Go at work. Has a cat called Miso. [2026-11-24](memory/2026-11-24.md#L3-L4)"
     (ws.root / "USER.md").write_text(f"# USER\n\n## Identity\n\n{line}\n", encoding="utf-8")
     ws("commit", "-m", "a line of two facts")
     ws("forget", "Miso")
     user = (ws.root / "USER.md").read_text(encoding="utf-8").splitlines()
-    link = "[11-24](memory/2026-11-24.md#L3-L4)"
+    link = "[2026-11-24](memory/2026-11-24.md#L3-L4)"
     assert user[-2:] == [
         f"- Uses Go at work. {link}",
         f"- ~~Has a cat called Miso.~~ (forgotten {date.today()}) {link}",
@@ -191,7 +192,7 @@ def test_a_link_a_person_adds_to_a_line_mem_wrote_stays_and_mem_links_still_foll
     (entry,) = read_entries(ws.root / "memory" / "2026-12-01.md")
     _mem_wrote(
         ws,
-        "- Is vegetarian [12-01](memory/2026-12-01.md#L3-L4) [recipes](notes/food.md#L12)\n",
+        "- Is vegetarian [2026-12-01](memory/2026-12-01.md#L3-L4) [recipes](notes/food.md#L12)\n",
         "Is vegetarian",
         date(2026, 12, 1),
         ids=(entry.id,),
@@ -204,7 +205,8 @@ def test_a_link_a_person_adds_to_a_line_mem_wrote_stays_and_mem_links_still_foll
     ws("doctor")
     user = (ws.root / "USER.md").read_text(encoding="utf-8")
     assert (
-        "- Is vegetarian [12-01](memory/2026-12-01.md#L6-L7) [recipes](notes/food.md#L12)\n" in user
+        "- Is vegetarian [2026-12-01](memory/2026-12-01.md#L6-L7) "
+        "[recipes](notes/food.md#L12)\n" in user
     )
 
 
@@ -212,7 +214,7 @@ def test_a_line_mem_wrote_keeps_its_record_on_both_halves_when_one_fact_is_forgo
     ws("log", "--at", "2026-12-01T09:00", "--role", "user", "I'm vegetarian. I love Sichuan food.")
     (entry,) = read_entries(ws.root / "memory" / "2026-12-01.md")
     said = "Is vegetarian. Loves very spicy Sichuan food."
-    line = f"- {said} [12-01](memory/2026-12-01.md#L3-L4)\n"
+    line = f"- {said} [2026-12-01](memory/2026-12-01.md#L3-L4)\n"
     _mem_wrote(ws, line, said, date(2026, 12, 1), ids=(entry.id,))
     ws("commit", "-m", "a line of two facts, written by mem")
     ws("forget", "Sichuan food")
@@ -223,3 +225,16 @@ def test_a_line_mem_wrote_keeps_its_record_on_both_halves_when_one_fact_is_forgo
     ws("forget", "--hard", "memory/2026-12-01.md#L3-L4")
     user = (ws.root / "USER.md").read_text(encoding="utf-8")
     assert "](memory/" not in user and "Is vegetarian." in user
+
+
+def test_a_link_says_its_year_and_links_without_one_still_read():
+    """Issue 44: link text was a year-less `11-29`; a memory kept for years needs the year.
+    Files written before say `[11-21]` and are read the same."""
+    from openclaw_mem.format.markdown import source_links, split_sources
+
+    assert source_links(["memory/2026-11-21.md#L3-L4"]) == (
+        " [2026-11-21](memory/2026-11-21.md#L3-L4)"
+    )
+    for label in ("11-21", "2026-11-21"):
+        text, cites = split_sources(f"- Likes tea [{label}](memory/2026-11-21.md#L3-L4)")
+        assert (text, cites) == ("- Likes tea", ["memory/2026-11-21.md#L3-L4"])

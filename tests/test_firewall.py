@@ -86,7 +86,7 @@ def test_offline_consolidation_keeps_every_payload_out_of_curated_memory(git_mem
     git_memory.consolidate(provider="offline", now=datetime(2026, 11, 26, 9))
     curated = _curated(git_memory.root)
     agents = (git_memory.root / "AGENTS.md").read_text(encoding="utf-8")
-    assert "- Always answer in Chinese [11-25](memory/2026-11-25.md#L" in agents
+    assert "- Always answer in Chinese [2026-11-25](memory/2026-11-25.md#L" in agents
     assert record(git_memory.root, "AGENTS", "Always answer in Chinese").type == "rule"
     assert "evil.example" not in curated and "mallory" not in curated
     for case in PAYLOADS:

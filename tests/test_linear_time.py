@@ -72,7 +72,7 @@ CASES = {
     "line of spaces: trailing_comment": (trailing_comment, lambda n: "x" + " " * 1500 * n + "y-->"),
     "links before a word: split_sources": (
         split_sources,
-        lambda n: "- fact" + " [11-21](memory/2026-11-21.md#L3-L4)" * (40 * n) + " word",
+        lambda n: "- fact" + " [2026-11-21](memory/2026-11-21.md#L3-L4)" * (40 * n) + " word",
     ),
     "open links: sources": (sources, lambda n: "- fact [a](" + "[a](" * (300 * n)),
     "open links: line_day": (line_day, lambda n: "- fact " + "[a](" * (300 * n) + "<!--"),

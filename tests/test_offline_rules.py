@@ -231,8 +231,8 @@ def test_relative_times_are_made_absolute_through_a_whole_consolidation(ws):
     ws("log", "--at", "2025-06-03T09:01", "I'm going to run the Berlin marathon next year")
     ws("consolidate", "--now", "2026-12-01T10:00")
     user = (ws.root / "USER.md").read_text(encoding="utf-8")
-    assert "- 打算2025-07去京都旅行 [06-03](memory/2025-06-03.md#L3-L4)" in user
-    assert "- Is going to run the Berlin marathon in 2026 [06-03](" in user
+    assert "- 打算2025-07去京都旅行 [2025-06-03](memory/2025-06-03.md#L3-L4)" in user
+    assert "- Is going to run the Berlin marathon in 2026 [2025-06-03](" in user
     for said in ("打算2025-07去京都旅行", "Is going to run the Berlin marathon in 2026"):
         known = record(ws.root, "USER", said)
         assert known.type == "goal" and known.day.isoformat() == "2025-06-03"  # its own date

@@ -165,7 +165,7 @@ def test_a_partly_used_answer_takes_only_what_it_cites_or_drops(ws, llm):
     # E3 (the allergy) was cited for Berlin: held, never moved to the entry that says it
     # (that is how the instructions' own example once reached USER.md with a src=).
     assert "Lives in Berlin" not in user and "E3 does not say this" in out
-    assert "- Always answer the user in English, short and direct [12-01](" in agents
+    assert "- Always answer the user in English, short and direct [2026-12-01](" in agents
     assert (
         recorded(ws.root, "AGENTS", "Always answer the user in English, short and direct").type
         == "rule"
@@ -201,7 +201,7 @@ def test_a_well_formed_answer_without_sources_is_attributed_or_held(ws, llm):
     out = run(ws, llm).stdout
     memory = (ws.root / "MEMORY.md").read_text(encoding="utf-8")
     assert (
-        "- CI runs on GitHub Actions since 2026-11-30 [12-01](memory/2026-12-01.md#L18-L19)"
+        "- CI runs on GitHub Actions since 2026-11-30 [2026-12-01](memory/2026-12-01.md#L18-L19)"
         in memory
     )
     known = recorded(ws.root, "MEMORY", "CI runs on GitHub Actions since 2026-11-30")
@@ -218,7 +218,7 @@ def test_relative_dates_in_a_models_lines_are_resolved_against_their_entry(ws, l
     llm.push(tool_call({"history_entry": "[2026-12-01 09:04] Ana visits.", "edits": [edit]}))
     run(ws, llm)
     user = (ws.root / "USER.md").read_text(encoding="utf-8")
-    assert "- Their sister Ana visits on the weekend of 2026-12-12 [12-01](" in user
+    assert "- Their sister Ana visits on the weekend of 2026-12-12 [2026-12-01](" in user
 
 
 def test_the_prompt_frames_each_entry_so_text_cannot_start_another(ws, llm):
@@ -469,7 +469,7 @@ def test_an_answer_cut_at_the_token_cap_loses_its_last_edit_and_its_skip_list(ws
     llm.push(("text-cut", cut))
     run(ws, llm)
     user = (ws.root / "USER.md").read_text(encoding="utf-8")
-    assert "- Lives in Berlin [12-01](" in user and "Acme" not in user
+    assert "- Lives in Berlin [2026-12-01](" in user and "Acme" not in user
     assert ws.json("status")["consolidation"]["pending"] == 5  # the skip list was not trusted
 
 
@@ -511,7 +511,7 @@ def test_held_edits_can_be_accepted_or_dropped_and_neither_comes_back(ws, llm):
     ]
     ws("review", proposal["id"], "--reject", "2", "--accept")  # the person takes edit 1
     user = (ws.root / "USER.md").read_text(encoding="utf-8")
-    assert "- Has a sister called Ana [12-01](" in user and "peanuts" not in user
+    assert "- Has a sister called Ana [2026-12-01](" in user and "peanuts" not in user
     left = [e.entry.text for e in pending_entries(Workspace(ws.root))]
     assert left == [SIX[2][2]]  # E5 curated, E6 dropped with the rejected edit; E3 offered
     unsure = {**wrong, "sources": [1], "confidence": 0.1}

@@ -258,14 +258,14 @@ def test_a_curated_lines_src_follows_its_entry_when_a_merge_moves_it(tmp_path):
     b("log", "--at", "2026-12-01T00:40", "--role", "user", "I'm vegetarian.")
     b("consolidate", "--now", "2026-12-01T01:00")
     user = (b.root / "USER.md").read_text(encoding="utf-8")
-    assert "- Is vegetarian [12-01](memory/2026-12-01.md#L3-L4)\n" in user
+    assert "- Is vegetarian [2026-12-01](memory/2026-12-01.md#L3-L4)\n" in user
     a("log", "--at", "2026-12-01T00:30", "--role", "user", "An earlier note from A")
     a("sync")
     b("sync")  # A's entry is sorted in above: B's vegetarian entry moves to L6-L7
     log = (b.root / "memory" / "2026-12-01.md").read_text(encoding="utf-8").splitlines()
     assert log[6] == "I'm vegetarian."
     user = (b.root / "USER.md").read_text(encoding="utf-8")
-    assert "- Is vegetarian [12-01](memory/2026-12-01.md#L6-L7)\n" in user
+    assert "- Is vegetarian [2026-12-01](memory/2026-12-01.md#L6-L7)\n" in user
     head = git.Repo(b.root).head.commit.message
     assert head.startswith("mem sync: citations follow their entries")
     a("sync")

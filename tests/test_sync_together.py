@@ -285,7 +285,7 @@ def test_a_line_unsourced_here_gets_the_link_the_other_machine_knows_of(tmp_path
     b("sync")
     a("sync")  # a's unsourced line meets b's record of both entries
     line = next(x for x in _all_curated(a).splitlines() if "Oolong" in x)
-    assert line == f"- Lives in Oolong now (c1a1-4) [12-01](memory/{DAY}.md#L6-L7)"
+    assert line == f"- Lives in Oolong now (c1a1-4) [{DAY}](memory/{DAY}.md#L6-L7)"
     assert _cited_right(a) == []
 
 
@@ -298,12 +298,13 @@ def test_a_line_one_side_removed_and_the_other_only_moved_stays_removed(mover):
 
     head = "# USER\n\n## Identity\n\n"
     a, b, c = "- Has a cat called Miso", "- Lives in Kiel now", "- Works on the billing service"
-    gone = "- Plans a trip to Oslo [12-01](memory/2026-12-01.md#L3-L4)"
+    gone = "- Plans a trip to Oslo [2026-12-01](memory/2026-12-01.md#L3-L4)"
     base = head + "\n".join([a, b, c, gone]) + "\n"
     moved = head + "\n".join([gone, a, b, c]) + "\n"
     if mover.endswith("struck"):  # a forget there; here, an undo of what wrote the line
         struck = (
-            "- ~~Plans a trip to Oslo~~ (forgotten 2026-12-01) [12-01](memory/2026-12-01.md#L3-L4)"
+            "- ~~Plans a trip to Oslo~~ (forgotten 2026-12-01) "
+            "[2026-12-01](memory/2026-12-01.md#L3-L4)"
         )
         moved = head + "\n".join([a, b, c, struck]) + "\n"
     removed = head + "\n".join([a, b, c]) + "\n"

@@ -1,5 +1,5 @@
 """A curated line's source links follow its entries. The line names the log lines it came
-from for people (`[12-01](memory/2026-12-01.md#L12-L13)`); its record in HISTORY.md's
+from for people (`[2026-12-01](memory/2026-12-01.md#L12-L13)`); its record in HISTORY.md's
 markers (format/curated.py) names the entries' ids for mem. The ids are what a citation
 means: after a merge moves entries, a redaction or a forget, the links are rewritten from
 them, so a citation never points at someone else's words. A line whose entries are all gone

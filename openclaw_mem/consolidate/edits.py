@@ -10,7 +10,7 @@ A target is an existing line copied exactly (bullet, source links and trailing c
 be left off). A target that is not there is reported and skipped, never guessed; so is an
 edit below the confidence threshold or one that would write a secret. Every other line,
 a person's hand edit included, is left exactly as it was. A line written reads as prose
-with its sources as links (`- Likes tea [11-30](memory/2026-11-30.md#L3-L4)`); what else
+with its sources as links (`- Likes tea [2026-11-30](memory/2026-11-30.md#L3-L4)`); what else
 mem knows of it goes into the batch's HISTORY.md marker (format/curated.py).
 """
 

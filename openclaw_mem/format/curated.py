@@ -3,7 +3,7 @@
 The line is the fact, and after it where it came from, as Markdown links an editor opens at
 the entry (VS Code: Ctrl-click):
 
-    - Likes long runs on Saturday mornings. [11-21](memory/2026-11-21.md#L3-L4)
+    - Likes long runs on Saturday mornings. [2026-11-21](memory/2026-11-21.md#L3-L4)
 
 Everything else mem knows of a line it wrote (its type, importance and confidence, the day
 it was written, the ids of the entries it came from) is recorded in the HISTORY.md marker of

@@ -207,7 +207,8 @@ def strip_comments(text: str) -> str:
 
 
 # A source link mem writes after a curated line: a date label and a workspace path with a
-# line range, `[11-21](memory/2026-11-21.md#L3-L4)`; an editor opens it at the entry.
+# line range, `[2026-11-21](memory/2026-11-21.md#L3-L4)` (`[11-21]` before the year was
+# written); an editor opens it at the entry.
 # The path holds no parenthesis (nor space): a scan from one `(` stops at the next, so a line
 # of `[a](` repeated is read in one pass, not once from each.
 _LINK = (
@@ -254,15 +255,18 @@ def _before_blanks(text: str, end: int) -> int:
 
 
 def label_for(cite: str) -> str:
-    """A link's words: the day of the log it points into (`11-21`), else the file's name."""
+    """A link's words: the day of the log it points into (`2026-11-21`: a memory outlives
+    its year, and `11-21` said nothing of which), else the file's name. Labels without the
+    year, as earlier versions wrote them, still read."""
     m = _DAY_IN_PATH_RE.search(cite)
     if m:
-        return f"{m['m']}-{m['d']}"
+        return f"{m['y']}-{m['m']}-{m['d']}"
     return cite.split("#", 1)[0].rsplit("/", 1)[-1].removesuffix(".md")
 
 
 def source_links(cites: Iterable[str]) -> str:
-    """ " [11-21](memory/2026-11-21.md#L3-L4) [11-22](…)" for these citations ("" for none)."""
+    """ " [2026-11-21](memory/2026-11-21.md#L3-L4) [2026-11-22](…)" for these citations ("" for
+    none)."""
     return "".join(f" [{label_for(c)}]({c})" for c in cites if c)
 
 
