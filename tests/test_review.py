@@ -141,3 +141,16 @@ def test_proposals_of_one_second_are_listed_in_the_order_they_were_made(tmp_path
         pending = Pending(f"20261124-120000-{suffix}", "2026-11-24T12:00:00", "x", paragraph)
         made.append(save(ws, pending, new=True))
     assert [p.id for p in load_all(ws)] == made
+
+
+def test_a_batch_with_nothing_to_review_is_recorded_not_proposed(ws):
+    """Issue 44: a --propose run whose batch held no edit (only acknowledgements) left a
+    proposal of 0 edits waiting in `mem review`; its paragraph and marks are written as a
+    run writes them, and nothing waits."""
+    ws("log", "--at", "2026-11-29T10:00", "--role", "user", "ok thanks")
+    ws("log", "--at", "2026-11-29T10:01", "--role", "user", "好的")
+    done = ws("consolidate", "--provider", "offline", "--propose")
+    assert "kept for review" not in done.stdout and "committed" in done.stdout
+    assert ws.json("review")["proposals"] == []
+    assert "0 entries pending" in ws("status").stdout
+    assert "held nothing to keep" in (ws.root / "HISTORY.md").read_text(encoding="utf-8")

@@ -41,6 +41,10 @@ class Propose(DryRun):
     review_statuses = ("review",)
 
     def save(self, ws: Workspace, settled: Settled, opts: Options, label: str) -> Written:
+        if settled.used and not settled.edits:
+            # Nothing for a person to review: a proposal of 0 edits only waited in `mem
+            # review`. Its paragraph and marks are written as a run writes them.
+            return Apply().save(ws, settled, opts, label)
         _keep_for_review(ws, settled, opts, label)
         if not settled.used:
             return None
