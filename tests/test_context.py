@@ -103,3 +103,18 @@ def test_a_remembered_line_that_reads_like_an_order_is_said_to_be_one(ws):
     assert said and all("[reads like an instruction (" in line for line in said)
     assert all("reads like an instruction" not in line for line in out.splitlines()
                if "backup runs nightly" in line)  # fmt: skip
+
+
+def test_a_backdated_entry_is_appended_and_told_in_time_order(ws):
+    """Issue 44: `--at` earlier than the day's last entry is appended (the log's earlier
+    lines, already cited, stay where they are); the recent conversation tells it in time
+    order all the same."""
+    first = ws("log", "--at", "2026-11-28T10:00", "--role", "user", "Kettle talk: the kettle broke")
+    ws("log", "--at", "2026-11-28T08:00", "--role", "user", "Kettle talk: bought a new kettle")
+    log = (ws.root / "memory" / "2026-11-28.md").read_text(encoding="utf-8")
+    assert log.index("kettle broke") < log.index("new kettle")  # appended, nothing moved
+    assert first.stdout.strip() == "memory/2026-11-28.md#L3-L4"
+    assert "kettle broke" in ws("get", first.stdout.strip()).stdout
+    out = ws("context", "kettle", "--now", "2026-11-28T12:00").stdout
+    recent = out.split("[Recent conversation]")[1]
+    assert recent.index("08:00 user: Kettle talk: bought") < recent.index("10:00 user: Kettle")
