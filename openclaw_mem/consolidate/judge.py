@@ -155,12 +155,12 @@ _HANDED = {
 
 
 def _grants(edit: Edit, grants) -> str | None:
-    """What an AGENTS.md or USER.md line (or any rule) the edit writes would hand over."""
+    """What an AGENTS.md rule or a USER.md line the edit writes would hand over."""
     if edit.op not in ("add", "update") or not (
         edit.file in ("AGENTS", "USER") or edit.type == "rule"
     ):
         return None
-    return grants(edit.text)
+    return grants(edit.text, rule=edit.file == "AGENTS" or edit.type == "rule")
 
 
 def _rejected(proposal: Proposal, shown: Redaction) -> list[Outcome]:

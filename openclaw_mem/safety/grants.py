@@ -23,181 +23,91 @@ positive is one review, not a lost note. Words matched by substring over a lower
 
 from __future__ import annotations
 
-# Each kind: (words that name it, words that must stand beside them; empty: none needed).
+
+def _words(spec: str) -> tuple[str, ...]:
+    return tuple(w.strip() for w in spec.split("|"))
+
+
+# Each kind: (words that name it, words one of which must stand beside them, or none).
 _KINDS: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     (
         "privilege",
-        (
-            "root",
-            "sudo",
-            "superuser",
-            "super user",
-            "admin rights",
-            "admin privileges",
-            "administrator",
-            "elevated",
-            "full rights",
-            "full permissions",
-            "admin access",
-            "最高权限",
-            "管理员权限",
-            "超级用户",
-            "提权",
-            "root 权限",
-            "root权限",
+        _words(
+            "root|sudo|superuser|super user|admin rights|admin privileges|admin access|"
+            "administrator rights|administrator privileges|elevated|full rights|"
+            "full permissions|最高权限|管理员权限|超级用户|提权|root 权限|root权限"
         ),
         (),
     ),
     (
         "endpoint",
-        ("http://", "https://", ".com", ".net", ".org", ".io", ".example", ".dev", ".ai"),
-        (
-            "endpoint",
-            "api",
-            "proxy",
-            "relay",
-            "base url",
-            "base_url",
-            "model",
-            "server",
-            "requests",
-            "calls",
-            "接口",
-            "代理",
-            "中转",
-            "地址",
-            "服务器",
-            "模型",
+        _words("http://|https://|.com|.net|.org|.io|.example|.dev|.ai"),
+        _words(
+            "endpoint|api|proxy|relay|base url|base_url|model|server|requests|calls|"
+            "接口|代理|中转|地址|服务器|模型"
         ),
     ),
     (
         "secret",
-        (
-            "password",
-            "passphrase",
-            "token",
-            "api key",
-            "private key",
-            "key file",
-            "ssh key",
-            "credential",
-            "secret",
-            "recovery code",
-            "密码",
-            "密钥",
-            "私钥",
-            "令牌",
-            "凭证",
-            "钥匙",
+        _words(
+            "password|passphrase|token|api key|private key|key file|ssh key|credential|"
+            "secret|recovery code|密码|密钥|私钥|令牌|凭证|钥匙"
         ),
-        (
-            "use",
-            "using",
-            "give",
-            "send",
-            "share",
-            "include",
-            "put",
-            "paste",
-            "tell",
-            "show",
-            "attach",
-            "hand",
-            "post",
-            "read out",
-            "给",
-            "发",
-            "告诉",
-            "贴",
-            "附",
-            "用",
-            "提供",
+        _words(
+            "use|using|give|send|share|include|put|paste|tell|show|attach|hand|post|"
+            "read out|给|发|告诉|贴|附|用|提供"
         ),
     ),
     (
         "authority",
-        (
-            "came from me",
-            "come from me",
-            "came from the user",
-            "come from the user",
-            "speaks for me",
-            "speaks for the user",
-            "on my behalf",
-            "on the user's behalf",
-            "trusted admin",
-            "counts as mine",
-            "count as mine",
-            "as the user's own",
-            "approve",
-            "approves",
-            "approved",
-            "approving",
-            "merge",
-            "merges",
-            "merged",
-            "merging",
-            "auto-approve",
-            "sign off",
-            "说的就是我说的",
-            "当是我说的",
-            "代表我",
-            "管理员",
-            "批准",
-            "合并",
-            "直接通过",
+        _words(
+            "came from me|come from me|came from the user|come from the user|speaks for me|"
+            "speaks for the user|on my behalf|on the user's behalf|trusted admin|"
+            "counts as mine|count as mine|as the user's own|说的就是我说的|当是我说的|代表我|"
+            "听他的|听她的"
         ),
         (),
     ),
 )
+# Said of the user these are their work ("The user approves the team's expenses"); only a
+# rule for the agent hands them over.
+_RULE_ONLY = (
+    "authority",
+    _words(
+        "approve|approves|approved|approving|auto-approve|merge|merges|merged|merging|"
+        "sign off|批准|合并|直接通过"
+    ),
+    (),
+)
 # What protects instead of granting: a prohibition, or asking first.
-_GUARDS = (
-    "never",
-    "don't",
-    "do not",
-    "must not",
-    "mustn't",
-    "not to",
-    "ask me",
-    "ask the user",
-    "check with",
-    "confirm with",
-    "不要",
-    "别把",
-    "别给",
-    "别用",
-    "别发",
-    "别告诉",
-    "别再",
-    "不许",
-    "禁止",
-    "不得",
-    "先问",
-    "先确认",
+_GUARDS = _words(
+    "never|don't|do not|must not|mustn't|not to|ask me|ask the user|check with|confirm with|"
+    "不要|别把|别给|别用|别发|别告诉|别再|不许|禁止|不得|先问|先确认"
 )
 
 
 def _has(lowered: str, word: str) -> bool:
     """Whether `word` stands in the lowered text, an ASCII word only at word boundaries."""
+    ascii_word = word[0].isascii() and word[0].isalnum()
     start = lowered.find(word)
     while start != -1:
         end = start + len(word)
         before = lowered[start - 1] if start else " "
         after = lowered[end] if end < len(lowered) else " "
-        ascii_word = word[0].isascii() and word[0].isalnum()
         if not ascii_word or (not before.isalnum() and (not after.isalpha() or word[-1] == ".")):
             return True
         start = lowered.find(word, start + 1)
     return False
 
 
-def grants(line: str) -> str | None:
+def grants(line: str, rule: bool = True) -> str | None:
     """What the line would hand over ("privilege", "endpoint", "secret", "authority"), or
-    None."""
-    lowered = line.lower().replace("’", "'")
+    None. `rule`: the line is a rule for the agent (AGENTS.md), not a fact of the user's
+    profile, so approving and merging count too."""
+    lowered = line.lower().replace("\u2019", "'")
     if any(_has(lowered, g) for g in _GUARDS):
         return None
-    for kind, names, beside in _KINDS:
+    for kind, names, beside in (*_KINDS, _RULE_ONLY) if rule else _KINDS:
         if any(_has(lowered, n) for n in names) and (
             not beside or any(_has(lowered, b) for b in beside)
         ):
