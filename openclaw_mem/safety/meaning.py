@@ -18,12 +18,14 @@ The weights (meaning_weights.json) were fitted by bench/firewall_fit.py on the t
 development pairs (tests/fixtures/injections/payloads.json, dev_payloads.json against
 benign.json, dev_benign.json) and ordinary notes (tests/fixtures/secrets/ordinary.json, the
 cross-lingual fixture workspace's lines); the regularisation and the threshold were chosen by
-five-fold cross-validation on the same, and nothing held out was looked at for them. The
+five-fold cross-validation on the same (bench/firewall_fit.py prints it), and nothing held
+out was looked at for them. The
 fit is deterministic (Newton's method from zero) and tests/test_firewall_meaning.py checks
 the shipped weights against a refit.
 
 Where it runs: consolidation (what it would write is held for review), MCP memory_search
-results and `mem context` (a flagged line says so), and `mem audit`. Never on `mem log`,
+results and `mem context` (a flagged line says so), in a workspace whose embedding model is
+the local one (embed.provider auto or local, the extra installed). Never on `mem log`,
 which runs on every agent turn: loading the model and embedding a note would cost it tens
 of milliseconds. Without the model (the default install) nothing here runs and the firewall
 is its patterns and the reading of parts.
