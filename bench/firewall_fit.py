@@ -54,11 +54,11 @@ def features(texts: list[str], embedder):
     import numpy as np
 
     from openclaw_mem.safety.firewall import normalized
-    from openclaw_mem.safety.meaning import reading_score, score_feature
+    from openclaw_mem.safety.meaning import _read, score_feature
 
-    plain = [normalized(t) for t in texts]
-    scores = np.asarray([reading_score(p) for p in plain])
-    vecs = np.asarray(embedder.embed(plain), np.float64)
+    read = [_read(normalized(t)) for t in texts]  # what the product reads: meaning.py
+    scores = np.asarray([score for score, _ in read])
+    vecs = np.asarray(embedder.embed([seen for _, seen in read]), np.float64)
     extra = np.asarray([score_feature(s) for s in scores])[:, None]
     return np.hstack([vecs, extra]), scores
 

@@ -67,6 +67,15 @@ def test_the_model_is_asked_only_about_what_the_rules_let_through_with_an_action
     assert [f.kind for f in flags[2]] == [KIND]
 
 
+def test_a_long_entry_is_read_by_its_best_window_so_its_cost_is_bounded():
+    from openclaw_mem.safety.meaning import WHOLE
+
+    page = "The weather was mild and the meeting ran long. " * 2000 + TEXTS[2]
+    fake = _Fake()
+    scan_many([page], fake)
+    assert len(fake.asked) == 1 and len(fake.asked[0]) <= WHOLE and "Bob" in fake.asked[0]
+
+
 def test_a_model_that_fails_leaves_the_rules_verdict():
     assert scan_many(TEXTS, _Fake(fail=True)) == [scan(t) for t in TEXTS]
 

@@ -65,9 +65,23 @@ def score_feature(score: float) -> float:
 def reading_score(plain: str) -> float:
     """The best score the reading of parts gives the (normalised) text; -9 without an
     action (nothing to read)."""
+    return _read(plain)[0]
+
+
+# The model reads a text whole up to this length (what it was fitted on: notes of a few
+# sentences); a longer one (a pasted page) by its best reading's window, so the cost of an
+# embedding stays bounded whatever the entry's size.
+WHOLE = 1000
+
+
+def _read(plain: str) -> tuple[float, str]:
+    """(the best reading's score, what the model reads of the text)."""
     from .standing import readings
 
-    return max((r.score for r in readings(plain)), default=-9.0)
+    best = max(readings(plain), key=lambda r: r.score, default=None)
+    if best is None:
+        return -9.0, plain[:WHOLE]
+    return best.score, plain if len(plain) <= WHOLE else best.sentence
 
 
 def usable(embedder: object) -> bool:
@@ -98,10 +112,9 @@ def second_opinion(embedder: object, texts: Sequence[str]) -> list[bool]:
     if not usable(embedder):
         return [False] * len(texts)
     model = weights()
-    plain = [normalized(t) for t in texts]
-    scores = [reading_score(p) for p in plain]
-    asked = [i for i, s in enumerate(scores) if s >= model["gate"]]
-    probs = probabilities(embedder, [plain[i] for i in asked], [scores[i] for i in asked])
+    read = [_read(normalized(t)) for t in texts]
+    asked = [i for i, (score, _) in enumerate(read) if score >= model["gate"]]
+    probs = probabilities(embedder, [read[i][1] for i in asked], [read[i][0] for i in asked])
     out = [False] * len(texts)
     for i, p in zip(asked, probs, strict=True):
         out[i] = p >= model["threshold"]
