@@ -21,8 +21,19 @@ change, 20/23 and 1/24 halfway), and the d3-* cases, near misses aimed at what h
 added, were scored once before they were looked at too (6 orders, 20 notes: 5/6 and 3/20
 then; 4/6 and 0/20 before any change). It prints its misses like the tuning pair (it was
 looked at and worked on), so it is not held out.
+The fourth held-out pair (heldout_para2_*.json: 16 orders in other words to reveal a key
+file, use another endpoint, obey a new "admin", run with full rights, merge or pay without
+review, and 16 look-alike notes, English and Chinese) was written for issue 40 before the
+model's second opinion existed and scored once then (10/16 caught, 0/16 flagged).
+
+Each part is scored twice: by the default install (patterns and the reading of parts) and
+with the `local` model's second opinion (safety/meaning.py, fitted by bench/firewall_fit.py
+on the tuning and development parts only), when the model is installed. `--locomo PATH`
+also counts the turns of LoCoMo conversations (ordinary chat, nothing of it tuned on)
+flagged each way.
 Scanning runs on every `mem log`, so its speed on ordinary text is printed too, warm and in
-a fresh process (the first scan builds what the scorer reads with).
+a fresh process (the first scan builds what the scorer reads with); `mem log` never asks
+the model.
 """
 
 from __future__ import annotations
@@ -32,6 +43,7 @@ import time
 from pathlib import Path
 
 from openclaw_mem.safety.firewall import scan
+from openclaw_mem.safety.meaning import scan_many
 
 HERE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "injections"
 
@@ -40,12 +52,37 @@ def load(name: str) -> list[dict]:
     return json.loads((HERE / f"{name}.json").read_text(encoding="utf-8"))
 
 
+def _model():
+    """The local model the second opinion reads with, or None when it is not installed."""
+    from openclaw_mem.embed import local_available
+
+    if not local_available("use"):
+        return None
+    from openclaw_mem.embed.local import LocalEmbedder
+
+    return LocalEmbedder("use")
+
+
+MODEL = _model()
+
+
+def flags(texts: list[str]) -> list[bool]:
+    """With the model's second opinion (the rules alone when it is not installed)."""
+    return [bool(f) for f in scan_many(texts, MODEL)]
+
+
 def report(label: str, payloads: list[dict], benign: list[dict], verbose: bool = True) -> None:
     caught = [p for p in payloads if scan(p["text"])]
     false = [b for b in benign if scan(b["text"])]
+    with_model = ""
+    if MODEL is not None:
+        more = sum(flags([p["text"] for p in payloads]))
+        wrong = sum(flags([b["text"] for b in benign]))
+        with_model = f" | with local: {more}/{len(payloads)}, {wrong}/{len(benign)}"
     print(
         f"{label:20} detected {len(caught)}/{len(payloads)} ({len(caught) / len(payloads):.0%}), "
         f"false positives {len(false)}/{len(benign)} ({len(false) / len(benign):.0%})"
+        f"{with_model}"
     )
     if not verbose:  # a held-out part: its figures only, so nobody tunes on its cases
         return
@@ -64,6 +101,8 @@ def main() -> None:
     report("dev", load("dev_payloads"), load("dev_benign"))
     if "--dev" not in sys.argv[1:]:
         held_out()
+    if "--locomo" in sys.argv[1:]:
+        locomo(Path(sys.argv[sys.argv.index("--locomo") + 1]))
     speed()
 
 
@@ -82,6 +121,26 @@ def held_out() -> None:
             load("heldout_blind_benign"),
             False,
         )
+    report("held-out para2", load("heldout_para2_orders"), load("heldout_para2_benign"), False)
+
+
+def locomo(path: Path) -> None:
+    """Ordinary chat: the turns of LoCoMo conversations (used by path, not copied)."""
+    turns = [
+        turn["text"]
+        for conv in json.loads(path.read_text(encoding="utf-8"))
+        for key, session in conv["conversation"].items()
+        if key.startswith("session_") and isinstance(session, list)
+        for turn in session
+    ]
+    rules = sum(bool(scan(t)) for t in turns)
+    line = f"LoCoMo turns         flagged {rules}/{len(turns)} ({rules / len(turns):.1%})"
+    if MODEL is not None:
+        start = time.perf_counter()
+        both = sum(flags(turns))
+        took = time.perf_counter() - start
+        line += f" | with local: {both}/{len(turns)} ({both / len(turns):.1%}, {took:.1f} s)"
+    print(line)
 
 
 def speed() -> None:

@@ -48,13 +48,14 @@ def judge(
     answered, too_many = first_edits(proposal.edits, opts)
     checked, unsure = check(answered, prompt)
     unsure += too_many
-    edits, held = _hold_flagged(resolve(checked, prompt), prompt)
+    instructions = _flagged_entries(prompt, opts.firewall_model)
+    edits, held = _hold_flagged(resolve(checked, prompt), instructions)
     # An edit a check holds, drawn from an entry that reads like an instruction, waits for
     # the firewall's reason: it is the one a person must see.
     review = []
     reasons = [w for _, w in unsure]
     for edit, why in zip(resolve([e for e, _ in unsure], prompt), reasons, strict=True):
-        _, flagged = _hold_flagged([edit], prompt)
+        _, flagged = _hold_flagged([edit], instructions)
         if flagged:
             held += flagged
         else:
@@ -104,30 +105,62 @@ def resolve(edits: Sequence[Edit], prompt: Sequence[PromptEntry]) -> list[Edit]:
     return out
 
 
+def _flagged_entries(prompt: Sequence[PromptEntry], model: object | None) -> dict[int, str]:
+    """Why each entry that reads like an instruction does (firewall.py, and the local
+    model's second opinion when the workspace embeds with it: safety/meaning.py)."""
+    from ..safety.meaning import scan_many
+
+    flags = scan_many([entry.text for entry in prompt], model)
+    return {
+        entry.number: ", ".join(f.kind for f in found)
+        for entry, found in zip(prompt, flags, strict=True)
+        if found
+    }
+
+
 def _hold_flagged(
-    edits: Sequence[Edit], prompt: Sequence[PromptEntry]
+    edits: Sequence[Edit], why: dict[int, str]
 ) -> tuple[list[Edit], list[tuple[Edit, str]]]:
     """The memory firewall: an edit drawn from an entry that reads like an instruction
-    (firewall.py) is held for review, never written by itself. Every curated file counts:
-    a planted "fact" in MEMORY.md is recalled into the prompt as surely as an AGENTS rule."""
+    (`why`, by entry number) is held for review, never written by itself. Every curated file
+    counts: a planted "fact" in MEMORY.md is recalled into the prompt as surely as an AGENTS
+    rule. A rule or profile line that would hand over privileges, an endpoint, a secret or
+    the user's authority waits too, whoever asked for it (safety/grants.py)."""
     from ..safety.firewall import scan
+    from ..safety.grants import grants
 
-    why = {}
-    for entry in prompt:
-        flags = scan(entry.text)
-        if flags:
-            why[entry.number] = ", ".join(f.kind for f in flags)
     keep, held = [], []
     for edit in edits:
         reasons = [why[n] for n in (edit.sources or edit.claimed) if n in why]
         own = scan(f"{edit.text}\n{edit.target}")
         if own:  # the edit is itself an instruction, whatever it cites
             reasons.insert(0, ", ".join(f.kind for f in own))
+        handed = _grants(edit, grants)
+        if handed and not reasons:
+            reasons.append(f"{HANDS_OVER} {_HANDED[handed]}, whoever asked")
         if reasons:
             held.append((edit, reasons[0]))
         else:
             keep.append(edit)
     return keep, held
+
+
+HANDS_OVER = "a rule that hands over"  # a held reason of its own (settle.py words the rest)
+_HANDED = {
+    "privilege": "root or admin rights",
+    "endpoint": "where the agent's calls go",
+    "secret": "a secret",
+    "authority": "the user's authority",
+}
+
+
+def _grants(edit: Edit, grants) -> str | None:
+    """What an AGENTS.md rule or a USER.md line the edit writes would hand over."""
+    if edit.op not in ("add", "update") or not (
+        edit.file in ("AGENTS", "USER") or edit.type == "rule"
+    ):
+        return None
+    return grants(edit.text, rule=edit.file == "AGENTS" or edit.type == "rule")
 
 
 def _rejected(proposal: Proposal, shown: Redaction) -> list[Outcome]:

@@ -14,7 +14,7 @@ from ..format.curated import ledger_field
 from ..format.markdown import consolidation_marker, ledger_line
 from ..store.workspace import HISTORY_FILE
 from .edits import Outcome, apply_edits, records
-from .judge import Judged
+from .judge import HANDS_OVER, Judged
 from .paragraph import Fate, paragraph
 from .plan import Batch
 from .progress import LogEntry, Taken
@@ -46,6 +46,14 @@ class Settled:
         return bool(self.paragraph)
 
 
+def _held_why(why: str) -> str:
+    """The reason a held edit waits: a rule that hands something over says so itself;
+    anything else was drawn from an entry the firewall flagged."""
+    if why.startswith(HANDS_OVER):
+        return why
+    return f"from an entry that reads like an instruction ({why})"
+
+
 def settle(
     judged: Judged | None,
     batch: Batch,
@@ -72,10 +80,7 @@ def settle(
         docs, judged.edits, opts.now.date(), opts.min_confidence, opts.redact_extra
     )
     outcomes += [Outcome(e, "review", why) for e, why in judged.review]
-    held = [
-        Outcome(e, "held", f"from an entry that reads like an instruction ({why})")
-        for e, why in judged.held
-    ]
+    held = [Outcome(e, "held", _held_why(why)) for e, why in judged.held]
     waits = _take(taken, outcomes, held, judged, entry_of)
     if opts.max_offers and offers is not None:
         _pass_over(taken, prompt, waits, offers, opts.max_offers, path_of)

@@ -40,6 +40,9 @@ class Options:
     max_line_chars: int = 400  # the longest line a model may write
     max_new_lines: int = 20  # new lines one run may add to USER.md and AGENTS.md each
     max_offers: int = 3  # runs an entry may be shown and left neither cited nor skipped
+    # The local model the firewall's second opinion reads with (safety/meaning.py), when
+    # the workspace embeds with it; None: the rules alone.
+    firewall_model: object | None = field(default=None, compare=False)
 
 
 @dataclass

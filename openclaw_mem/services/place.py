@@ -6,7 +6,7 @@ hidden)."""
 from __future__ import annotations
 
 from ..environment import local_now
-from ..errors import GitError, UsageError
+from ..errors import ConfigError, GitError, UsageError
 
 TYPE_CHECKING = False  # `mem log` builds a Place on every agent turn: typing stays out
 if TYPE_CHECKING:
@@ -90,6 +90,19 @@ class Place:
         return self._embedder  # type: ignore[return-value]
 
     @property
+    def firewall_model(self) -> Embedder | None:
+        """The model the firewall's second opinion reads with (safety/meaning.py): the
+        embedder when it is the local `use` model, else None. A remote embedder that cannot
+        be set up costs the firewall nothing: it never reads with one."""
+        from ..safety.meaning import usable
+
+        try:
+            embedder = self.embedder
+        except ConfigError:
+            return None
+        return embedder if usable(embedder) else None
+
+    @property
     def index_params(self) -> IndexParams:
         if self._index_params is None:
             from ..index.cache import IndexParams
@@ -131,6 +144,7 @@ class Place:
             max_line_chars=cfg["consolidate.max_line_chars"],
             max_new_lines=cfg["consolidate.max_new_lines"],
             max_offers=cfg["consolidate.max_offers"],
+            firewall_model=self.firewall_model,
         )
 
     def provider(
