@@ -2,7 +2,8 @@
 
 May import `memory`, `serve`, `environment`, `funnel`, `providers`, `errors`, `text` and the package
 root (`openclaw_mem`, for its version), and, to show
-what the facade returns, `recall.reads`, `services.status`, `store.gitrepo`,
+what the facade returns, `recall.reads`, `services.status`, `consolidate.run` (a
+consolidation's report), `consolidate.review` (a proposal), `store.gitrepo`,
 `format.markdown` (a citation's form), `format.when` (dates typed on the command line) and
 `search.tokenize` (the words to highlight).
 

@@ -21,6 +21,8 @@ from ..text import plural, visible, visible_json
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from ..consolidate.review import Pending
+    from ..consolidate.run import Report
     from ..services.status import Status
     from ..store.gitrepo import CommitInfo
     from .app import Environment
@@ -354,7 +356,7 @@ def batch_progress(enabled: bool) -> _Progress:
 _OP_MARK = {"add": "+", "update": "~", "deprecate": "×", "delete": "-"}
 
 
-def proposal_json(p) -> dict:
+def proposal_json(p: Pending) -> dict:
     return {
         "id": p.id,
         "created": p.created,
@@ -369,7 +371,7 @@ def proposal_json(p) -> dict:
     }
 
 
-def proposal_view(term: Environment, p, diff: str) -> None:
+def proposal_view(term: Environment, p: Pending, diff: str) -> None:
     out = console(term)
     out.print(f"[bold]proposal {escape(p.id)}[/bold] {escape(p.provider)}, {p.entries} log entries")
     out.print(f"  [dim]history:[/dim] {escape(p.history[:300])}")
@@ -386,7 +388,7 @@ def proposal_view(term: Environment, p, diff: str) -> None:
     out.print(f"accept: mem review {p.id} --accept-all  (or --reject N / --edit N / --drop)")
 
 
-def consolidation_json(report) -> dict:
+def consolidation_json(report: Report) -> dict:
     return {
         "provider": report.provider,
         "pending": report.pending,
@@ -438,7 +440,7 @@ def consolidation_json(report) -> dict:
     }
 
 
-def consolidation_view(term: Environment, report) -> None:
+def consolidation_view(term: Environment, report: Report) -> None:
     out = console(term)
     out.print(f"[bold]provider[/bold] {escape(report.provider)}")
     if report.skipped:
@@ -491,7 +493,7 @@ def consolidation_view(term: Environment, report) -> None:
             )
         if report.dry_run:
             sys.stdout.write(visible(b.diff))
-        elif getattr(b, "proposal", None):
+        elif b.proposal:
             out.print(f"  kept for review: [yellow]mem review {b.proposal}[/yellow]")
         elif b.commit:
             out.print(f"  committed [yellow]{b.commit}[/yellow]")
