@@ -47,7 +47,7 @@ from ..safety.secrets import redact_excerpt
 from ..search.tokenize import tokenize
 from ..store.fsutil import TooLarge, read_bytes
 from ..store.workspace import Workspace
-from . import currency, forgotten, stages
+from . import currency, follow, forgotten, stages
 from .options import RecallOptions
 from .stages import QueryVector, Texts, Vectors
 
@@ -139,6 +139,7 @@ def rank_index(
     ranking = stages.fusion(q, signals, cand)
     if ranking is None:
         return []
+    ranking = follow.follow(q, ranking)
     ranking = stages.links(q, ranking)
     ranking = stages.time(q, ranking)
     ranking = currency.stage(q, ranking)
