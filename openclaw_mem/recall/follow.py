@@ -3,10 +3,11 @@
 "Which city have both Jean and John visited?" finds Jean's turn about Paris; the turn of
 John's that says Paris shares no word with the question. The words the best few results
 hold that the question does not (the rarer the better: names of people, places, things)
-are asked as a question of their own, and what that finds counts `follow_weight` of its
-score beside the first pass's. It runs on the fused candidates, before links, time and
-MMR: the pool it reads is the same for any k up to stages.POOL_K, so the first hit still
-never depends on k, and a question that matched nothing has nothing to follow.
+are asked as a question of their own, and what that finds adds `follow_weight` of its
+score to the first pass's, up to the score of the last result followed: a result found
+through another never outranks it. It runs on the fused candidates, before links, time
+and MMR: the pool it reads is the same for any k up to stages.POOL_K, so the first hit
+still never depends on k, and a question that matched nothing has nothing to follow.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from .stages import Query, Ranking
 
 def follow(q: Query, r: Ranking) -> Ranking:
     """The candidates with the second pass's score added (follow_weight x its fused score,
-    a share of its best) and its best `pool` added as candidates; unchanged when the
-    option is off, the texts cannot be read or the first results name nothing new."""
+    a share of its best; at most up to the last followed result's score) and its best
+    `pool` added as candidates; unchanged when the option is off, the texts cannot be read
+    or the first results name nothing new."""
     opts = q.opts
     if opts.follow_weight <= 0 or opts.follow_top <= 0 or q.texts is None or not len(r.docs):
         return r
@@ -49,10 +51,12 @@ def follow(q: Query, r: Ranking) -> Ranking:
     extra = np.asarray([d for d in best.tolist() if d not in known], r.docs.dtype)
     docs = np.concatenate([r.docs, extra])
     score = np.concatenate([r.score, np.zeros(len(extra))])
-    best = float(score.max())
-    score = score + opts.follow_weight * second[docs]
-    if score.max() > best > 0:  # still a share of the first pass's best (min_score)
-        score *= best / float(score.max())
+    # What a followed result names counts below the results it was followed from, as a
+    # reply found through its question scores a share of it: the first results keep
+    # their places (and the first hit), the rest may rise up to the last of them.
+    cap = float(np.sort(r.score)[::-1][len(first) - 1])
+    lifted = np.minimum(score + opts.follow_weight * second[docs], cap)
+    score = np.where(np.isin(docs, first), score, np.maximum(score, lifted))
     r.grow(docs, score)
     r.columns["follow"] = second[docs]
     return r
