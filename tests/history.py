@@ -122,10 +122,36 @@ def run(
             assert p.returncode == 0, err
     for path in sorted(tmp_path.glob("acked-*.jsonl")):
         history.acknowledged += [json.loads(x) for x in path.read_text("utf-8").splitlines()]
+    _background_done(machines)
     for _ in range(2):
         for m in machines:
             m("sync")
     return history
+
+
+def _background_done(machines: list[Mem], timeout: float = 180.0) -> None:
+    """Wait until no `mem` the agents' logging started in the background (an automatic
+    consolidation) still runs on these clones: one that commits after the last sync would
+    leave the clones one commit apart however well they merge (seen on a loaded machine)."""
+    roots = {str(m.root) for m in machines}
+    proc = Path("/proc")
+    deadline = time.monotonic() + timeout
+    while proc.is_dir() and time.monotonic() < deadline:
+        running = False
+        for entry in proc.iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                args = (entry / "cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            words = [a.decode("utf-8", "replace") for a in args]
+            if "openclaw_mem" in words and any(r in words for r in roots):
+                running = True
+                break
+        if not running:
+            return
+        time.sleep(0.2)
 
 
 def _act(history: History, m: Mem, action: str, rng: random.Random) -> None:
