@@ -80,11 +80,11 @@ def pattern(source: str, flags: int = 0):
     """re.compile(source, flags), from the kept code when there is some."""
     _take_file()
     key = (source, int(flags))
-    kept = _codes.get(key)
-    if kept is not None:
+    got = _codes.get(key)
+    if got is not None:
         try:
-            code = memoryview(kept[1]).cast("I").tolist()
-            return _sre.compile(source, kept[0], code, kept[2], kept[3], kept[4])
+            code = memoryview(got[1]).cast("I").tolist()
+            return _sre.compile(source, got[0], code, got[2], got[3], got[4])
         except (RuntimeError, TypeError, ValueError, OverflowError):  # invalid SRE code
             del _codes[key]
     import re
@@ -106,20 +106,21 @@ class Lazy(_Lazy):
         return self._compiled
 
 
-def kept(path: str, lazy: int | None = None):
+def kept(*modules: str, lazy: int | None = None):
     """A decorator: the tables `build()` returns, taken from the file when they were built
-    from exactly the source file at `path` (the module that holds `build` and every
-    constant it reads), else built (and kept for the file). With `lazy`, `build` returns a
-    tuple whose item `lazy` is a dict: from the file it comes as an `Unpacking` of it, each
-    value unpacked when first asked for (a sentence asks for a few of hundreds). Call it
-    once per process (inside gating.once): each call reads `path`."""
+    from exactly the source files of `modules` (by name: the module that holds `build` and
+    every module whose constants or functions it reads), else built (and kept for the
+    file). With `lazy`, `build` returns a tuple whose item `lazy` is a dict: from the file
+    it comes as an `Unpacking` of it, each value unpacked when first asked for (a sentence
+    asks for a few of hundreds). Call it once per process (inside gating.once): each call
+    reads the modules' files."""
 
     def wrap(build):
         name = f"{build.__module__}.{build.__qualname__}"
 
         def get():
             _take_file()
-            source = _source(path)
+            source = _source(modules)
             got = _tables.get(name)
             if source is not None and got is not None and got[0] == source:
                 try:
@@ -220,12 +221,18 @@ class Unpacking:
     __hash__ = None  # type: ignore[assignment]  # like a dict's
 
 
-def _source(path: str) -> bytes | None:
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError:  # run from bytecode alone: nothing to check a table against
-        return None
+def _source(modules: tuple[str, ...]) -> bytes | None:
+    """The modules' source files, each after its length (so no two sets of files read
+    alike); None when one is missing (run from bytecode alone: nothing to check against)."""
+    out = []
+    for name in modules:
+        try:
+            with open(sys.modules[name].__file__, "rb") as f:
+                data = f.read()
+        except (KeyError, AttributeError, TypeError, OSError):
+            return None
+        out += (len(data).to_bytes(8, "little"), data)
+    return b"".join(out)
 
 
 def load(data: bytes) -> bool:
