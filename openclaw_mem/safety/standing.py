@@ -52,7 +52,6 @@ same phrases as regular expressions cost a `mem log` process over 100 ms.
 from __future__ import annotations
 
 from .gating import once as _once
-from .prebuilt import kept
 from .prebuilt import pattern as _compiled
 from .standing_en import _ACTION_NOUNS, _EN_ACTIONS, _EN_NEGATORS, _en_parts, _english, _forms
 from .standing_zh import (
@@ -282,7 +281,6 @@ _LENT = frozenset({"scope", "recurs", "condition", "secrecy", "authority"})
 
 
 @_once
-@kept(__name__, _forms.__module__)
 def _cue_words() -> frozenset[str]:
     bases = {w for group in _EN_ACTIONS.values() for w in group.split()}
     out = set(bases) | _ACTION_NOUNS | {"let", "make", "walk", "go", "goes"}
