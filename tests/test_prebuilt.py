@@ -140,13 +140,15 @@ def test_a_table_built_from_another_source_is_built_again(fresh):
     prebuilt._tables[name] = (source + b"\n# edited", packed)
     built = standing_en._tables()
     assert isinstance(built[3], dict) and prebuilt.changed()
-    # The lazy index is the built one, key by key, in every way the scorer reads it.
-    index = from_file[3]
-    # (in its own order: keys come from sets, whose order is each process's own)
-    assert len(index) == len(built[3]) and set(index) == set(built[3])
-    assert all(index.get(k) == v and index[k] == v and k in index for k, v in built[3].items())
-    assert index.get("no such word", ()) == () and index == built[3]
-    assert from_file[:3] == built[:3]
+    # The lazy word classes and index are the built ones, key by key, in every way the
+    # scorer reads them (in their own order: keys come from sets, each process's own).
+    for lazy in (0, 3):
+        table, made = from_file[lazy], built[lazy]
+        assert isinstance(table, prebuilt.Unpacking)
+        assert len(table) == len(made) and set(table) == set(made)
+        assert all(table.get(k) == v and table[k] == v and k in table for k, v in made.items())
+        assert table.get("no such word", ()) == () and table == made
+    assert from_file == built
 
 
 def _log(root: Path, text: str, *python: str) -> subprocess.CompletedProcess:

@@ -16,8 +16,8 @@ A cache, never trusted blindly, and always rebuildable:
 - a pattern is found by its exact source and flags (a changed pattern is compiled anew),
   its code was checked against re.compile's when it was written, and the engine validates
   the code it is handed (an error compiles the source instead);
-- a table is taken only when the source file it was built from is, byte for byte, the one
-  this process runs.
+- a table is taken only when the source files it was built from have the length and the
+  checksum of the ones this process runs.
 Whatever the file lacks is compiled or built as without it, and the caller writes the file
 anew (services/writing.py: atomically, only inside a real .mem/, never through a link):
 this module reads and writes no file itself.
@@ -53,7 +53,7 @@ except (ImportError, AttributeError):  # another interpreter: compile as usual
     _ENGINE = None
 
 # From the file: (source, flags) -> (flags, code as bytes, groups, groupindex, indexgroup);
-# table name -> (the bytes of the source file it was built from, the table).
+# table name -> (what the source files it was built from were, `_source`; the table).
 _codes: dict[tuple[str, int], tuple] = {}
 _tables: dict[str, tuple[bytes, object]] = {}
 # Made in this process, for the file: what was compiled without it, tables built.
@@ -106,13 +106,13 @@ class Lazy(_Lazy):
         return self._compiled
 
 
-def kept(*modules: str, lazy: int | None = None):
+def kept(*modules: str, lazy: tuple[int, ...] = ()):
     """A decorator: the tables `build()` returns, taken from the file when they were built
-    from exactly the source files of `modules` (by name: the module that holds `build` and
+    from the source files of `modules` as they are now (by name: the module that holds `build` and
     every module whose constants or functions it reads), else built (and kept for the
-    file). With `lazy`, `build` returns a tuple whose item `lazy` is a dict: from the file
-    it comes as an `Unpacking` of it, each value unpacked when first asked for (a sentence
-    asks for a few of hundreds). Call it once per process (inside gating.once): each call
+    file). With `lazy`, `build` returns a tuple whose items at those places are dicts: from
+    the file each comes as an `Unpacking` of it, a value unpacked when first asked for (a
+    sentence asks for a few of hundreds). Call it once per process (inside gating.once): each call
     reads the modules' files."""
 
     def wrap(build):
@@ -143,39 +143,48 @@ def kept(*modules: str, lazy: int | None = None):
     return wrap
 
 
-def _pack(value, lazy: int | None) -> bytes:
-    """The tables as marshal keeps them; with `lazy`, that item (a dict of lists) as each
-    key's list of numbers into a pool of its elements, each element marshalled once (an
-    element several keys share stays one object, as built)."""
-    if lazy is not None:
-        at: dict[int, int] = {}  # id of an element -> its place in the pool
-        pool: list[bytes] = []
-        refs = {}
-        for key, elements in value[lazy].items():
-            if type(elements) is not list:
-                raise ValueError("lazy tables are dicts of lists")
-            for element in elements:
+def _pack(value, lazy: tuple[int, ...]) -> bytes:
+    """The tables as marshal keeps them; each item of `lazy` (a dict) as, for each key, the
+    place of its value in a pool of marshalled values, or for a list the places of its
+    elements (an element several keys share is marshalled once, and stays one object)."""
+    if lazy:
+        value = list(value)
+        for item in lazy:
+            at: dict[int, int] = {}  # id of an element -> its place in the pool
+            pool: list[bytes] = []
+
+            def place(element, at=at, pool=pool) -> int:
                 if id(element) not in at:
                     at[id(element)] = len(pool)
                     pool.append(marshal.dumps(element))
-            refs[key] = tuple(at[id(e)] for e in elements)
-        value = (*value[:lazy], (refs, pool), *value[lazy + 1 :])
+                return at[id(element)]
+
+            refs = {
+                key: tuple(map(place, v)) if type(v) is list else place(v)
+                for key, v in value[item].items()
+            }
+            value[item] = (refs, pool)
+        value = tuple(value)
     return marshal.dumps(value)
 
 
-def _unpack(data: bytes, lazy: int | None):
+def _unpack(data: bytes, lazy: tuple[int, ...]):
     value = marshal.loads(data)
-    if lazy is not None:
-        if not isinstance(value, tuple) or not isinstance(value[lazy], tuple):
+    if lazy:
+        if not isinstance(value, tuple) or not all(type(value[i]) is tuple for i in lazy):
             raise TypeError("not a packed table")
-        value = (*value[:lazy], Unpacking(*value[lazy]), *value[lazy + 1 :])
+        value = list(value)
+        for item in lazy:
+            value[item] = Unpacking(*value[item])
+        value = tuple(value)
     return value
 
 
 class Unpacking:
-    """A dict of lists read from the file, each list unpacked when first asked for (what
+    """A dict read from the file whose values are unpacked when first asked for (what
     `kept(..., lazy=…)` hands back): the scorer's phrase index is ~570 lists of ~230
-    phrases, and unpacking all of it cost a process about what building it did."""
+    phrases, and unpacking all of it, or all its word classes, cost a process about what
+    building them did."""
 
     __slots__ = ("_elements", "_got", "_pool", "_refs")
 
@@ -191,7 +200,8 @@ class Unpacking:
     def __getitem__(self, key):
         got = self._got
         if key not in got:
-            got[key] = [self._element(i) for i in self._refs[key]]
+            at = self._refs[key]
+            got[key] = self._element(at) if type(at) is int else [self._element(i) for i in at]
         return got[key]
 
     def get(self, key, default=None):
@@ -222,16 +232,16 @@ class Unpacking:
 
 
 def _source(modules: tuple[str, ...]) -> bytes | None:
-    """The modules' source files, each after its length (so no two sets of files read
-    alike); None when one is missing (run from bytecode alone: nothing to check against)."""
+    """What the modules' source files are: each one's length and `_checksum` of its bytes
+    (kept in the file in place of the sources themselves, a third of its size); None when
+    one is missing (run from bytecode alone: nothing to check a table against)."""
     out = []
     for name in modules:
         try:
             with open(sys.modules[name].__file__, "rb") as f:
-                data = f.read()
+                out.append(_checksum(f.read()))
         except (KeyError, AttributeError, TypeError, OSError):
             return None
-        out += (len(data).to_bytes(8, "little"), data)
     return b"".join(out)
 
 

@@ -538,7 +538,7 @@ def _english():
     return classes, deleting, leads, index, shapes, _compiled(_WORD_RE)
 
 
-@kept(__name__, lazy=3)  # built from this file's constants alone
+@kept(__name__, lazy=(0, 3))  # built from this file's constants alone
 def _tables():
     """The word classes, the forms of the verbs of deleting, the leads, and the phrases
     indexed by their first word."""
