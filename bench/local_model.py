@@ -73,28 +73,30 @@ def _hwm_mb(pid: int) -> float:
     return float("nan")
 
 
-def processes(root: Path, scratch: Path, runs: int) -> tuple[list, float]:
-    """The rows of whole processes, and the resident's peak RSS in MB."""
+def processes(roots: dict[str, Path], scratch: Path, runs: int) -> tuple[list, float]:
+    """The rows of whole processes, and the resident's peak RSS in MB. Each provider has a
+    workspace of its own (the same notes): an index is built for one provider, and a recall
+    with another would find it stale and build it again."""
     base = {**os.environ, "HOME": str(scratch), "MEM_NO_DAEMON": "1"}
     none = {**base, "MEM_EMBED_PROVIDER": "none"}
     local = {**base, "MEM_EMBED_PROVIDER": "local"}
-    mem = [sys.executable, "-m", "openclaw_mem", "-w", str(root)]
-    here = [*mem, "recall", "--no-daemon", *QUESTION]  # answered in this process
+    mem = {p: [sys.executable, "-m", "openclaw_mem", "-w", str(root)] for p, root in roots.items()}
     runner = Runner(scratch, none)
-    runner.once([*mem, "index"], env=local)  # every chunk's vector into .mem/embed/
-    runner.once([*mem, "index"], env=none)
+    runner.once([*mem["local"], "index"], env=local)  # every chunk's vector into .mem/embed/
+    runner.once([*mem["none"], "index"], env=none)
     served = {**local, "MEM_NO_DAEMON": "0"}
     watch = subprocess.Popen(
-        [*mem, "watch"], env=served, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        [*mem["local"], "watch"], env=served, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
     )
+    here = ["recall", "--no-daemon", *QUESTION]  # answered in this process
     try:
         watch.stdout.readline()  # "watching …": the model and the index are loaded
         rows = runner.rotation(
             [
                 ("python -c pass", [sys.executable, "-c", "pass"], {}),
-                ("recall, no model", here, {"env": none}),
-                ("recall, local in-process", here, {"env": local}),
-                ("recall, local resident", [*mem, "recall", *QUESTION], {"env": served}),
+                ("recall, no model", [*mem["none"], *here], {"env": none}),
+                ("recall, local in-process", [*mem["local"], *here], {"env": local}),
+                ("recall, local resident", [*mem["local"], "recall", *QUESTION], {"env": served}),
             ],
             runs,
         )
@@ -121,10 +123,10 @@ def main() -> None:
         f"{a['query'] * 1000:.2f} ms a query (median of 50); peak RSS {a['rss_mb']:.0f} MB"
     )
     with tempfile.TemporaryDirectory() as tmp:
-        root = make_workspace(Path(tmp) / "ws", args.chunks)
+        roots = {p: make_workspace(Path(tmp) / p, args.chunks) for p in ("none", "local")}
         scratch = Path(tmp) / "scratch"
         scratch.mkdir()
-        rows, resident = processes(root, scratch, args.runs)
+        rows, resident = processes(roots, scratch, args.runs)
     floor = rows[0].cpu
     print(f"\n{args.chunks} chunks, {args.runs} rounds (median wall, CPU; peak RSS; CPU ÷ python):")
     for row in rows:
