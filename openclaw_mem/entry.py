@@ -127,7 +127,9 @@ def main() -> None:
     # A per-turn call is a process of ~20 ms that frees everything when it exits; the cycle
     # collector's passes over what its imports allocate cost a `mem log` ~1.2 ms of it (five
     # young and one middle collection). Off for the fast path, on again for the full app,
-    # whose commands (index, watch, serve) run long.
+    # whose commands (index, watch, serve) run long. Not turned on again before the fast
+    # path's exit: the count of what was allocated meanwhile would set off one collection
+    # of all of it (~0.7 ms). main() is a process's entry point.
     gc.disable()
     from .environment import Environment
 
