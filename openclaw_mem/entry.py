@@ -138,6 +138,10 @@ def main() -> None:
     if not env.flag("MEM_DEBUG"):
         code = _fast(argv, env)
         if code is not None:
+            # The interpreter runs one last collection as it exits, over every object the
+            # imports made (~2 ms of a mem log): frozen, they are left to the exit, which
+            # frees them all anyway (atexit, module teardown and closing files run as usual).
+            gc.freeze()
             sys.exit(code)
     gc.enable()
     from .cli import app  # BLAS runs one thread (set in __init__.py, before numpy loads)
