@@ -44,6 +44,7 @@ from pathlib import Path
 
 from openclaw_mem.safety.firewall import scan
 from openclaw_mem.safety.meaning import scan_many
+from openclaw_mem.safety.prebuilt import FILE
 
 HERE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "injections"
 
@@ -163,25 +164,45 @@ def speed() -> None:
         ("Chinese, an action word", "今天把周报发给王经理了。"),
     ):
         print(f"first scan in a fresh process ({what}): {cold(text):.2f} ms (best of 7)")
+        print(f"  the same with .mem/{FILE} kept by an earlier one: {cold(text, True):.2f} ms")
 
 
-def cold(text: str, runs: int = 7) -> float:
-    """The first scan of a `mem log` process: it builds what it reads with."""
+# A `mem log` process reads what an earlier one compiled and built (safety/prebuilt.py).
+_KEEP = (
+    "import sys\nfrom openclaw_mem.safety import prebuilt\n"
+    "from openclaw_mem.safety.firewall import scan\nscan(sys.argv[1])\n"
+    "open(sys.argv[2], 'wb').write(prebuilt.dump())"
+)
+_PROBE = (
+    "import sys, time\nfrom openclaw_mem.safety import prebuilt\n"
+    "from openclaw_mem.safety.firewall import scan\n"
+    "if len(sys.argv) > 2: prebuilt.read_from(lambda: open(sys.argv[2], 'rb').read())\n"
+    "t = time.perf_counter(); scan(sys.argv[1]); print(time.perf_counter() - t)"
+)
+
+
+def cold(text: str, kept: bool = False, runs: int = 7) -> float:
+    """The first scan of a `mem log` process: it builds what it reads with, or (`kept`)
+    reads it from the file an earlier process wrote."""
     import subprocess
     import sys
+    import tempfile
 
-    probe = (
-        "import sys, time\nfrom openclaw_mem.safety.firewall import scan\n"
-        "t = time.perf_counter(); scan(sys.argv[1]); print(time.perf_counter() - t)"
-    )
-    times = [
-        float(
-            subprocess.run(
-                [sys.executable, "-c", probe, text], capture_output=True, text=True, check=True
-            ).stdout
-        )
-        for _ in range(runs)
-    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        extra = [str(Path(tmp) / FILE)] if kept else []
+        if kept:
+            subprocess.run([sys.executable, "-c", _KEEP, text, *extra], check=True)
+        times = [
+            float(
+                subprocess.run(
+                    [sys.executable, "-c", _PROBE, text, *extra],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout
+            )
+            for _ in range(runs)
+        ]
     return min(times) * 1000
 
 

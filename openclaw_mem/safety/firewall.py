@@ -21,10 +21,11 @@ that holds them. Most notes pass no gate, and no pattern is compiled at all.
 
 from __future__ import annotations
 
-from ..text import IGNORECASE, MULTILINE, Lazy
+from ..text import IGNORECASE, MULTILINE
 from .firewall_gates import GATES
 from .gating import fold as _fold
 from .gating import holds
+from .prebuilt import Lazy
 from .standing import standing_order
 
 STANDING_ORDER = "standing-order"  # the kind of a flag standing.py raised

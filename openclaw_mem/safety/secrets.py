@@ -22,10 +22,14 @@ backtracked into).
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
-from functools import lru_cache
+
+from .prebuilt import pattern as _compile
+
+TYPE_CHECKING = False  # `mem log` scans a note that names a password: no typing, no re
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Sequence
 
 REDACTED = "[REDACTED]"
 CUSTOM = "custom pattern"  # the family name `find` gives a match of an `extra` pattern
@@ -432,7 +436,7 @@ class _Family:
             self._compile()
 
     def _compile(self) -> re.Pattern[str]:
-        pattern = self._pattern = re.compile(self.source)
+        pattern = self._pattern = _compile(self.source)
         index = pattern.groupindex
         self._groups = tuple(sorted(i for g, i in index.items() if g.startswith("secret")))
         return pattern
@@ -453,9 +457,18 @@ _BUILTIN: _Compiled = tuple(
 )
 
 
-@lru_cache(maxsize=32)
+_WITH_EXTRA: dict[tuple[str, ...], _Compiled] = {}
+
+
 def _compiled(extra: tuple[str, ...]) -> _Compiled:
-    return _BUILTIN + tuple(_Family(CUSTOM, src) for src in extra)
+    """The families with these custom patterns (functools.lru_cache without importing
+    functools, which a `mem log` does not otherwise need)."""
+    got = _WITH_EXTRA.get(extra)
+    if got is None:
+        if len(_WITH_EXTRA) >= 32:
+            _WITH_EXTRA.clear()
+        got = _WITH_EXTRA[extra] = _BUILTIN + tuple(_Family(CUSTOM, src) for src in extra)
+    return got
 
 
 def _protected(text: str) -> list[tuple[int, int]]:
@@ -519,16 +532,16 @@ def _scan(text: str, extra: Sequence[str]) -> list[tuple[int, int, str]]:
 
 
 _BY_SHAPE = frozenset({"key material line", "aws secret key (bare)"})
-_PUBLIC_BLOCK = re.compile(
+_PUBLIC_BLOCK = _compile(
     r"-----BEGIN (?![A-Z0-9 ]{0,40}PRIVATE)[A-Z0-9 ]{1,40}-----"
     r"(?:[^-]|-(?!----)){0,16384}+-----END [A-Z0-9 ]{1,40}-----"
 )
 
 
 # --- a private key's body seen from its END line -----------------------------------------
-_PEM_END = re.compile(r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
-_BODY_LINE = re.compile(r"[ \t>]{0,8}([A-Za-z0-9+/=]{1,256})[ \t]*\r?")
-_PEM_HEADER = re.compile(r"[ \t>]{0,8}(?:Proc-Type|DEK-Info|Comment):.{0,256}\r?|[ \t>]{0,8}\r?")
+_PEM_END = _compile(r"-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")
+_BODY_LINE = _compile(r"[ \t>]{0,8}([A-Za-z0-9+/=]{1,256})[ \t]*\r?")
+_PEM_HEADER = _compile(r"[ \t>]{0,8}(?:Proc-Type|DEK-Info|Comment):.{0,256}\r?|[ \t>]{0,8}\r?")
 _MAX_BODY_LINES = 1000
 
 
@@ -570,8 +583,8 @@ def _pem_tails(
 # The line break between two pieces of one token: a run of token characters ends a line and
 # another begins the next (after an indent or a quote mark).
 _TOKEN_CHAR = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/=.-")
-_BREAK = re.compile(r"(?<=[A-Za-z0-9_+/=.-]{6})\r?\n[ \t>]{0,8}(?=[A-Za-z0-9_+/.-]{6})")
-_WORD = re.compile(r"[A-Z]?[a-z]+[.]?|[A-Z]+[.]?")  # "Meanwhile", "the", "README"
+_BREAK = _compile(r"(?<=[A-Za-z0-9_+/=.-]{6})\r?\n[ \t>]{0,8}(?=[A-Za-z0-9_+/.-]{6})")
+_WORD = _compile(r"[A-Z]?[a-z]+[.]?|[A-Z]+[.]?")  # "Meanwhile", "the", "README"
 _JOINING = frozenset("-_/+.")  # a token that ends a line on one of these goes on
 _REACH = 512  # how far a piece (and the label before it) may reach from the break
 

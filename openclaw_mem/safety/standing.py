@@ -52,6 +52,7 @@ same phrases as regular expressions cost a `mem log` process over 100 ms.
 from __future__ import annotations
 
 from .gating import once as _once
+from .prebuilt import pattern as _compiled
 from .standing_en import _ACTION_NOUNS, _EN_ACTIONS, _EN_NEGATORS, _en_parts, _english, _forms
 from .standing_zh import (
     _ZH_ACTIONS,
@@ -119,9 +120,7 @@ class Reading:
 
 @_once
 def _splitting():
-    import re
-
-    return re.compile(_SPLIT), re.compile(_WRAP)
+    return _compiled(_SPLIT), _compiled(_WRAP)
 
 
 def _has_chinese(text: str) -> bool:

@@ -4,7 +4,10 @@ is matched against them. Built on first use: a note with no action word never bu
 
 from __future__ import annotations
 
+from ..text import IGNORECASE
 from .gating import once as _once
+from .prebuilt import kept
+from .prebuilt import pattern as _compiled
 
 # --- English -------------------------------------------------------------------------------
 # Read as words, not by regular expressions: a few hundred phrases compiled into sre cost a
@@ -526,7 +529,19 @@ _WORD_RE = (
 
 @_once
 def _english():
-    """The word classes and the phrases, indexed by their first word (built on first use)."""
+    """The word classes and the phrases, indexed by their first word, and the patterns
+    (built on first use; kept between processes, prebuilt.py)."""
+    classes, deleting, leads, index = _tables()
+    shapes = {
+        k: _compiled(v, IGNORECASE if k != "destination" else 0) for k, v in _EN_SHAPES.items()
+    }
+    return classes, deleting, leads, index, shapes, _compiled(_WORD_RE)
+
+
+@kept(__name__, lazy=(0, 3))  # built from this file's constants alone
+def _tables():
+    """The word classes, the forms of the verbs of deleting, the leads, and the phrases
+    indexed by their first word."""
     bases = frozenset(w for group in _EN_ACTIONS.values() for w in group.split())
     forms = {b: _forms(b) for b in bases}
     third = {f[0] for f in forms.values()}
@@ -572,12 +587,10 @@ def _english():
                 keys = tuple(value[1])
             else:
                 keys = (None,)
+            entry = (name, items)  # one object under every key (prebuilt keeps it once)
             for key in keys:
-                index.setdefault(key, []).append((name, items))
-    import re
-
-    shapes = {k: re.compile(v, re.I if k != "destination" else 0) for k, v in _EN_SHAPES.items()}
-    return classes, frozenset(deleting), leads, index, shapes, re.compile(_WORD_RE)
+                index.setdefault(key, []).append(entry)
+    return classes, frozenset(deleting), leads, index
 
 
 def _item(word: str):

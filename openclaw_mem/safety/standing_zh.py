@@ -5,6 +5,7 @@ and only for a text that holds Chinese."""
 from __future__ import annotations
 
 from .gating import once as _once
+from .prebuilt import pattern as _compiled
 
 # --- Chinese -------------------------------------------------------------------------------
 # Read by substring, and by where an action stands in its clause: no pattern is compiled.
@@ -210,6 +211,4 @@ def _chinese():
         for name, pattern in _ZH_WORDS.items()
     }
     shapes = {**_ZH_SHAPES, "own job": _ZH_OWN_JOB, "received": _ZH_RECEIVED, "runs": _ZH_RUNS}
-    import re
-
-    return words, {name: re.compile(p) for name, p in shapes.items()}
+    return words, {name: _compiled(p) for name, p in shapes.items()}

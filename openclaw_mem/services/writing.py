@@ -16,6 +16,7 @@ from ..format.appending import (
     replayable_in,
 )
 from ..store.commits import COMMIT_INGEST, COMMIT_LOG
+from ..store.workspace import STATE_DIR
 from ..store.workspace_root import MEMORY_DIR
 from .place import Place
 
@@ -89,6 +90,7 @@ class Writing:
             else (role or place.config["log.default_role"])
         )
         redacting = place.config["log.redact"]
+        kept_at = _prebuilt_file(place)  # read when a pattern is first compiled
         if redacting:  # opt-in: daily logs are otherwise kept verbatim
             text = place.redact(text)
         when = at or place.now()
@@ -104,6 +106,7 @@ class Writing:
         from ..safety.firewall import scan
 
         flags = scan(text)
+        _keep_prebuilt(kept_at)
         if flags:  # kept verbatim: a log is what was said; it just never becomes a rule
             kinds = ", ".join(f.kind for f in flags)
             warnings.append(
@@ -175,6 +178,64 @@ class Writing:
 
         spawn(place.ws, ["consolidate", "--auto", "--quiet"], "consolidate.log")
         return True
+
+
+def _prebuilt_file(place: Place) -> str | None:
+    """Where what the secret scan and the firewall compile is kept (.mem/prebuilt.bin, read
+    the first time a pattern is compiled); None when .mem/ is not a real folder (a link is
+    never read or written through)."""
+    import os
+    import stat
+
+    from ..safety.prebuilt import FILE, read_from
+    from ..store.fsutil import read_bytes
+
+    state = os.path.join(place.ws.top, STATE_DIR)
+    try:
+        if not stat.S_ISDIR(os.lstat(state).st_mode):
+            return None
+    except FileNotFoundError:
+        return os.path.join(state, FILE)  # made when something is kept
+    except OSError:
+        return None
+    path = os.path.join(state, FILE)
+
+    def read() -> bytes | None:
+        try:
+            return read_bytes(path, limit=_PREBUILT_LIMIT)
+        except (UsageError, OSError):  # none yet, a link, too large: compiled as without
+            return None
+
+    read_from(read)
+    return path
+
+
+_PREBUILT_LIMIT = 16 * 2**20  # far above what the patterns and tables take (~0.5 MB)
+
+
+def _keep_prebuilt(path: str | None) -> None:
+    """Write what this `mem log` compiled or built for the next one, when it was not kept
+    already; a .mem/ that cannot be written (read-only, a link) keeps nothing."""
+    from ..safety.prebuilt import changed, dump, saved
+
+    if path is None or not changed():
+        return
+    data = dump()
+    saved()
+    if data is None:
+        return
+    import os
+
+    from ..store.fsutil import atomic_write_bytes
+
+    state = os.path.dirname(path)
+    try:
+        os.makedirs(state, exist_ok=True)
+        if os.path.islink(state):
+            return
+        atomic_write_bytes(path, data)
+    except (UsageError, OSError):
+        pass  # compiled again next time: nothing is lost
 
 
 def _secrets_kept(place: Place, text: str, rel: str, heading: int) -> list[str]:
