@@ -193,6 +193,7 @@ CLAIMS += [
     ),
 ]
 
+
 @pytest.mark.slow
 def test_the_quick_loop_leaves_the_slow_tests_out_and_all_adds_them():
     """README: a plain `python -m pytest` leaves out the tests marked slow; `--all` adds them.
