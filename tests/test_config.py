@@ -17,6 +17,14 @@ def test_sources_in_order(tmp_path):
     assert flagged["git.autocommit"] == "never" and flagged.sources["git.autocommit"] == "flag"
 
 
+def test_a_list_variable_is_comma_separated(tmp_path):
+    cfg = load_config(tmp_path, {"MEM_INDEX_EXCLUDE": "memory/old/**, archive/**"})
+    assert cfg["index.exclude"] == ["memory/old/**", "archive/**"]
+    assert cfg.sources["index.exclude"] == "env MEM_INDEX_EXCLUDE"
+    one = load_config(tmp_path, {"MEM_INDEX_EXCLUDE": "memory/old/**"})
+    assert one["index.exclude"] == ["memory/old/**"]
+
+
 def test_defaults_without_a_file(tmp_path):
     cfg = load_config(tmp_path, {})
     assert all(cfg.sources[k.name] == "default" for k in KEYS)

@@ -6,6 +6,7 @@ built as an agent builds them: `mem log --at` over several days, then `mem recal
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -115,6 +116,25 @@ def test_the_brief_states_the_new_preference_before_the_old_one(ws):
     assert all("prefer tabs" not in x for x in lines[:first_new])
     hits = ws.json("recall", "tabs or spaces preference", "-k", "3", "--now", NOW)["results"]
     assert "spaces everywhere" in hits[0]["snippet"]
+
+
+def test_the_brief_states_the_current_profile_and_dates_every_line(ws):
+    """After a move and a consolidation the profile holds only the new home, the memories
+    leave out the superseded entry, and every line of both says its day."""
+    ws("log", "--at", "2026-11-12T10:00", "--role", "user", "I live in Lisbon.")
+    ws("log", "--at", "2026-11-15T10:00", "--role", "user", "I prefer green tea over coffee.")
+    ws("consolidate", "--now", "2026-11-16T09:00")
+    ws("log", "--at", "2026-11-20T10:00", "--role", "user", "I moved to Porto last week.")
+    ws("consolidate", "--now", "2026-11-21T09:00")
+    assert "~~Lives in Lisbon~~" in (ws.root / "USER.md").read_text(encoding="utf-8")
+    text = ws("context", "where do I live", "--now", NOW).stdout
+    profile = text.split("[User profile]")[1].split("[Relevant memories]")[0]
+    memories = text.split("[Relevant memories]")[1].split("</memory>")[0]
+    assert "Porto" in profile and "Lisbon" not in profile
+    assert "I live in Lisbon." not in memories and "I moved to Porto" in memories
+    facts = [x for x in (profile + memories).splitlines() if x.startswith("- ")]
+    assert len(facts) >= 4
+    assert all(re.search(r"\b2026-11-\d\d\)$", x) for x in facts), facts
 
 
 def test_an_assistant_never_supersedes_what_the_user_said(ws):

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 
@@ -211,3 +213,41 @@ def test_every_bench_script_a_claim_names_exists():
 
     named = {p for c in lint.all_claims() for p in c.proofs if p.startswith("bench/")}
     assert named and all((REPO / p).is_file() for p in named), sorted(named)
+
+
+# Found false by the rest of the documents' claims (README.md, docs/ but commands.md and
+# benchmarks.md), reworded to what the named test holds.
+CLAIMS += [
+    (
+        "README.md",
+        "the profile states only what is current, the memories leave out what was\nsuperseded, "
+        "every line dated",
+        "tests/test_currency.py::test_the_brief_states_the_current_profile_and_dates_every_line",
+    ),
+]
+
+
+@pytest.mark.slow
+def test_the_quick_loop_leaves_the_slow_tests_out_and_all_adds_them():
+    """README: a plain `python -m pytest` leaves out the tests marked slow; `--all` adds them.
+    tests/test_contention.py holds two of each."""
+    import subprocess
+    import sys
+
+    def collected(*extra: str) -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "-o", "addopts=", "--collect-only", "-q",
+             "-p", "no:cacheprovider", "tests/test_contention.py", *extra],
+            capture_output=True, text=True, cwd=REPO, check=True,
+        )  # fmt: skip
+        return [x.split("::")[1] for x in done.stdout.splitlines() if "::" in x]
+
+    quick, every = collected(), collected("--all")
+    assert set(quick) == {
+        "test_a_commit_that_cannot_be_made_is_a_warning_not_a_failure",
+        "test_each_consolidation_commit_holds_its_own_edits",
+    }
+    assert set(every) - set(quick) == {
+        "test_eight_writers_with_autocommit_never_fail_a_landed_write",
+        "test_a_commit_waits_for_another_gits_index_lock",
+    }

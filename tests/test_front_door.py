@@ -308,3 +308,24 @@ def test_the_library_takes_a_requests_fields_as_keywords_and_names_a_wrong_one(e
         mem.search("Redis", maxResults=3)
     with pytest.raises(TypeError, match="k must be an integer"):
         mem.recall("Redis", k="3")
+
+
+def test_a_library_error_carries_the_exit_code_the_cli_exits_with(example):
+    """docs/library.md: errors are MemError subclasses carrying the CLI's exit code."""
+    from openclaw_mem import MemError
+    from openclaw_mem.memory import Memory
+
+    mem = Memory.open(example.root, env=dict(os.environ))
+    cases = [
+        (lambda: mem.get("memory/nope.md"), ("get", "memory/nope.md"), 4),
+        (lambda: mem.recall("   "), ("recall", "   "), 2),
+        (lambda: mem.get("../outside.md"), ("get", "../outside.md"), 2),
+        (lambda: mem.forget("MEMORY.md:999"), ("forget", "MEMORY.md:999"), 4),
+        (lambda: mem.review("no-such-proposal"), ("review", "no-such-proposal"), 4),
+    ]
+    for call, args, code in cases:
+        with pytest.raises(MemError) as raised:
+            call()
+        said = example(*args, ok=False)
+        assert int(raised.value.exit_code) == said.exit_code == code, args
+        assert said.stderr == f"mem: error: {raised.value.message}\n", args

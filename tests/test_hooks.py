@@ -264,6 +264,43 @@ def test_a_codex_session_with_hooks_and_notify_logs_each_message_once(seeded, tm
         assert entries.count(("assistant", reply, "codex")) == 1
 
 
+def test_codex_sweeps_log_what_hooks_missed_once_and_a_resume_adds_nothing(seeded, tmp_path):
+    root = seeded.root
+    before = len(logged(root))
+    codex_rollout(tmp_path, TURNS[:2])  # two turns no prompt or Stop hook saw
+    assert call(root, "codex", "PreCompact", codex("PreCompact", tmp_path))[:2] == (0, "")
+    assert [e.text for e in logged(root)][before:] == [x for _, p, r in TURNS[:2] for x in (p, r)]
+    turn, prompt, reply = TURNS[2]
+    call(root, "codex", "UserPromptSubmit", codex("UserPromptSubmit", tmp_path, turn_id=turn,
+                                                  prompt=prompt))  # fmt: skip
+    codex_rollout(tmp_path, TURNS)
+    call(root, "codex", "Stop", codex("Stop", tmp_path, turn_id=turn, last_assistant_message=reply))
+    assert call(root, "codex", "SessionEnd", codex("SessionEnd", tmp_path))[:2] == (0, "")
+    entries = [(e.role, e.text, e.session, e.agent) for e in logged(root)][before:]
+    assert sorted(entries) == sorted(
+        (role, said, SESSION, "codex") for _, p, r in TURNS for role, said in
+        (("user", p), ("assistant", r))
+    )  # fmt: skip
+    snapshot = {p.name: p.read_bytes() for p in (root / "memory").glob("*.md")}
+    # `codex exec resume`: the same session, its rollout read again from the start.
+    call(root, "codex", "SessionStart", codex("SessionStart", tmp_path, source="resume"))
+    call(root, "codex", "PreCompact", codex("PreCompact", tmp_path))
+    call(root, "codex", "SessionEnd", codex("SessionEnd", tmp_path))
+    assert {p.name: p.read_bytes() for p in (root / "memory").glob("*.md")} == snapshot
+
+
+def test_a_codex_hook_that_fails_exits_0_and_status_shows_the_error(ws, tmp_path, monkeypatch):
+    codex_home = tmp_path / "codex-home"
+    codex_home.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    ws("hooks", "install", "codex")
+    assert call(ws.root, "codex", "Stop", "not json at all") == (0, "", "")
+    said = ws("hooks", "status", "codex").stdout
+    assert "  error   " in said and "Stop" in said.split("  error   ")[1]
+    assert "1 error, last" in ws("status").stdout
+    assert logged(ws.root) == []
+
+
 def test_notify_alone_captures_a_turn(ws, tmp_path):
     notify = {
         "type": "agent-turn-complete",
@@ -292,6 +329,34 @@ def test_the_session_start_brief_stays_within_the_byte_budget(seeded, tmp_path):
     assert 200 < len(brief.encode("utf-8")) <= 1024
     assert brief.startswith("<memory>") and brief.endswith("</memory>\n")
     assert journal(root)[-1]["injected"] == len(brief.encode("utf-8"))
+
+
+def test_a_prompts_recall_keeps_to_recall_k_and_min_score_and_leaves_deprecated_lines_out(
+    seeded, tmp_path
+):
+    root = seeded.root
+    for day, said in (
+        ("22", "Billing keeps its invoices in Postgres 16."),
+        ("23", "The billing database Postgres 16 is backed up nightly."),
+    ):
+        seeded("log", "--at", f"2026-11-{day}T09:00", "--role", "user", said)
+    user = root / "USER.md"
+    struck = "- ~~Billing runs on MySQL 5.7~~ (deprecated 2026-11-19 → Billing runs on Postgres)\n"
+    user.write_text(user.read_text(encoding="utf-8") + struck, encoding="utf-8")
+    prompt = "Which database does billing use, MySQL or Postgres?"
+
+    def injected(toml: str, n: int) -> str:
+        settings(root, toml)
+        payload = claude("UserPromptSubmit", tmp_path, prompt_id=f"p-{n}", prompt=prompt)
+        return call(root, "claude-code", "UserPromptSubmit", payload)[1]
+
+    def results(said: str) -> list[str]:
+        return [x for x in said.splitlines() if x.startswith("- ")]
+
+    wide = injected("[recall]\nk = 5\n", 1)
+    assert len(results(wide)) >= 3 and "MySQL" not in wide
+    assert len(results(injected("[recall]\nk = 1\n", 2))) == 1
+    assert injected("[recall]\nk = 5\nmin_score = 1.0\n", 3) == ""
 
 
 def test_an_empty_memory_briefs_nothing(ws, tmp_path):

@@ -51,6 +51,18 @@ def test_session_is_an_html_comment_and_parses_back(tmp_path):
     )
 
 
+def test_an_older_comment_without_the_empty_importance_reads_as_before():
+    """mem's comment opens with OpenClaw's empty `importance: -` so OpenClaw hides it; the
+    key means nothing to mem, and a comment an older mem wrote without it reads the same."""
+    now = "## 09:05 · user <!-- importance: -; session: tg-4412; agent: coder; id: 3f9a0c1e22b7 -->"
+    older = "## 09:05 · user <!-- session: tg-4412; agent: coder; id: 3f9a0c1e22b7 -->"
+    read = []
+    for head in (now, older):
+        (entry,) = parse_log(f"# 2026-11-30\n\n{head}\nhi\n", DAY)
+        read.append((entry.role, entry.session, entry.agent, entry.id, entry.text))
+    assert read[0] == read[1] == ("user", "tg-4412", "coder", "3f9a0c1e22b7", "hi")
+
+
 def test_text_that_looks_like_a_heading_does_not_split_the_entry(tmp_path):
     path = tmp_path / "2026-11-30.md"
     tricky = "quoting a log:\n## 10:00 · user\nhello\n\n## 11:00 · note"

@@ -82,6 +82,23 @@ def test_an_agent_logging_while_sync_runs_loses_no_acknowledged_turn(tmp_path):
 
 
 @pytest.mark.slow
+def test_an_agent_logging_while_consolidations_run_loses_no_turn(tmp_path):
+    (a,) = clones(tmp_path, 1)
+    a("log", "--at", f"{DAY}T09:00", "--role", "user", "I prefer tea over coffee")
+    agent = _logger(a.root, "a", 30)
+    runs = []
+    while agent.poll() is None:  # consolidations back to back for as long as the agent logs
+        run = _mem(a.root, "consolidate", "--provider", "offline", "--now", f"{DAY}T12:00")
+        _, err = run.communicate()
+        runs.append((run.returncode, err))
+    assert agent.returncode == 0, agent.stderr.read()
+    assert len(runs) >= 2 and all(code == 0 for code, _ in runs), runs
+    texts = _texts(a)
+    assert texts[0] == "I prefer tea over coffee" and "tea" in _all_curated(a)
+    assert texts[1:] == [f"a turn {i}" for i in range(30)]  # each once, whole, in order
+
+
+@pytest.mark.slow
 def test_two_syncs_at_once_while_both_machines_log_lose_nothing(tmp_path):
     a, b = clones(tmp_path, 2)
     agents = [_logger(a.root, "a", 15), _logger(b.root, "b", 15)]
