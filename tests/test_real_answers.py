@@ -128,6 +128,13 @@ def test_a_fully_rejected_batch_takes_nothing_and_is_offered_again(ws, llm):
     assert again["pending"] == 6 and again["batches"][0]["sent"] == 6
 
 
+def test_a_run_with_nothing_usable_says_so_and_exits_12_dry_or_not(ws, llm):
+    _six(ws)
+    for args in ((), ("--dry-run",)):
+        llm.push(_fenced(REJECTED_ALL))
+        assert "nothing usable" in unused(ws, llm, *args).stdout  # unused: exit 12
+
+
 def test_a_partly_used_answer_takes_only_what_it_cites_or_drops(ws, llm):
     _six(ws)
     answer = {

@@ -13,6 +13,7 @@ import re
 from datetime import datetime
 
 import git
+import pytest
 from helpers import snapshot
 from llm_server import llama_cpp_model, skipping_all, tool_call
 from test_real_answers import SIX, _added, _six, run, unused
@@ -84,6 +85,27 @@ def test_an_answer_cut_at_the_cap_is_asked_again_in_two_halves(ws, llm, monkeypa
     assert pending_entries(Workspace(ws.root)) == []
     sizes = [len(_numbers(r)) for r in llm.requests]
     assert sizes[-2:] == [3, 3]  # the six entries, asked again as two halves
+
+
+@pytest.mark.slow
+def test_an_answer_past_the_time_limit_is_asked_again_in_two_halves(ws, llm, monkeypatch):
+    _six(ws)
+    monkeypatch.setenv("MEM_LLM_TIMEOUT", "0.5")
+    monkeypatch.setenv("MEM_LLM_MAX_RETRIES", "0")
+
+    def slow_when_whole(body: dict) -> tuple:
+        numbers = _numbers(body)
+        if len(numbers) > 3:
+            return ("hang", 1.5)
+        return tool_call(
+            {"history_entry": "[2026-12-01 09:05] Small talk.", "edits": [], "skip": numbers}
+        )
+
+    llm.push(*[slow_when_whole] * 6)
+    result = run(ws, llm)
+    assert result.exit_code == 0 and pending_entries(Workspace(ws.root)) == []
+    sizes = [len(_numbers(r)) for r in llm.requests]
+    assert sizes == [6, 3, 3]  # asked whole once, then as two halves
 
 
 def test_a_provider_that_stops_answering_mid_run_is_partly_done(ws, llm, monkeypatch):
