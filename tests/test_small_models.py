@@ -268,6 +268,23 @@ def test_a_dry_run_counts_no_offer(ws, llm, monkeypatch):
     assert len(pending_entries(Workspace(ws.root))) == 6
 
 
+@pytest.mark.parametrize("first", ["--dry-run", "--propose"])
+def test_a_dry_run_or_a_proposal_adds_no_offer_to_the_count(ws, llm, monkeypatch, first):
+    """With max_offers 2, a dry run (or --propose) and one real run are one offer: the
+    entries stay pending. Counted, they would be passed over by that real run."""
+    _six(ws)
+    monkeypatch.setenv("MEM_CONSOLIDATE_MAX_OFFERS", "2")
+    llm.push(_silent)
+    run(ws, llm, first, ok=False)
+    llm.push(_silent)
+    unused(ws, llm)
+    assert len(pending_entries(Workspace(ws.root))) == 6
+    assert ws.json("status")["consolidation"]["passed"] == 0
+    llm.push(_silent)
+    run(ws, llm)  # the second offer that counts
+    assert ws.json("status")["consolidation"]["passed"] == 6
+
+
 # ------------------------------------------------------------ provenance that cannot launder
 
 
