@@ -392,6 +392,34 @@ def test_auto_consolidate_runs_in_the_background_after_mem_log(mem):
     assert mem.json("status")["consolidation"]["pending"] == 1  # the newest waits its turn
 
 
+@pytest.mark.slow
+def test_mem_log_never_waits_for_the_model_auto_consolidate_asks(mem, llm, monkeypatch):
+    for key, value in {
+        "CONSOLIDATE_AUTO_CONSOLIDATE": "true",
+        "CONSOLIDATE_MEMORY_WINDOW": "3",
+        "CONSOLIDATE_KEEP_RECENT": "1",
+        "CONSOLIDATE_PROVIDER": "openai",
+        "LLM_BASE_URL": llm.url,
+        "LLM_MODEL": "slow-model",
+        "LLM_MAX_RETRIES": "0",
+    }.items():
+        monkeypatch.setenv(f"MEM_{key}", value)
+    llm.push(("hang", 4))  # the model takes 4 s; the background run gives up after 2
+    start = time.monotonic()
+    mem("log", "--at", "2026-11-25T09:00", "--role", "user", "I plan to run a marathon.")
+    assert time.monotonic() - start < 2  # the turn is acknowledged, the model still thinking
+    for _ in range(100):  # the background run did ask it
+        if llm.requests:
+            break
+        time.sleep(0.05)
+    assert llm.requests and llm.requests[0]["model"] == "slow-model"
+    log = mem.root / ".mem" / "consolidate.log"
+    for _ in range(100):  # let it end before the workspace is removed
+        if "did not answer" in (log.read_text(encoding="utf-8") if log.exists() else ""):
+            break
+        time.sleep(0.1)
+
+
 def test_a_keyless_local_endpoint_gets_no_authorization_header(mem, llm):
     llm.push(tool_call(GOOD))
     run(mem, llm)
