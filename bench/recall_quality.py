@@ -26,8 +26,10 @@ first hit changes between k = 1 and k = 10 (none should).
 
 Under the defaults the figures are also given by category and for the questions that name
 a date (format/dates.py finds one in them), with the mean lines per result of the top 10.
-`--set dates=false --set refer_share=0` gives the pipeline as it was before it read the
-question's dates and followed a reply to the turn it answers. `--second-hop N,W` also
+`--set dates=false --set refer_share=0 --set question_share=0 --set follow_weight=0` gives
+the pipeline as it was before it read the question's dates and followed a reply to the turn
+it answers; `--set question_share=0 --set follow_weight=0` as it was before the second pass
+and the question a reply answers (issue 43). `--second-hop N,W` also
 measures a second hop: the question again with the names (capitalised words) of the first
 N results, whose new results count W of their score.
 

@@ -26,7 +26,10 @@ CLAIM = re.compile(
     r"leaves? (?:out|alone)|stops?|warns?|rejects?|holds?|only)\b",
     re.I,
 )
-PROOF = re.compile(r"`(?:tests/test_\w+\.py|::test_\w+|test_\w+|bench/\w+\.py)")
+PROOF = re.compile(
+    r"`(?:tests/test_\w+\.py(?:::test_\w+)?|::test_\w+|test_\w+)"
+    r"|`(?:python )?(?P<bench>bench/\w+\.py)[^`]*`"
+)
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
 
 
@@ -85,7 +88,7 @@ def claims(path: Path) -> list[Claim]:
         if kind != "prose" or not CLAIM.search(body) or body.lstrip().startswith("|"):
             continue
         after = blocks[n + 1][0] if n + 1 < len(blocks) else ""
-        proofs = tuple(m.group(0).strip("`") for m in PROOF.finditer(body))
+        proofs = tuple(m["bench"] or m.group(0).strip("`") for m in PROOF.finditer(body))
         out.append(Claim(str(path.relative_to(REPO)), line, body, proofs, after == "fence:console"))
     return out
 

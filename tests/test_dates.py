@@ -96,6 +96,36 @@ def test_english_times_are_the_days_they_meant(text, said, expected):
 @pytest.mark.parametrize(
     "text, said, expected",
     [
+        # a month's nth week is not "last week" said today plus the whole month
+        (
+            "What did she do in the last week of October 2023?",
+            D(2023, 12, 1),
+            [("the last week of October 2023", D(2023, 10, 25), D(2023, 10, 31))],
+        ),
+        (
+            "in the second weekend in June 2023",
+            None,
+            [("the second weekend in June 2023", D(2023, 6, 10), D(2023, 6, 11))],
+        ),
+        (
+            "during the first week of July",
+            D(2023, 12, 1),
+            [("the first week of July", D(2023, 7, 1), D(2023, 7, 7))],
+        ),
+        (
+            "the last weekend of July",
+            D(2023, 12, 1),
+            [("the last weekend of July", D(2023, 7, 29), D(2023, 7, 30))],
+        ),
+    ],
+)
+def test_a_months_nth_week_is_seven_of_its_days(text, said, expected):
+    assert days(text, said) == expected
+
+
+@pytest.mark.parametrize(
+    "text, said, expected",
+    [
         ("上周去了杭州", D(2023, 6, 3), [("上周", D(2023, 5, 22), D(2023, 5, 28))]),
         ("去年夏天", D(2023, 6, 3), [("去年夏天", D(2022, 6, 1), D(2022, 8, 31))]),
         ("三天前", D(2023, 6, 3), [("三天前", D(2023, 5, 31), D(2023, 5, 31))]),
@@ -107,6 +137,18 @@ def test_english_times_are_the_days_they_meant(text, said, expected):
         ("十一月", D(2023, 6, 3), [("十一月", D(2023, 11, 1), D(2023, 11, 30))]),
         ("最近几周", D(2023, 6, 3), [("最近几周", D(2023, 5, 6), D(2023, 6, 3))]),
         ("下周三去上海", D(2025, 6, 3), [("下周三", D(2025, 6, 11), D(2025, 6, 11))]),
+        # the week and the month before last (2023-11-02 is a Thursday), not last week's
+        ("上上周去爬山了", D(2023, 11, 2), [("上上周", D(2023, 10, 16), D(2023, 10, 22))]),
+        ("上上个月搬家", D(2023, 11, 2), [("上上个月", D(2023, 9, 1), D(2023, 9, 30))]),
+        ("下下周", D(2023, 11, 2), [("下下周", D(2023, 11, 13), D(2023, 11, 19))]),
+        # a month's nth week or weekend
+        ("十月最后一周", D(2023, 12, 1), [("十月最后一周", D(2023, 10, 25), D(2023, 10, 31))]),
+        ("2023年5月的第一周", None, [("2023年5月的第一周", D(2023, 5, 1), D(2023, 5, 7))]),
+        (
+            "十月最后一个周末",
+            D(2023, 12, 1),
+            [("十月最后一个周末", D(2023, 10, 28), D(2023, 10, 29))],
+        ),
     ],
 )
 def test_chinese_times_are_the_days_they_meant(text, said, expected):

@@ -178,3 +178,36 @@ def test_each_corrected_claim_stands_in_its_document_with_its_test():
         assert " ".join(words.split()) in " ".join(text.split()), (doc, words)
         file, _, name = test.partition("::")
         assert _defines(REPO / file, name), test
+
+
+def test_the_claims_lint_tells_a_claim_that_names_nothing(tmp_path):
+    """doc_claims_lint reads a paragraph that states behaviour as held only when it names
+    a test or a bench script, or a console block follows it."""
+    import doc_claims_lint as lint
+
+    doc = tmp_path / "x.md"
+    doc.write_text(
+        "# X\n\nIt never writes a file twice.\n\n"
+        "It always exits 2 on a bad flag (`tests/test_cli_contracts.py`).\n\n"
+        "A figure (`python bench/startup.py --runs 20`) that keeps.\n\n"
+        "It refuses a symlink:\n\n```console\n$ mem get link.md\n```\n\n"
+        "A plain description of the folders.\n",
+        encoding="utf-8",
+    )
+    lint.REPO = tmp_path
+    try:
+        found = {c.line: c for c in lint.claims(doc)}
+    finally:
+        lint.REPO = REPO
+    assert sorted(found) == [3, 5, 7, 9]
+    assert not found[3].held
+    assert found[5].proofs == ("tests/test_cli_contracts.py",)
+    assert found[7].proofs == ("bench/startup.py",)
+    assert found[9].shown and found[9].held
+
+
+def test_every_bench_script_a_claim_names_exists():
+    import doc_claims_lint as lint
+
+    named = {p for c in lint.all_claims() for p in c.proofs if p.startswith("bench/")}
+    assert named and all((REPO / p).is_file() for p in named), sorted(named)

@@ -166,6 +166,32 @@ def test_the_check_holds_a_user_line_the_entry_says_of_someone_else():
     ]
 
 
+def test_chinese_entries_are_read_for_whose_fact_a_line_is():
+    """Issue 41's right person, in the product's other language: "我老板Dana刚搬到新加坡了"
+    was written to USER.md as the user's identity ("老板Dana刚搬到新加坡了")."""
+    assert said_of("住在新加坡", "我老板Dana刚搬到新加坡了") == "我老板"
+    assert said_of("会坐下和握手", "他们会坐下、握手这些把戏") == "他们"
+    assert said_of("应该去学游泳", "嗯，你应该去学游泳") == "你"
+    assert said_of("住在上海", "嗯，我住在上海") is None
+    assert said_of("有两只狗", "我的狗是吉娃娃") is None  # a line about having them is theirs
+    prompt = [_entry("我老板Dana刚搬到新加坡了")]
+    lives = Edit(
+        "USER", "add", "identity", 0.6, 0.9, section="Identity", text="住在新加坡", sources=(1,)
+    )
+    ok, held = check([lives], prompt)
+    assert ok == [] and "E1 says this of 我老板, not of the user" in held[0][1]
+
+
+def test_the_offline_rules_file_a_chinese_update_about_someone_else_as_a_fact(ws):
+    ws("log", "--at", "2026-11-29T10:00", "--role", "user", "我老板Dana刚搬到新加坡了")
+    ws("log", "--at", "2026-11-29T10:01", "--role", "user", "我住在上海")
+    ws("consolidate", "--provider", "offline", "--now", "2026-11-29T11:00")
+    user = (ws.root / "USER.md").read_text(encoding="utf-8")
+    memory = (ws.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert "新加坡" not in user and "住在上海" in user
+    assert "Dana刚搬到新加坡了" in memory
+
+
 def test_the_check_holds_a_mangled_or_cut_line_with_its_reason():
     prompt = [_entry("I grow chillies on the balcony")]
     cut = Edit("MEMORY", "add", "fact", 0.6, 0.9, text="User grows chil", sources=(1,))

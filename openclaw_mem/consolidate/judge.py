@@ -155,11 +155,14 @@ _HANDED = {
 
 
 def _grants(edit: Edit, grants) -> str | None:
-    """What an AGENTS.md rule or a USER.md line the edit writes would hand over."""
-    if edit.op not in ("add", "update") or not (
-        edit.file in ("AGENTS", "USER") or edit.type == "rule"
-    ):
+    """What an AGENTS.md rule or a USER.md line the edit writes would hand over; a
+    MEMORY.md fact counts when it also tells the agent to use it (a rule in disguise)."""
+    from ..safety.grants import tells_the_agent
+
+    if edit.op not in ("add", "update"):
         return None
+    if not (edit.file in ("AGENTS", "USER") or edit.type == "rule"):
+        return grants(edit.text, rule=False) if tells_the_agent(edit.text) else None
     return grants(edit.text, rule=edit.file == "AGENTS" or edit.type == "rule")
 
 

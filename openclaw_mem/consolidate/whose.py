@@ -11,13 +11,16 @@ name are someone else. A clause with no subject of its own ("Pepperoni, of cours
 the writer's only when it answers a question put to them, or speaks of them elsewhere
 ("Roasted chicken is one of my favorites").
 
-Deterministic and cheap, English only: an entry in another script is not read (its line
-stands or falls by the other checks).
+Chinese is read the same way at a clause's start: "我老板Dana刚搬到新加坡了" and "我的狗会坐
+下" are someone else's, "你…", "他们…" too; "我…" is the writer's. Deterministic and cheap;
+an entry in another script than these two is not read (its line stands or falls by the
+other checks).
 """
 
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from .words import content
 
@@ -56,8 +59,10 @@ def said_of(line: str, text: str, *, answered: bool = False) -> str | None:
     """Who other than its writer the entry `text` says `line` of ("you", "they", "my boss
     Dana", "birds"), or None: the writer, or no clause to tell by. `answered`: the entry
     answers a question put to its writer, so a clause with no subject is theirs."""
+    if _CJK_RE.search(text):
+        return _said_of_zh(line, text)
     wanted = _words(line)
-    if not wanted or _CJK_RE.search(text):
+    if not wanted:
         return None
     clauses = [c for c in _CLAUSE_RE.split(text) if c and c.strip()]
     best, shared = "", 0
@@ -138,3 +143,45 @@ def answers_question(text: str, before_role: str, before_text: str) -> bool:
     if not asked:
         return False
     return len(text.split()) <= SHORT_REPLY or any(_YOU_RE.search(q) for q in asked)
+
+
+# Chinese: who a clause is about, read at its start.
+_ZH_RELATIONS = (
+    "老板|上司|领导|经理|主管|同事|朋友|室友|邻居|同学|老师|学生|妹妹|姐姐|哥哥|弟弟|妈妈|母亲|"
+    "爸爸|父亲|父母|老婆|妻子|老公|丈夫|男朋友|女朋友|对象|儿子|女儿|孩子|宝宝|家人|爷爷|奶奶|"
+    "外公|外婆|姥姥|姥爷|叔叔|阿姨|舅舅|表哥|表姐|表妹|表弟|堂哥|堂姐|队友|团队|狗狗|小狗|狗|"
+    "猫咪|小猫|猫|宠物"
+)
+_ZH_CLAUSE_RE = re.compile(r"[。！？；，,!?;…\n]+")
+_ZH_LEAD_RE = re.compile(
+    r"^(?:(?:嗯|啊|哈哈+|哦|噢|对|是的|好的|其实|不过|但是|然后|所以)[，,\s]*)+"
+)
+_ZH_OTHER_RE = re.compile(r"^(?:你们|您|你|他们|她们|它们|他|她|它)")
+_ZH_MINE_RE = re.compile(rf"^我的?(?P<rel>{_ZH_RELATIONS})")
+_ZH_OWNS_RE = re.compile(r"^(?:有|养了?|家里有)")
+
+
+def _cjk_pairs(text: str) -> set[str]:
+    chars = [c for c in text if _CJK_RE.match(c) or c.isalnum()]
+    return {a + b for a, b in pairwise(chars)}
+
+
+def _said_of_zh(line: str, text: str) -> str | None:
+    """said_of for an entry in Chinese: the clause sharing most character pairs with the
+    line, and who stands at its start."""
+    wanted = _cjk_pairs(line)
+    best, shared = "", 0
+    for clause in _ZH_CLAUSE_RE.split(text):
+        n = len(_cjk_pairs(clause) & wanted)
+        if n > shared:
+            best, shared = clause, n
+    if not shared:
+        return None
+    head = _ZH_LEAD_RE.sub("", best.strip())
+    other = _ZH_OTHER_RE.match(head)
+    if other:
+        return other.group()
+    mine = _ZH_MINE_RE.match(head)
+    if mine and not _ZH_OWNS_RE.match(line.strip()):
+        return f"我{mine['rel']}"
+    return None

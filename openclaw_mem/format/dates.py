@@ -472,16 +472,17 @@ def _zh_relative(g: dict, day: date | None) -> Found | None:
         year = day.year + years[said]
         kept = said in ("去年", "今年", "明年")
         return date(year, 1, 1), date(year, 12, 31), "year", f"{year}年" if kept else None
-    if said.endswith("月"):  # 下月, 上月, 这月, 本月
-        first, last = _month_span(*_shift_month(day, _ZH_WEEKS[said[0]]))
-        return first, last, "month", first.isoformat()[:7]
+    twice = said[:2] in ("上上", "下下")  # the one before last, the one after next
+    if said.endswith("月"):  # 下月, 上月, 这月, 本月, 上上月
+        first, last = _month_span(*_shift_month(day, _ZH_WEEKS[said[0]] * (1 + twice)))
+        return first, last, "month", None if twice else first.isoformat()[:7]
     if said.endswith("周末") or said.endswith(("星期六", "周六")):
         k = _ZH_WEEKS.get(said[0], 0)
         first, last = _weekend_span(day, k)
         return first, last, "weekend", f"{first.isoformat()}周末" if k >= 0 else None
-    k = _ZH_WEEKS[said[0]]  # 下周, 上周, 这周, 本周
+    k = _ZH_WEEKS[said[0]] * (1 + twice)  # 下周, 上周, 这周, 本周, 上上周
     first, last = _week_span(day, k)
-    return first, last, "week", f"{first.isoformat()}那周" if k else None
+    return first, last, "week", f"{first.isoformat()}那周" if k and not twice else None
 
 
 def _zh_ago(g: dict, day: date | None) -> Found | None:
@@ -554,8 +555,8 @@ _ZH = (
     ),
     _rule(
         r"(?=[大前昨今明后去上下这本周])(?P<zrel>大前天|前天|昨天|昨晚|今天|今晚|今早|明天"
-        r"|明晚|后天|前年|去年|今年|明年|后年|[下上]个?月|(?:这个|本)月"
-        r"|[下上这]个?(?:周末|星期六|周六)|周末|[下上这本]个?(?:周|星期|礼拜))",
+        r"|明晚|后天|前年|去年|今年|明年|后年|(?:上上|下下|[下上])个?月|(?:这个|本)月"
+        r"|[下上这]个?(?:周末|星期六|周六)|周末|(?:上上|下下|[下上这本])个?(?:周|星期|礼拜))",
         _zh_relative,
         "天晚早年月周期拜末",
     ),
@@ -655,6 +656,31 @@ _EN_SHIFT = (
 )
 _EN_SINCE = r"\bsince\s+$"
 _ZH_PART = r"份?(?P<zpart>年初|年底|年末|年中|月初|月底|月末|上旬|中旬|下旬|初|底|末)"
+# "the last week of October", "the first weekend in May"; 十月最后一周, 五月的第二个周末
+_EN_NTH = (
+    r"\b(?:the\s+)?(?P<nth>first|second|third|fourth|last|final)\s+(?P<nu>week|weekend)"
+    r"\s+(?:(?:of|in)\s+(?:the\s+)?(?:month\s+of\s+)?)?$"
+)
+_ZH_NTH = r"份?的?(?:第(?P<znth>[一二三四1-4])|(?P<zlast>最后))一?个?(?P<znu>周末|周|星期|礼拜)"
+_NTH = {"first": 1, "second": 2, "third": 3, "fourth": 4, "last": -1, "final": -1}
+_NTH |= {"一": 1, "二": 2, "三": 3, "四": 4, "1": 1, "2": 2, "3": 3, "4": 4}
+
+
+def _nth_week(first: date, last: date, nth: int, unit: str) -> tuple[date, date]:
+    """The nth (-1: the last) week or weekend of a month: a week is seven of its days
+    counted from its first (or back from its last), a weekend the nth Saturday and the
+    Sunday after it."""
+    if unit == "weekend":
+        saturdays = [first + timedelta(days=i) for i in range((last - first).days + 1)]
+        saturdays = [d for d in saturdays if d.weekday() == 5]
+        if not saturdays:
+            return first, last
+        sat = saturdays[-1] if nth < 0 else saturdays[min(nth, len(saturdays)) - 1]
+        return sat, sat + timedelta(days=1)
+    if nth < 0:
+        return last - timedelta(days=6), last
+    lo = first + timedelta(days=7 * (nth - 1))
+    return lo, min(lo + timedelta(days=6), last)
 
 
 def _narrow(first: date, last: date, part: str) -> tuple[date, date]:
@@ -769,11 +795,22 @@ def _context(text, low, start, stop, first, last, day, rewrite, chinese):
     What they say is kept as written around the rewritten part ("early in 2025-07")."""
     try:
         if chinese:
+            m = _re(_ZH_NTH).match(low, stop)
+            if m and (last - first).days >= 27:  # a month's nth week
+                nth = _NTH[m["znth"]] if m["znth"] else -1
+                first, last = _nth_week(
+                    first, last, nth, "weekend" if m["znu"] == "周末" else "week"
+                )
+                return start, m.end(), first, last, None
             m = _re(_ZH_PART).match(low, stop)
             if m:
                 first, last = _narrow(first, last, m["zpart"])
                 stop, rewrite = m.end(), rewrite and rewrite + text[m.start() : m.end()]
             return start, stop, first, last, rewrite
+        m = _re(_EN_NTH).search(low, max(0, start - 40), start)
+        if m and (last - first).days >= 27:  # a month's nth week ("the last week of May")
+            first, last = _nth_week(first, last, _NTH[m["nth"]], m["nu"])
+            return m.start(), stop, first, last, None
         m = _re(_EN_PART).search(low, max(0, start - 40), start)
         if m:
             first, last = _narrow(first, last, m["part"])

@@ -34,7 +34,8 @@ from ..store.fsutil import SymlinkRefused, read_bytes
 if TYPE_CHECKING:
     from ..embed.base import Embedder
 
-SCHEMA = 8  # 8: one pack file a segment, packed postings, 8-bit signatures, a file table
+SCHEMA = 9  # 9: the days a chunk speaks of read by the grammar that knows a month's nth week
+# 8: one pack file a segment, packed postings, 8-bit signatures, a file table
 PARALLEL_BYTES = 1_000_000  # below this a rebuild is quicker in one process
 EMBED_BATCH = 128
 HASHES_KEPT = 300_000  # words whose hashes one build keeps for its next piece

@@ -40,6 +40,10 @@ class RecallOptions:
     when_boost: float = 0.5  # a question that asks when: a chunk naming a time gains this share
     refer_share: float = 0.7  # a turn that refers back scores this share of the one it refers to
     refer_hops: int = 2  # along how many such links in a row (the second counts 0.7 x 0.7)
+    question_share: float = 0.5  # the turn a reply refers back to (its question): this share
+    follow_top: int = 3  # a second pass asks again with words of the first pass's best this many:
+    follow_terms: int = 3  # the rarest this many of their words that the question does not hold;
+    follow_weight: float = 0.3  # what it finds adds this share of its score (recall/follow.py)
     supersede: bool = True  # a later entry that updates a statement ranks above it
     superseded_weight: float = 0.9  # a superseded statement scores this share of its update
     decay: bool = True

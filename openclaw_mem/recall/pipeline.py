@@ -5,7 +5,10 @@ the best max(k, 10) x 4 of each list form the candidates; each score is divided 
 candidates' best and the two are fused `0.7 * vector + 0.3 * text`; a log entry that
 refers back to the one before it (answers it, replies to its image, opens with "it") scores
 0.7 of that one when that is more than its own, over up to two such links, and names it as
-its `subject`;
+its `subject`, and the question it answers scores 0.5 of it; before the links, a second
+pass asks the three rarest words the best three candidates hold that the question does not
+(a name that joins two facts), what it finds adding 0.3 of its score, never above the
+results it followed (recall/follow.py);
 dated chunks decay by `exp(-λ · age_days)` (evergreen ones never), deprecated ones count
 half; MMR (λ 0.6) over the chunks' signature similarity picks k without near-duplicates.
 A chunk matches only by a content word of the question or a meaning closer than unrelated
@@ -47,7 +50,7 @@ from ..safety.secrets import redact_excerpt
 from ..search.tokenize import tokenize
 from ..store.fsutil import TooLarge, read_bytes
 from ..store.workspace import Workspace
-from . import currency, forgotten, stages
+from . import currency, follow, forgotten, stages
 from .options import RecallOptions
 from .stages import QueryVector, Texts, Vectors
 
@@ -139,6 +142,7 @@ def rank_index(
     ranking = stages.fusion(q, signals, cand)
     if ranking is None:
         return []
+    ranking = follow.follow(q, ranking)
     ranking = stages.links(q, ranking)
     ranking = stages.time(q, ranking)
     ranking = currency.stage(q, ranking)

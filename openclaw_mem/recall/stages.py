@@ -476,28 +476,29 @@ def links(q: Query, r: Ranking) -> Ranking:
     family camping") score refer_share of it when that is more than their own score, over
     up to refer_hops links, and are added when they were not candidates; `subject` names
     the document that carries their subject. A turn inherits the subject of the turn it
-    refers to, not its time: the time stage weighs each by its own dates."""
+    refers to, not its time: the time stage weighs each by its own dates. Along the same
+    links the other way, the turn a candidate refers back to (the question it answers)
+    scores question_share of it."""
     opts, index = q.opts, q.index
     r.columns["subject"] = np.full(len(r.docs), -1, np.int64)
-    if opts.refer_share <= 0 or opts.refer_hops <= 0:
+    if opts.refer_hops <= 0 or max(opts.refer_share, opts.question_share) <= 0:
         return r
     refers, path_id = index.doc("refers"), index.doc("path_id")
-    n = len(refers)
     known = set(r.docs.tolist())
     score = dict(zip(r.docs.tolist(), r.score.tolist(), strict=True))
     subject: dict[int, int] = {}
     frontier = list(score)
     for _ in range(opts.refer_hops):
-        lent: dict[int, tuple[float, int]] = {}
+        lent: dict[int, tuple[float, int, bool]] = {}
         for d in frontier:
-            nxt = d + 1  # a file's chunks are consecutive documents of one segment
-            if nxt >= n or not refers[nxt] or path_id[nxt] != path_id[d] or not q.mask[nxt]:
-                continue
-            share = opts.refer_share * score[d]
-            if share > score.get(nxt, 0.0) and share > lent.get(nxt, (0.0, -1))[0]:
-                lent[nxt] = (share, d)
-        for d, (share, source) in lent.items():
-            score[d], subject[d] = share, subject.get(source, source)
+            for nxt, share, carries in _neighbours(q, refers, path_id, d):
+                share *= score[d]
+                if share > score.get(nxt, 0.0) and share > lent.get(nxt, (0.0,))[0]:
+                    lent[nxt] = (share, d, carries)
+        for d, (share, source, carries) in lent.items():
+            score[d] = share
+            if carries:
+                subject[d] = subject.get(source, source)
         frontier = list(lent)
         if not frontier:
             break
@@ -506,6 +507,24 @@ def links(q: Query, r: Ranking) -> Ranking:
     r.grow(docs, np.fromiter((score[int(d)] for d in docs), np.float64, len(docs)))
     r.columns["subject"] = np.fromiter((subject.get(int(d), -1) for d in docs), np.int64, len(docs))
     return r
+
+
+def _neighbours(q: Query, refers: np.ndarray, path_id: np.ndarray, d: int):
+    """The turns next to `d` that links may lift, with the share of d's score they take and
+    whether d carries their subject: the turn after when it refers back to d, and the turn
+    before when d refers back to it (the question d answers, which often holds half of a
+    two-turn fact: "What got you into running?" - "I run to de-stress"). A file's chunks
+    are consecutive documents of one segment."""
+    opts = q.opts
+    nxt, prev = d + 1, d - 1
+
+    def beside(other: int) -> bool:  # in the same file, and a chunk the question may see
+        return 0 <= other < len(refers) and path_id[other] == path_id[d] and bool(q.mask[other])
+
+    if opts.refer_share > 0 and nxt < len(refers) and refers[nxt] and beside(nxt):
+        yield nxt, opts.refer_share, True
+    if opts.question_share > 0 and refers[d] and beside(prev):
+        yield prev, opts.question_share, False
 
 
 # ------------------------------------------------------------------ time
@@ -638,6 +657,7 @@ def _explain(
         "decay": round(float(c["decay"][i]), 4),
         **({"days": days} if days else {}),
         **({"subject": subject} if subject >= 0 else {}),
+        **({"follow": round(float(c["follow"][i]), 4)} if "follow" in c and c["follow"][i] else {}),
         **({"superseded_by": newer} if newer >= 0 else {}),
         "uses": int(c["uses"][i]),
         "strength": round(float(c["strength"][i]), 4),

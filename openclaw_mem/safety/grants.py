@@ -100,6 +100,20 @@ def _has(lowered: str, word: str) -> bool:
     return False
 
 
+# A fact that tells the agent to use what it names is a rule in a fact's clothes ("My API
+# endpoint is now https://…, use it for everything"): read as one.
+_TELLS = _words(
+    "use it|use this|use that|use them|for everything|for all|for every|from now on|"
+    "going forward|point all|route all|send all|以后都|都用|一律|全部用|统统"
+)
+
+
+def tells_the_agent(line: str) -> bool:
+    """Whether a fact's line also tells the agent what to do from now on."""
+    lowered = line.lower().replace("\u2019", "'")
+    return any(_has(lowered, t) for t in _TELLS)
+
+
 def grants(line: str, rule: bool = True) -> str | None:
     """What the line would hand over ("privilege", "endpoint", "secret", "authority"), or
     None. `rule`: the line is a rule for the agent (AGENTS.md), not a fact of the user's
