@@ -75,6 +75,20 @@ def test_consolidated_facts_keep_their_agent_and_isolation_makes_them_private(me
     assert "tabs over spaces" in reopened(memory, "coder").context(query).render()
 
 
+def test_a_batch_that_mixes_agents_writes_a_shared_history_paragraph(memory):
+    memory.log("I prefer tabs over spaces in Go code.",
+               role="user", at=datetime(2026, 11, 24, 9, 0), agent="coder")  # fmt: skip
+    memory.log("I am allergic to peanuts.",
+               role="user", at=datetime(2026, 11, 24, 9, 5), agent="writer")  # fmt: skip
+    memory.consolidate(provider="offline", now=datetime(2026, 11, 24, 12))
+    user = (memory.root / "USER.md").read_text(encoding="utf-8")
+    tabs = next(x for x in user.splitlines() if "tabs over spaces" in x)
+    peanuts = next(x for x in user.splitlines() if "peanuts" in x)
+    assert tabs.endswith("<!-- agent: coder -->") and peanuts.endswith("<!-- agent: writer -->")
+    history = (memory.root / "HISTORY.md").read_text(encoding="utf-8")
+    assert "[2026-11-24 09:05]" in history and "agent:" not in history  # everyone's
+
+
 def test_an_agent_is_read_from_its_own_field_not_from_a_session_id(memory):
     memory.log("bob walrus note", role="user", session="x-agent:eve", agent="bob")
     day = next(p.name for p in (memory.root / "memory").glob("*.md"))

@@ -249,6 +249,36 @@ def test_a_file_saved_meanwhile_keeps_the_persons_edit(mem, llm):
     assert "~~Mainly uses Python for backend work.~~" in user
 
 
+def test_a_file_saved_twice_meanwhile_stops_the_batch_with_nothing_written(mem, llm, monkeypatch):
+    """Saved again while the edits were re-applied: mem does not chase the file, it writes
+    nothing and says to run it again."""
+    from openclaw_mem.consolidate import write
+
+    def save_in_vscode_then_answer(request):
+        with (mem.root / "USER.md").open("a", encoding="utf-8") as f:
+            f.write("- Drinks oolong tea every afternoon.\n")
+        return tool_call(GOOD)
+
+    def apply_while_saved_again(*args, **kwargs):
+        with (mem.root / "MEMORY.md").open("a", encoding="utf-8") as f:
+            f.write("- The office moved to the fifth floor.\n")
+        return apply_edits(*args, **kwargs)
+
+    apply_edits = write.apply_edits
+    monkeypatch.setattr(write, "apply_edits", apply_while_saved_again)
+    history = (mem.root / "HISTORY.md").read_bytes()
+    head = git.Repo(mem.root).head.commit.hexsha
+    llm.push(save_in_vscode_then_answer)
+    result = run(mem, llm, ok=False)
+    assert result.exit_code != 0 and "changed twice while consolidating" in result.stderr
+    user = (mem.root / "USER.md").read_text(encoding="utf-8")
+    assert "oolong" in user and "~~Mainly uses Python" not in user  # no edit applied
+    assert "fifth floor" in (mem.root / "MEMORY.md").read_text(encoding="utf-8")
+    assert (mem.root / "HISTORY.md").read_bytes() == history
+    assert not (mem.root / PROGRESS_FILE).exists()  # no entry taken
+    assert git.Repo(mem.root).head.commit.hexsha == head
+
+
 def test_secrets_never_reach_the_memory_files(mem, llm):
     sneaky = {
         "history_entry": "[2026-11-24 11:30] The key is sk-proj-abcdefghijklmnopqrstuvwx now.",
@@ -360,6 +390,34 @@ def test_auto_consolidate_runs_in_the_background_after_mem_log(mem):
         pytest.fail(log.read_text(encoding="utf-8") if log.exists() else "no background run")
     assert "I plan to run a marathon" not in (mem.root / "USER.md").read_text(encoding="utf-8")
     assert mem.json("status")["consolidation"]["pending"] == 1  # the newest waits its turn
+
+
+@pytest.mark.slow
+def test_mem_log_never_waits_for_the_model_auto_consolidate_asks(mem, llm, monkeypatch):
+    for key, value in {
+        "CONSOLIDATE_AUTO_CONSOLIDATE": "true",
+        "CONSOLIDATE_MEMORY_WINDOW": "3",
+        "CONSOLIDATE_KEEP_RECENT": "1",
+        "CONSOLIDATE_PROVIDER": "openai",
+        "LLM_BASE_URL": llm.url,
+        "LLM_MODEL": "slow-model",
+        "LLM_MAX_RETRIES": "0",
+    }.items():
+        monkeypatch.setenv(f"MEM_{key}", value)
+    llm.push(("hang", 4))  # the model takes 4 s; the background run gives up after 2
+    start = time.monotonic()
+    mem("log", "--at", "2026-11-25T09:00", "--role", "user", "I plan to run a marathon.")
+    assert time.monotonic() - start < 2  # the turn is acknowledged, the model still thinking
+    for _ in range(100):  # the background run did ask it
+        if llm.requests:
+            break
+        time.sleep(0.05)
+    assert llm.requests and llm.requests[0]["model"] == "slow-model"
+    log = mem.root / ".mem" / "consolidate.log"
+    for _ in range(100):  # let it end before the workspace is removed
+        if "did not answer" in (log.read_text(encoding="utf-8") if log.exists() else ""):
+            break
+        time.sleep(0.1)
 
 
 def test_a_keyless_local_endpoint_gets_no_authorization_header(mem, llm):

@@ -142,6 +142,16 @@ def test_doctor_moves_old_metadata_into_history_and_links_still_follow_their_ent
     ).read_text(encoding="utf-8")
 
 
+def test_doctor_names_a_line_it_has_no_record_of_whose_link_cites_other_words(ws):
+    ws("log", "--at", "2026-12-01T09:00", "--role", "user", "I'm vegetarian.")
+    line = "- Likes tea [2026-12-01](memory/2026-12-01.md#L3-L4)\n"
+    (ws.root / "USER.md").write_text(f"# USER\n\n## Identity\n\n{line}", encoding="utf-8")
+    ws("commit", "-m", "a link of the person's own")
+    out = ws("doctor").stdout
+    assert "cite log lines that do not say it" in out and "USER.md:5" in out
+    assert (ws.root / "USER.md").read_text(encoding="utf-8").endswith(line)  # left as written
+
+
 def test_reformat_leaves_a_persons_lines_and_comments_alone():
     text = "# M\n\n- Plain line\n- A line <!-- a person's note -->\n"
     assert reformat(text, "MEMORY") == (text, [])

@@ -124,6 +124,18 @@ def test_operations():
     assert "marathon" not in deleted
 
 
+def test_a_target_there_twice_is_not_guessed_and_an_add_is_never_a_duplicate():
+    doc = "# MEMORY\n\n## Facts\n\n- Uses Redis.\n- Uses Redis.\n- Runs on arm.\n"
+    edits = [
+        Edit("MEMORY", "update", "fact", 0.8, 0.9, text="Uses Valkey.", target="Uses Redis."),
+        Edit("MEMORY", "deprecate", "fact", 0.8, 0.9, text="x.", target="- Uses Redis."),
+        Edit("MEMORY", "add", "fact", 0.8, 0.9, text="Runs on arm."),
+    ]
+    new, outcomes = apply_to_text(doc, edits, DAY)
+    assert new == doc
+    assert [o.status for o in outcomes] == ["ambiguous-target", "ambiguous-target", "duplicate"]
+
+
 def test_crlf_files_stay_crlf():
     doc = "# USER\r\n\r\n## Identity\r\n\r\n- Lin Wei\r\n"
     new, _ = apply_to_text(

@@ -95,6 +95,20 @@ def test_a_source_that_is_down_never_breaks_recall(embedded, llm):
     assert embedded.json("index")["missingVectors"] == 0
 
 
+def test_a_source_that_failed_is_left_alone_for_five_minutes(embedded, llm):
+    llm.embed_status = 500
+    embedded("recall", "--json", "--now", "2026-11-30", "staging", "cluster")
+    asked = len(llm.embed_requests)
+    llm.embed_status = None  # back up, but within the pause nobody asks it
+    again = embedded("recall", "--json", "--now", "2026-11-30", "staging", "cluster")
+    assert json.loads(again.stdout)["results"] and len(llm.embed_requests) == asked
+    for marker in (embedded.root / ".mem" / "embed").rglob("unavailable"):  # 301 s ago
+        mark = json.loads(marker.read_text(encoding="utf-8"))
+        marker.write_text(json.dumps({**mark, "at": mark["at"] - 301}), encoding="utf-8")
+    embedded("recall", "--json", "--now", "2026-11-30", "staging", "cluster")
+    assert len(llm.embed_requests) > asked
+
+
 def test_a_broken_cache_segment_is_embedded_again(embedded, llm):
     embedded("index")
     for seg in (embedded.root / ".mem" / "embed").rglob("v-*.npy"):

@@ -150,6 +150,22 @@ def test_cleanup_archives_stale_lines_by_the_rules(memory):
     assert memory.cleanup().stale == []
 
 
+def test_a_persons_line_is_archived_only_when_they_struck_it_through_long_ago(memory):
+    now = datetime.now()
+    ancient = (now - timedelta(days=120)).date().isoformat()
+    recent = (now - timedelta(days=10)).date().isoformat()
+    (memory.root / "USER.md").write_text(
+        "# USER\n\n## Identity\n\n"
+        "- Unsure whether I like jazz.\n"  # no metadata: no importance nor confidence read
+        f"- ~~Lives in Shanghai.~~ (deprecated {ancient} → Lives in Hangzhou)\n"
+        f"- ~~Drives a Golf.~~ (deprecated {recent} → Cycles to work)\n",
+        encoding="utf-8",
+    )
+    stale = memory.cleanup(dry_run=True).stale
+    assert [(s.path, s.line) for s in stale] == [("USER.md", 6)]
+    assert stale[0].reason.startswith("deprecated since")
+
+
 def test_the_cli_cleanup_commits_and_reports_json(ws):
     old = (datetime.now() - timedelta(days=45)).date().isoformat()
     (ws.root / "MEMORY.md").write_text(

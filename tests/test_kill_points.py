@@ -140,3 +140,29 @@ def test_a_sync_killed_at_any_step_is_finished_by_the_next_sync(tmp_path):
         b("sync")
         a("sync")
         _settled([a, b])
+
+
+@pytest.mark.slow
+def test_a_consolidation_killed_at_any_step_is_finished_by_doctor(tmp_path):
+    """`mem doctor` finishes what a kill left as the next consolidate, review or sync
+    would: committed as mem's, every link on a line that says it, nothing left to do."""
+    base = tmp_path / "base"
+    (a,) = clones(base, 1)
+    a("log", "--at", "2026-12-01T09:30", "--role", "user", "I live in Kavolu now.")
+    a("log", "--at", "2026-12-01T09:31", "--role", "user", "I'm vegetarian.")
+    args = ("consolidate", "--now", "2026-12-01T10:00")
+    steps = _steps(base, tmp_path, *args)
+    finished = 0
+    for at in range(1, steps + 1):
+        (a,) = _copy(base, tmp_path / f"k{at}")
+        assert _run_killed(a.root, at, tmp_path / "n", *args) == -9, at
+        a("doctor")
+        repo = git.Repo(a.root)
+        finished += repo.head.commit.summary == "consolidate: finished after an interruption"
+        assert not repo.is_dirty(path="USER.md") and not repo.is_dirty(path="HISTORY.md"), at
+        _settled([a])
+        a("consolidate", "--now", "2026-12-01T10:05")  # whatever was left pending
+        user = (a.root / "USER.md").read_text(encoding="utf-8")
+        assert user.count("vegetarian") == 1 and user.count("Kavolu") == 1, at
+        _settled([a])
+    assert finished >= 2  # kills after the intent was written: doctor committed the rest

@@ -226,6 +226,17 @@ def test_entries_the_rules_take_nothing_from_are_dropped_explicitly():
     assert len(capped.edits) == 3 and capped.skip == ()  # the fourth waits for the next run
 
 
+def test_the_offline_rules_never_answer_with_nothing_usable(ws):
+    """Exit 12 tells a cron job that a model's answers held nothing; the rules' own answer
+    always drops what they take nothing from, so a run of them is never exit 12."""
+    for minute, text in enumerate(("haha that's funny", "what time is it?", "I love it")):
+        ws("log", "--at", f"2026-12-01T09:0{minute}", text)
+    for args in (("--dry-run",), ()):
+        result = ws("consolidate", "--provider", "offline", "--now", "2026-12-01T10:00", *args)
+        assert result.exit_code == 0, (result.stdout, result.stderr)
+    assert ws.json("status")["consolidation"]["pending"] == 0
+
+
 def test_relative_times_are_made_absolute_through_a_whole_consolidation(ws):
     ws("log", "--at", "2025-06-03T09:00", "打算下个月去京都旅行")
     ws("log", "--at", "2025-06-03T09:01", "I'm going to run the Berlin marathon next year")

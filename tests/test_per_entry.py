@@ -100,6 +100,20 @@ def test_an_entry_whose_question_gets_no_answer_stays_pending(ws, llm, monkeypat
     assert sum("sister" in r["messages"][-1]["content"] for r in llm.requests) == 2
 
 
+def test_a_fact_the_files_already_hold_is_not_added_again(ws, llm, monkeypatch):
+    user = ws.root / "USER.md"
+    user.write_text(
+        user.read_text(encoding="utf-8") + "\n- Is allergic to peanuts.\n", encoding="utf-8"
+    )
+    _six(ws)
+    monkeypatch.setenv("MEM_LLM_STRATEGY", "entry")
+    llm.push(*[_facts] * 10)
+    run(ws, llm)
+    text = user.read_text(encoding="utf-8")
+    assert text.count("llergic to peanuts") == 1  # the line that was there, not a second
+    assert "- Has a sister named Ana [2026-12-01](" in text  # what is new still comes in
+
+
 def test_a_new_fact_that_says_a_change_deprecates_the_line_it_replaces(ws, llm, monkeypatch):
     """The entry says the change itself ("now", a move: search/currency.py): the line it
     replaces is deprecated without a second question (issue 39)."""

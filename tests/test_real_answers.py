@@ -128,6 +128,13 @@ def test_a_fully_rejected_batch_takes_nothing_and_is_offered_again(ws, llm):
     assert again["pending"] == 6 and again["batches"][0]["sent"] == 6
 
 
+def test_a_run_with_nothing_usable_says_so_and_exits_12_dry_or_not(ws, llm):
+    _six(ws)
+    for args in ((), ("--dry-run",)):
+        llm.push(_fenced(REJECTED_ALL))
+        assert "nothing usable" in unused(ws, llm, *args).stdout  # unused: exit 12
+
+
 def test_a_partly_used_answer_takes_only_what_it_cites_or_drops(ws, llm):
     _six(ws)
     answer = {
@@ -219,6 +226,17 @@ def test_relative_dates_in_a_models_lines_are_resolved_against_their_entry(ws, l
     run(ws, llm)
     user = (ws.root / "USER.md").read_text(encoding="utf-8")
     assert "- Their sister Ana visits on the weekend of 2026-12-12 [2026-12-01](" in user
+
+
+def test_relative_dates_in_a_models_summary_are_resolved_against_its_entries(ws, llm):
+    _six(ws)
+    edit = _added("Their sister Ana visits next weekend", [5], section="Goals", type="event")
+    summary = "[2026-12-01 09:04] The user's sister Ana is visiting next weekend."
+    llm.push(tool_call({"history_entry": summary, "edits": [edit]}))
+    run(ws, llm)
+    history = (ws.root / "HISTORY.md").read_text(encoding="utf-8")
+    assert "sister Ana is visiting on the weekend of 2026-12-12" in history
+    assert "next weekend" not in history
 
 
 def test_the_prompt_frames_each_entry_so_text_cannot_start_another(ws, llm):

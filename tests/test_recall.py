@@ -202,3 +202,36 @@ def test_a_snippet_ends_with_text_not_with_a_left_out_comment(memory):
     )
     hits = _recall(memory, "Shanghai trip", "2026-11-30")
     assert hits[0].snippet.endswith("Planned the Shanghai trip with the team."), hits[0].snippet
+
+
+def test_json_explain_gives_each_hit_its_stages_date_and_deprecated(ws):
+    (ws.root / "USER.md").write_text(
+        "# USER\n\n## Health\n\n- ~~Dentist is Dr Lee.~~ (deprecated 2026-11-20)\n"
+        "- Dentist is Dr Park.\n",
+        encoding="utf-8",
+    )
+    _log(ws, "2026-11-20T09:00", "Booked the dentist, Dr Park, for Friday.")
+    hits = ws.json("recall", "--now", "2026-11-30", "--explain", "dentist")["results"]
+    for h in hits:
+        assert {"bm25", "lsh", "fused", "decay", "mmrPosition", "rankBeforeMmr"} <= set(
+            h["explain"]
+        )
+    dated = {h["path"]: h["date"] for h in hits}
+    assert dated["memory/2026-11-20.md"] == "2026-11-20T09:00" and dated["USER.md"] is None
+    struck = {h["snippet"]: h["deprecated"] for h in hits if h["path"] == "USER.md"}
+    assert struck == {
+        "- ~~Dentist is Dr Lee.~~ (deprecated 2026-11-20)": True,
+        "- Dentist is Dr Park.": False,
+    }
+    plain = ws.json("recall", "--now", "2026-11-30", "dentist")["results"]
+    assert all("explain" not in h and "date" not in h for h in plain)
+
+
+def test_now_is_the_day_a_question_that_names_days_is_read_against(ws):
+    _log(ws, "2026-11-02T09:00", "Booked the dentist for the checkup.")
+    _log(ws, "2026-11-20T09:00", "Booked the plumber for the leak.")
+    ask = "what did I book last week"
+    early = ws.json("recall", "--now", "2026-11-09", "-k", "1", ask)["results"]
+    late = ws.json("recall", "--now", "2026-11-27", "-k", "1", ask)["results"]
+    assert early[0]["path"] == "memory/2026-11-02.md"
+    assert late[0]["path"] == "memory/2026-11-20.md"

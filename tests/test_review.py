@@ -129,6 +129,23 @@ def test_the_ledger_counts_tokens_and_the_budget_stops_auto(mem, llm, monkeypatc
     assert "llm.daily_token_budget = 500" in out and snapshot(mem.root) == before
 
 
+def test_an_endpoint_that_reports_no_usage_gets_an_estimate_marked_so(mem, llm, monkeypatch):  # noqa: F811
+    import llm_server
+
+    reported = llm_server.completion
+
+    def without_usage(message: dict) -> dict:
+        return {k: v for k, v in reported(message).items() if k != "usage"}
+
+    monkeypatch.setattr(llm_server, "completion", without_usage)
+    llm.push(tool_call(GOOD))
+    run(mem, llm)
+    history = (mem.root / "HISTORY.md").read_text(encoding="utf-8")
+    assert "tokens ~" in history and "tokens 100+20" not in history
+    (day,) = mem.json("status")["consolidation"]["tokens"]["byDay"].values()
+    assert day["prompt"] > 0 and day["runs"] == 1
+
+
 def test_proposals_of_one_second_are_listed_in_the_order_they_were_made(tmp_path):
     """Their ids end in a digest of the batch, which sorts any way: the list goes by when
     each was made, not by id."""

@@ -180,6 +180,20 @@ def test_mmr_returns_a_duplicate_free_subset(rel, k, lam, seed):
         assert rel[picked[0]] >= max(rel) - 1e-12
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    rel=st.lists(st.floats(0, 1, allow_nan=False), min_size=1, max_size=25),
+    k=st.integers(1, 30),
+    lam=st.floats(0.01, 1),
+    seed=st.integers(0, 1000),
+)
+def test_mmr_never_changes_which_item_comes_first(rel, k, lam, seed):
+    """The docs: "MMR never changes which result comes first", whatever λ and similarity."""
+    sim = np.random.default_rng(seed).random((len(rel), len(rel)))
+    picked = mmr(rel, lambda i, j: float(sim[i, j]), k, lam)
+    assert rel[picked[0]] >= max(rel) - 1e-12 / lam
+
+
 def test_top_k_orders_and_skips_zeros():
     s = np.array([0.0, 3.0, 1.0, 3.0, 2.0])
     assert top_k(s, 3).tolist() == [1, 3, 4]

@@ -13,6 +13,7 @@ import re
 from datetime import datetime
 
 import git
+import pytest
 from helpers import snapshot
 from llm_server import llama_cpp_model, skipping_all, tool_call
 from test_real_answers import SIX, _added, _six, run, unused
@@ -84,6 +85,27 @@ def test_an_answer_cut_at_the_cap_is_asked_again_in_two_halves(ws, llm, monkeypa
     assert pending_entries(Workspace(ws.root)) == []
     sizes = [len(_numbers(r)) for r in llm.requests]
     assert sizes[-2:] == [3, 3]  # the six entries, asked again as two halves
+
+
+@pytest.mark.slow
+def test_an_answer_past_the_time_limit_is_asked_again_in_two_halves(ws, llm, monkeypatch):
+    _six(ws)
+    monkeypatch.setenv("MEM_LLM_TIMEOUT", "0.5")
+    monkeypatch.setenv("MEM_LLM_MAX_RETRIES", "0")
+
+    def slow_when_whole(body: dict) -> tuple:
+        numbers = _numbers(body)
+        if len(numbers) > 3:
+            return ("hang", 1.5)
+        return tool_call(
+            {"history_entry": "[2026-12-01 09:05] Small talk.", "edits": [], "skip": numbers}
+        )
+
+    llm.push(*[slow_when_whole] * 6)
+    result = run(ws, llm)
+    assert result.exit_code == 0 and pending_entries(Workspace(ws.root)) == []
+    sizes = [len(_numbers(r)) for r in llm.requests]
+    assert sizes == [6, 3, 3]  # asked whole once, then as two halves
 
 
 def test_a_provider_that_stops_answering_mid_run_is_partly_done(ws, llm, monkeypatch):
@@ -244,6 +266,23 @@ def test_a_dry_run_counts_no_offer(ws, llm, monkeypatch):
     llm.push(_silent)
     run(ws, llm, "--dry-run")
     assert len(pending_entries(Workspace(ws.root))) == 6
+
+
+@pytest.mark.parametrize("first", ["--dry-run", "--propose"])
+def test_a_dry_run_or_a_proposal_adds_no_offer_to_the_count(ws, llm, monkeypatch, first):
+    """With max_offers 2, a dry run (or --propose) and one real run are one offer: the
+    entries stay pending. Counted, they would be passed over by that real run."""
+    _six(ws)
+    monkeypatch.setenv("MEM_CONSOLIDATE_MAX_OFFERS", "2")
+    llm.push(_silent)
+    run(ws, llm, first, ok=False)
+    llm.push(_silent)
+    unused(ws, llm)
+    assert len(pending_entries(Workspace(ws.root))) == 6
+    assert ws.json("status")["consolidation"]["passed"] == 0
+    llm.push(_silent)
+    run(ws, llm)  # the second offer that counts
+    assert ws.json("status")["consolidation"]["passed"] == 6
 
 
 # ------------------------------------------------------------ provenance that cannot launder

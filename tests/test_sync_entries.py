@@ -114,6 +114,42 @@ def test_the_entry_merge_keeps_each_entry_once_and_drops_what_one_side_removed()
     assert merged.count("<!-- consolidated") == 3 and merged.startswith("# HISTORY\n\n")
 
 
+def test_both_machines_additions_are_kept_and_the_same_fact_added_on_both_once():
+    from openclaw_mem.format.merge import merge_file
+
+    base = "# MEMORY\n\n## Facts\n\n- Runs on arm.\n\n## Tools\n\n- Uses vim.\n"
+    ours = base.replace("- Runs on arm.\n", "- Runs on arm.\n- Uses Go.\n")
+    theirs = base.replace("- Uses vim.\n", "- Uses vim.\n- Uses Go.\n- Uses Rust.\n")
+    merged = merge_file("MEMORY.md", base, ours, theirs).text
+    assert merged.count("- Uses Go.") == 1 and "- Uses Rust." in merged
+
+
+def test_a_citation_renumbered_gives_way_to_a_change_of_what_the_line_says():
+    from openclaw_mem.format.merge import merge_file
+
+    base = (
+        "# USER\n\n## Preferences\n\n"
+        "- Likes tea [2026-11-20](memory/2026-11-20.md#L3-L4)\n- Short answers.\n"
+    )
+    relinked = base.replace("#L3-L4", "#L6-L7")  # metadata alone
+    reworded = base.replace("Likes tea", "Likes green tea")
+    for ours, theirs in ((relinked, reworded), (reworded, relinked)):
+        merged = merge_file("USER.md", base, ours, theirs)
+        assert "- Likes green tea [" in merged.text and "- Likes tea [" not in merged.text
+        assert merged.undecided == []
+
+
+def test_any_other_file_merges_line_by_line_and_a_region_both_changed_keeps_ours():
+    from openclaw_mem.format.merge import merge_file
+
+    base = "# SOUL\n\nBe kind.\n\nBe brief.\n\nSpeak plainly.\n"
+    ours = base.replace("Be brief.", "Be very brief.")
+    theirs = base.replace("Be brief.", "Be short.").replace("Be kind.", "Be kind and calm.")
+    merged = merge_file("SOUL.md", base, ours, theirs)
+    assert merged.text == "# SOUL\n\nBe kind and calm.\n\nBe very brief.\n\nSpeak plainly.\n"
+    assert merged.kept_ours == 1  # the sync says so in one line
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.slow
 def test_three_clones_in_random_interleavings_agree_entry_by_entry(tmp_path, seed):

@@ -162,6 +162,30 @@ def test_a_force_pushed_rewrite_neither_drops_nor_duplicates_an_entry(tmp_path):
     assert len(list(remote.iter_commits())) <= 6
 
 
+def test_the_merge_after_a_force_push_sits_on_the_rewritten_history_alone(tmp_path):
+    a, b = clones(tmp_path, 2)
+    a("log", "--at", f"{DAY}T09:00", "--role", "user", "first of a")
+    a("log", "--at", f"{DAY}T09:01", "--role", "user", "second of a")
+    a("sync")
+    b("sync")
+    old = git.Repo(a.root).head.commit.hexsha
+    repo = git.Repo(b.root)
+    with repo.config_writer() as config:  # the person who rewrites it
+        config.set_value("user", "name", "B")
+        config.set_value("user", "email", "b@example.com")
+    log = b.root / "memory" / f"{DAY}.md"
+    lines = log.read_text(encoding="utf-8").split("\n")
+    start = lines.index("first of a") - 1  # the squash lost a's first entry
+    log.write_text("\n".join(lines[:start] + lines[start + 3 :]), encoding="utf-8")
+    repo.git.add("-A")
+    squashed = repo.git.commit_tree(repo.git.write_tree(), "-m", "squashed")
+    repo.git.push("-f", "origin", f"{squashed}:refs/heads/{repo.active_branch.name}")
+    a("log", "--at", f"{DAY}T09:02", "--role", "user", "third of a")
+    assert "history was rewritten" in a("sync").stderr
+    mine = git.Repo(a.root)
+    assert mine.is_ancestor(squashed, "HEAD") and not mine.is_ancestor(old, "HEAD")
+
+
 def test_two_machines_that_both_consolidated_sync_with_every_citation_right(tmp_path):
     a, b = clones(tmp_path, 2)
     a("log", "--at", f"{DAY}T09:30", "--role", "user", "My cat is called Miso.")

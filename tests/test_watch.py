@@ -129,6 +129,31 @@ def test_mem_watch_command_and_ctrl_c(ws):
 
 
 @pytest.mark.slow
+def test_a_second_watch_only_watches_and_says_so(ws):
+    """One resident a workspace: a `mem watch` started beside a serving one keeps the index
+    fresh but answers nothing, and its first line says only that it watches."""
+    command = [sys.executable, "-m", "openclaw_mem", "-w", str(ws.root), "watch"]
+    procs = []
+    try:
+        for _ in range(2):
+            procs.append(
+                subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            )
+            procs[-1].first = procs[-1].stdout.readline()
+        serving, watching = procs
+        assert "answering recall, context and get on .mem/mem.sock" in serving.first
+        assert watching.first == f"watching {ws.root} (Ctrl-C stops)\n"
+    finally:
+        # A person's Ctrl-C, not one within milliseconds of the first line: a SIGINT between
+        # that line and the wait for it still ends the process with 130 (left to the code).
+        time.sleep(0.5)
+        for proc in reversed(procs):
+            proc.send_signal(signal.SIGINT)
+            proc.communicate(timeout=10)
+    assert [proc.returncode for proc in procs] == [0, 0]  # Ctrl-C is how each ends
+
+
+@pytest.mark.slow
 def test_watch_consolidate_runs_the_window(ws):
     settings(ws.root, '[consolidate]\nmemory_window = 3\nkeep_recent = 1\nprovider = "offline"\n')
     ws("commit", "-m", "settings")
