@@ -54,9 +54,12 @@ def watch_cmd(
         watcher.stop()
         return
     serves = " and answering recall, context and get on .mem/mem.sock" if resident else ""
-    typer.echo(f"watching {mem.root}{serves} (Ctrl-C stops)")
     try:
+        # Inside the try: a Ctrl-C that lands just after this line is a stop, not exit 130.
+        typer.echo(f"watching {mem.root}{serves} (Ctrl-C stops)")
         _serve_until_stopped(mem, resident, idle)
+    except KeyboardInterrupt:
+        pass
     finally:
         watcher.stop()
         if resident is not None:
