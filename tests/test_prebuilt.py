@@ -177,14 +177,15 @@ def test_mem_log_keeps_the_file_and_rebuilds_a_damaged_one(plain_ws, fresh):
     first = _log(plain_ws, ACTION)
     kept = plain_ws / ".mem" / prebuilt.FILE
     assert first.returncode == 0 and "standing-order" in first.stderr
-    assert prebuilt.load(kept.read_bytes())
+    salt = prebuilt.salt_of(str(kept.parent))
+    assert prebuilt.load(kept.read_bytes(), salt)
     kept.write_bytes(kept.read_bytes()[:5000])  # a torn copy, as a crash of another writer
     again = _log(plain_ws, ACTION)
     assert again.returncode == 0
     assert again.stderr.replace("#L6 ", "#L3 ") == first.stderr
     good = kept.read_bytes()
     prebuilt.forget()
-    assert prebuilt.load(good)  # written anew, whole
+    assert prebuilt.load(good, salt)  # written anew, whole
     assert _log(plain_ws, "Lunch with Mei at noon.").returncode == 0
     assert kept.read_bytes() == good  # nothing new compiled: not written again
     # What it is for: the next such note compiles nothing, so re is not even imported.
@@ -213,3 +214,23 @@ def test_a_linked_file_or_folder_is_neither_read_nor_written(plain_ws, tmp_path)
     out = _log(plain_ws, ACTION)
     assert out.returncode == 0 and "standing-order" in out.stderr
     assert not target.exists()
+
+
+def test_a_file_that_arrived_from_elsewhere_is_not_read(plain_ws, tmp_path, fresh):
+    """A .mem/prebuilt.bin committed with `git add -f` and pulled, or copied from another
+    workspace, is keyed for another folder: its body is never handed to marshal, the note
+    is scanned as without it, and the file is written anew for this folder."""
+    import shutil
+
+    _log(plain_ws, ACTION)
+    theirs = (plain_ws / ".mem" / prebuilt.FILE).read_bytes()
+    other = tmp_path / "other"
+    shutil.copytree(plain_ws, other, ignore=shutil.ignore_patterns(".mem"))
+    (other / ".mem").mkdir()
+    planted = other / ".mem" / prebuilt.FILE
+    planted.write_bytes(theirs)
+    assert not prebuilt.load(theirs, prebuilt.salt_of(str(other / ".mem")))
+    done = _log(other, ACTION)
+    assert done.returncode == 0 and "standing-order" in done.stderr
+    assert planted.read_bytes() != theirs
+    assert prebuilt.load(planted.read_bytes(), prebuilt.salt_of(str(other / ".mem")))

@@ -62,11 +62,33 @@ _new_tables: dict[str, tuple[bytes, object]] = {}
 # How the file is read, handed in by the caller (`read_from`), called the first time
 # something would be compiled or built: a note that needs nothing reads nothing.
 _reader: list = []
+# What the checksum is keyed with: the folder the file lives in, as this machine made it
+# (`salt_of`). A file that arrived any other way (committed with `git add -f` and pulled, or
+# copied from another workspace) does not check, so marshal never reads its body.
+_salt: list[bytes] = [b""]
 
 
-def read_from(read) -> None:
-    """Take the file's bytes from `read()` (None: there is none) when first needed."""
+def salt_of(folder: str) -> bytes | None:
+    """The key of the file kept in `folder` (.mem/): its device and inode and this user, which
+    nobody who wrote the file elsewhere can know; None when it is no real folder."""
+    import os
+    import stat
+
+    try:
+        st = os.lstat(folder)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode):
+        return None
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    return f"{st.st_dev}.{st.st_ino}.{uid}".encode()
+
+
+def read_from(read, salt: bytes = b"") -> None:
+    """Take the file's bytes from `read()` (None: there is none) when first needed; `salt`:
+    its folder's key (salt_of)."""
     _reader[:] = [read]
+    _salt[0] = salt
 
 
 def _take_file() -> None:
@@ -245,13 +267,14 @@ def _source(modules: tuple[str, ...]) -> bytes | None:
     return b"".join(out)
 
 
-def load(data: bytes) -> bool:
+def load(data: bytes, salt: bytes | None = None) -> bool:
     """Take what a file written by `dump` holds; False (nothing taken) when it is not
-    one, is damaged, or was written by another interpreter or engine."""
+    one, is damaged, was written by another interpreter or engine, or for another folder
+    (`salt`, else the one read_from was given)."""
     if _ENGINE is None or not data.startswith(_MAGIC) or len(data) < len(_MAGIC) + _CHECK:
         return False
     body, check = data[len(_MAGIC) : -_CHECK], data[-_CHECK:]
-    if _checksum(body) != check:
+    if _checksum(body, _salt[0] if salt is None else salt) != check:
         return False
     try:
         engine, codes, tables = marshal.loads(body)
@@ -269,9 +292,9 @@ def changed() -> bool:
     return bool(_new_patterns or _new_tables)
 
 
-def dump() -> bytes | None:
-    """The file's bytes: what was loaded and what was made here (None on an interpreter
-    whose engine code is not kept)."""
+def dump(salt: bytes | None = None) -> bytes | None:
+    """The file's bytes, keyed for its folder (`salt`, else read_from's): what was loaded
+    and what was made here (None on an interpreter whose engine code is not kept)."""
     if _ENGINE is None:
         return None
     codes = dict(_codes) if len(_codes) + len(_new_patterns) <= _MAX_PATTERNS else {}
@@ -284,18 +307,18 @@ def dump() -> bytes | None:
         body = marshal.dumps((_ENGINE, codes, tables))
     except ValueError:  # a table marshal cannot hold: the patterns alone
         body = marshal.dumps((_ENGINE, codes, {}))
-    return _MAGIC + body + _checksum(body)
+    return _MAGIC + body + _checksum(body, _salt[0] if salt is None else salt)
 
 
 _CHECK = 16
 
 
-def _checksum(body: bytes) -> bytes:
-    """The body's length, and the body read as one number modulo the prime 2**61 - 1: what
-    Python's hash of an int is, defined by the language, no module to import (zlib's would
-    cost a `mem log` more than the check); any damage short of a multiple of the prime
-    shows."""
-    folded = hash(int.from_bytes(body, "little"))
+def _checksum(body: bytes, salt: bytes = b"") -> bytes:
+    """The body's length, and the salt and body read as one number modulo the prime
+    2**61 - 1: what Python's hash of an int is, defined by the language, no module to import
+    (zlib's would cost a `mem log` more than the check); any damage short of a multiple of
+    the prime shows, and without the salt no one can make a body that checks."""
+    folded = hash(int.from_bytes(salt + body, "little"))
     return len(body).to_bytes(8, "little") + folded.to_bytes(8, "little")
 
 
@@ -345,3 +368,4 @@ def forget() -> None:
     _new_patterns.clear()
     _new_tables.clear()
     _reader.clear()
+    _salt[0] = b""

@@ -187,7 +187,7 @@ def _prebuilt_file(place: Place) -> str | None:
     import os
     import stat
 
-    from ..safety.prebuilt import FILE, read_from
+    from ..safety.prebuilt import FILE, read_from, salt_of
     from ..store.fsutil import read_bytes
 
     state = os.path.join(place.ws.top, STATE_DIR)
@@ -199,6 +199,9 @@ def _prebuilt_file(place: Place) -> str | None:
     except OSError:
         return None
     path = os.path.join(state, FILE)
+    salt = salt_of(state)
+    if salt is None:
+        return None
 
     def read() -> bytes | None:
         try:
@@ -206,7 +209,7 @@ def _prebuilt_file(place: Place) -> str | None:
         except (UsageError, OSError):  # none yet, a link, too large: compiled as without
             return None
 
-    read_from(read)
+    read_from(read, salt)
     return path
 
 
@@ -216,13 +219,9 @@ _PREBUILT_LIMIT = 16 * 2**20  # far above what the patterns and tables take (~0.
 def _keep_prebuilt(path: str | None) -> None:
     """Write what this `mem log` compiled or built for the next one, when it was not kept
     already; a .mem/ that cannot be written (read-only, a link) keeps nothing."""
-    from ..safety.prebuilt import changed, dump, saved
+    from ..safety.prebuilt import changed, dump, salt_of, saved
 
     if path is None or not changed():
-        return
-    data = dump()
-    saved()
-    if data is None:
         return
     import os
 
@@ -231,7 +230,10 @@ def _keep_prebuilt(path: str | None) -> None:
     state = os.path.dirname(path)
     try:
         os.makedirs(state, exist_ok=True)
-        if os.path.islink(state):
+        salt = salt_of(state)  # None for a link: nothing is written through one
+        data = dump(salt) if salt is not None else None
+        saved()
+        if data is None:
             return
         atomic_write_bytes(path, data)
     except (UsageError, OSError):
