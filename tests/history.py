@@ -67,6 +67,7 @@ class History:
     acknowledged: list[str] = field(default_factory=list)
     redacted: dict[str, str] = field(default_factory=dict)  # entry id -> the words it had
     actions: dict[str, int] = field(default_factory=dict)
+    rounds: int = 0  # rounds of syncs in turn it took the clones to agree at the end
 
 
 ACTIONS = ("sync", "consolidate", "forget", "redact", "undo", "edit")
@@ -123,10 +124,23 @@ def run(
     for path in sorted(tmp_path.glob("acked-*.jsonl")):
         history.acknowledged += [json.loads(x) for x in path.read_text("utf-8").splitlines()]
     _background_done(machines)
-    for _ in range(2):
+    # Syncs in turn until the clones agree: two rounds carry everything when no sync of the
+    # second round commits, but one that does (a repair found only once everything merged)
+    # reaches the clones synced before it in the round after. Bounded: a history that never
+    # settles still fails check().
+    for _ in range(4):
         for m in machines:
             m("sync")
+        history.rounds += 1
+        if history.rounds >= 2 and len(_heads(machines)) == 1:
+            break
     return history
+
+
+def _heads(machines: list[Mem]) -> set[str]:
+    import git
+
+    return {git.Repo(m.root).head.commit.hexsha for m in machines}
 
 
 def _background_done(machines: list[Mem], timeout: float = 180.0) -> None:
@@ -206,7 +220,6 @@ def _redact_an_entry(history: History, m: Mem, rng: random.Random) -> None:
 
 
 def check(history: History) -> None:
-    import git
 
     from openclaw_mem.consolidate.citations import redacted
     from openclaw_mem.consolidate.progress import all_entries, pending_entries, taken_ids
@@ -215,8 +228,8 @@ def check(history: History) -> None:
     from openclaw_mem.store.workspace import Workspace
 
     machines = history.machines
-    heads = {git.Repo(m.root).head.commit.hexsha for m in machines}
-    assert len(heads) == 1, f"the clones did not converge: {heads}"
+    heads = _heads(machines)
+    assert len(heads) == 1, f"the clones did not converge in {history.rounds} rounds: {heads}"
     files = [_files(m.root) for m in machines]
     assert files[0] == files[1] == files[2], "the clones hold different files"
     for rel, text in files[0].items():
