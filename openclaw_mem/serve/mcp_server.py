@@ -150,7 +150,8 @@ _QUERY = {
 def _declared(command: str, name: str, doc: str, answer, Field) -> tuple:
     """A tool made from a per-turn command's declaration (serve/turns.py): `query`, then
     every option a model may give, under its MCP name, of its kind and within its range;
-    the call hands them to the facade by their request names. (signature, call)."""
+    the call hands them to the facade by their request names. (signature, call): the same
+    function, as the other tools' pairs are."""
     import inspect
 
     from .turns import tool_arguments
@@ -175,16 +176,14 @@ def _declared(command: str, name: str, doc: str, answer, Field) -> tuple:
         )
         wire[opt.mcp] = opt.dest
 
-    def signature(**arguments: Any) -> Answer:
-        raise AssertionError("the SDK reads this signature; calls go to `call`")
-
     def call(**arguments: Any) -> Answer:
         given = {wire[k]: v for k, v in arguments.items() if k in wire and v not in (None, False)}
         return answer(arguments["query"], **given)
 
-    signature.__signature__ = inspect.Signature(params, return_annotation=Answer)
-    signature.__name__, signature.__doc__ = name, doc
-    return signature, call
+    # The SDK reads the schema from the signature; the call takes the arguments by name.
+    call.__signature__ = inspect.Signature(params, return_annotation=Answer)
+    call.__name__, call.__doc__ = name, doc
+    return call, call
 
 
 def _briefing_tools(memory: "Memory", Field) -> tuple[list, list]:
