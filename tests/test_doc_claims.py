@@ -13,9 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
-
-REPO = Path(__file__).resolve().parent.parent
-DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+from doc_claims_lint import DOCS, REPO
 
 # A reference in backticks: a test file (and a test in it), `::name`, a bare test name, or
 # a script under bench/.
