@@ -127,7 +127,6 @@ def _hold_flagged(
     rule. A rule or profile line that would hand over privileges, an endpoint, a secret or
     the user's authority waits too, whoever asked for it (safety/grants.py)."""
     from ..safety.firewall import scan
-    from ..safety.grants import grants
 
     keep, held = [], []
     for edit in edits:
@@ -135,7 +134,7 @@ def _hold_flagged(
         own = scan(f"{edit.text}\n{edit.target}")
         if own:  # the edit is itself an instruction, whatever it cites
             reasons.insert(0, ", ".join(f.kind for f in own))
-        handed = _grants(edit, grants)
+        handed = _grants(edit)
         if handed and not reasons:
             reasons.append(f"{HANDS_OVER} {_HANDED[handed]}, whoever asked")
         if reasons:
@@ -154,10 +153,10 @@ _HANDED = {
 }
 
 
-def _grants(edit: Edit, grants) -> str | None:
+def _grants(edit: Edit) -> str | None:
     """What an AGENTS.md rule or a USER.md line the edit writes would hand over; a
     MEMORY.md fact counts when it also tells the agent to use it (a rule in disguise)."""
-    from ..safety.grants import tells_the_agent
+    from ..safety.grants import grants, tells_the_agent
 
     if edit.op not in ("add", "update"):
         return None

@@ -185,23 +185,15 @@ def _prebuilt_file(place: Place) -> str | None:
     the first time a pattern is compiled); None when .mem/ is not a real folder (a link is
     never read or written through)."""
     import os
-    import stat
 
     from ..safety.prebuilt import FILE, read_from, salt_of
     from ..store.fsutil import read_bytes
 
     state = os.path.join(place.ws.top, STATE_DIR)
-    try:
-        if not stat.S_ISDIR(os.lstat(state).st_mode):
-            return None
-    except FileNotFoundError:
-        return os.path.join(state, FILE)  # made when something is kept
-    except OSError:
-        return None
     path = os.path.join(state, FILE)
-    salt = salt_of(state)
+    salt = salt_of(state)  # None: no real folder (a link, or none yet)
     if salt is None:
-        return None
+        return None if os.path.lexists(state) else path  # none yet: made when kept
 
     def read() -> bytes | None:
         try:
