@@ -152,7 +152,9 @@ def test_a_table_built_from_another_source_is_built_again(fresh):
 
 
 def _log(root: Path, text: str, *python: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "MEM_EMBED_PROVIDER": "none"}
+    # The repository on the path, so a run without site (-S) still finds the package.
+    repo = str(Path(__file__).resolve().parent.parent)
+    env = {**os.environ, "MEM_EMBED_PROVIDER": "none", "PYTHONPATH": repo}
     command = ["-m", "openclaw_mem", "-w", str(root), "log", "--role", "user", text]
     return subprocess.run(
         [sys.executable, *python, *command],
@@ -189,7 +191,9 @@ def test_mem_log_keeps_the_file_and_rebuilds_a_damaged_one(plain_ws, fresh):
     assert _log(plain_ws, "Lunch with Mei at noon.").returncode == 0
     assert kept.read_bytes() == good  # nothing new compiled: not written again
     # What it is for: the next such note compiles nothing, so re is not even imported.
-    timed = _log(plain_ws, ACTION, "-X", "importtime")
+    # Without site (-S): a site .pth (certifi's, say) may import re before mem starts.
+    timed = _log(plain_ws, ACTION, "-S", "-X", "importtime")
+    assert timed.returncode == 0, timed.stderr
     imported = {line.rsplit("|", 1)[-1].strip() for line in timed.stderr.splitlines()}
     assert "openclaw_mem.safety.standing_en" in imported and "re" not in imported
     assert kept.read_bytes() == good
