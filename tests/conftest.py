@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 
 import pytest
 from helpers import EXAMPLE, Mem
@@ -55,7 +56,12 @@ def isolated_env(tmp_path_factory, monkeypatch):
     # A test that picks the local model starts no resident behind its back (they outlive
     # the test); the tests of that mechanism turn it on themselves.
     monkeypatch.setenv("MEM_WATCH_IDLE", "0")
-    return home
+    # The user's resident (serve/pool.py) lives in the runtime folder: each test its own,
+    # short enough for a socket's path, so no test asks another's resident.
+    runtime = tempfile.mkdtemp(prefix="memrun-", dir="/tmp" if os.name == "posix" else None)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", runtime)
+    yield home
+    shutil.rmtree(runtime, ignore_errors=True)
 
 
 @pytest.fixture

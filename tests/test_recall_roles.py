@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from helpers import EXAMPLE
@@ -127,12 +128,29 @@ def _mem(root, *args: str, env: dict) -> subprocess.CompletedProcess:
     )
 
 
+def _marker() -> Path:
+    """Where a starting resident's marker lives: beside the user's socket."""
+    from openclaw_mem.serve.autostart import STARTING
+    from openclaw_mem.serve.socket_client import user_dir
+
+    return Path(user_dir()) / STARTING
+
+
+def _pid(root) -> int | None:
+    from openclaw_mem.serve.socket_client import ask
+
+    answer = ask(root, "ping", {}, None, timeout=1.0)
+    return answer.get("pid") if answer and answer.get("ok") else None
+
+
 @pytest.mark.skipif(
     not local_available() or os.name != "posix", reason="needs the local extra and sockets"
 )
 @pytest.mark.slow
 def test_a_slow_model_is_loaded_once_by_a_resident_the_first_recall_starts(tmp_path):
     root, env = _example(tmp_path, MEM_EMBED_PROVIDER="local", MEM_WATCH_IDLE="3")
+    other = tmp_path / "other"
+    shutil.copytree(EXAMPLE, other)
     assert "starts one" in _mem(root, "status", env=env).stdout
     first = _mem(root, "recall", "--json", "Redis timeout", env=env)
     assert '"results"' in first.stdout
@@ -140,12 +158,17 @@ def test_a_slow_model_is_loaded_once_by_a_resident_the_first_recall_starts(tmp_p
     while not serving(root) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert serving(root)  # started by the first recall, in the background
-    assert not (root / ".mem" / "resident.starting").exists()
+    assert not _marker().exists() and not (root / ".mem" / "mem.sock").exists()
     assert _mem(root, "recall", "--json", "Redis timeout", env=env).stdout == first.stdout
+    # One a user, not one a workspace: the other workspace is answered by the same process,
+    # as it would answer itself.
+    alone = _mem(other, "recall", "--no-daemon", "--json", "Redis timeout", env=env).stdout
+    assert _pid(other) == _pid(root) is not None
+    assert _mem(other, "recall", "--json", "Redis timeout", env=env).stdout == alone
     deadline = time.monotonic() + 30  # idle = 3 s: it goes away by itself
     while serving(root) and time.monotonic() < deadline:
         time.sleep(0.2)
-    assert not serving(root)
+    assert not serving(root) and not serving(other)
 
 
 @pytest.mark.slow
@@ -156,21 +179,22 @@ def test_no_resident_is_started_for_a_cheap_model_or_when_told_not_to(tmp_path):
         env.update(MEM_EMBED_PROVIDER="local", MEM_NO_DAEMON="1")
         _mem(root, "recall", "--json", "Redis timeout", env=env)
     time.sleep(0.5)
-    assert not serving(root) and not (root / ".mem" / "resident.starting").exists()
+    assert not serving(root) and not _marker().exists()
 
 
 def test_a_marker_left_by_a_dead_starter_costs_no_wait(tmp_path):
-    from openclaw_mem.serve.autostart import STARTING, coming
+    from openclaw_mem.serve.autostart import coming
 
     root = tmp_path / "ws"
     (root / ".mem").mkdir(parents=True)
     dead = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"], text=True, capture_output=True
     ).stdout.strip()
-    (root / ".mem" / STARTING).write_text(dead, encoding="ascii")
+    _marker().parent.mkdir(mode=0o700)
+    _marker().write_text(dead, encoding="ascii")
     start = time.monotonic()
     assert not coming(root) and time.monotonic() - start < 1.0
-    assert not (root / ".mem" / STARTING).exists()
+    assert not _marker().exists()
 
 
 @pytest.mark.skipif(not local_available(), reason="needs the local extra")
@@ -178,23 +202,40 @@ def test_no_resident_is_started_where_no_socket_can_listen(tmp_path, monkeypatch
     from openclaw_mem.memory import Memory
     from openclaw_mem.serve.autostart import maybe_start
 
-    root = tmp_path / ("deep-" * 20) / "ws"
+    root = tmp_path / "ws"
     shutil.copytree(EXAMPLE, root)
+    deep = tmp_path / ("deep-" * 20)
+    deep.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(deep))
     monkeypatch.setenv("MEM_EMBED_PROVIDER", "local")
     monkeypatch.setenv("MEM_WATCH_IDLE", "600")
     assert not maybe_start(Memory.open(root))
-    assert not (root / ".mem" / "resident.starting").exists()
+    assert not _marker().exists()
 
 
-def test_a_planted_mem_link_is_not_waited_on_nor_cleared(tmp_path):
+@pytest.mark.skipif(os.name != "posix", reason="permissions and links")
+@pytest.mark.parametrize("planted", ["link", "open to others"])
+def test_a_runtime_folder_not_private_to_the_user_is_not_used(tmp_path, planted):
+    """A link planted where the user's runtime folder goes, or a folder others may enter,
+    could hold another program's socket or marker: it is neither waited on, nor cleared,
+    nor served on, nor asked."""
+    from openclaw_mem.memory import Memory
+    from openclaw_mem.serve import start_user_resident
     from openclaw_mem.serve.autostart import STARTING, coming
+    from openclaw_mem.serve.socket_client import user_dir
 
     elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
+    elsewhere.mkdir(mode=0o700)
+    if planted == "link":
+        os.symlink(elsewhere, user_dir(), target_is_directory=True)
+    else:
+        os.mkdir(user_dir(), 0o755)
+        elsewhere = Path(user_dir())
     (elsewhere / STARTING).write_text(str(os.getpid()), encoding="ascii")  # a live pid
     root = tmp_path / "ws"
-    root.mkdir()
-    (root / ".mem").symlink_to(elsewhere, target_is_directory=True)
+    shutil.copytree(EXAMPLE, root)
     start = time.monotonic()
     assert not coming(root) and time.monotonic() - start < 0.5
     assert (elsewhere / STARTING).exists()
+    assert start_user_resident(Memory.open(root)) is None
+    assert not (elsewhere / "mem.sock").exists() and not serving(root)

@@ -67,6 +67,32 @@ def watch_cmd(
     typer.echo("stopped")
 
 
+@app.command("resident", hidden=True)
+def resident_cmd(
+    ctx: typer.Context,
+    idle: Annotated[
+        float, typer.Option("--idle", help="Exit after this many seconds without a request.", min=1)
+    ] = 600.0,
+) -> None:
+    """Answer recall, context and get for every workspace of this user on the user's socket
+    (what a recall starts when the embedding model is slow to load; serve/autostart.py)."""
+    mem = state(ctx).memory()
+    try:
+        resident = serve.start_user_resident(mem)
+    finally:  # serving or not, the marker that held others back goes
+        serve.on_demand_started(mem)
+    if resident is None:
+        return
+    typer.echo(f"answering recall, context and get on {resident.path} for this user's workspaces")
+    try:
+        _serve_until_stopped(mem, resident, idle)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        resident.stop()
+    typer.echo("stopped")
+
+
 def _report_refresh(mem, refresh) -> None:
     stats = refresh.index.stats or {}
     what = visible(", ".join(refresh.paths[:3]) + (" …" if len(refresh.paths) > 3 else ""))
@@ -99,7 +125,8 @@ def _serve_until_stopped(mem, resident, idle: float | None) -> None:
     try:
         while not stop.wait(0.5):
             if resident is not None and resident.gone.is_set():
-                warn(f"{mem.root} moved or was removed; stopping")
+                gone = mem.root if resident.root is not None else resident.path
+                warn(f"{gone} moved or was removed; stopping")
                 return
             if idle is not None and time.monotonic() - resident.last_request > idle:
                 return

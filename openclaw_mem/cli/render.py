@@ -185,7 +185,7 @@ def status_view(term: Environment, st: Status) -> None:
                 + (f", {missing} chunks still without one" if missing else "")
             )
     if st.resident:
-        shown = "answering on .mem/mem.sock"
+        shown = f"answering on {escape(visible(st.socket or '.mem/mem.sock'))}"
     elif st.autostart:
         shown = (
             "none yet; the embedding model is slow to load, so the next recall or context "

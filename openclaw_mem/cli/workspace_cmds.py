@@ -65,7 +65,8 @@ def status_cmd(
     st = state(ctx)
     mem = st.memory(notices=False)
     status = mem.status()
-    status.resident = serve.serving(mem.root)
+    status.socket = serve.answering_on(mem.root)
+    status.resident = status.socket is not None
     status.autostart = 0 if status.resident else serve.on_demand_idle(mem)
     status.hooks = hooks.summary(mem.root)
     for w in status.warnings:

@@ -5,7 +5,8 @@
   per-turn client (standard library only).
 - `turns`: the per-turn commands (log, recall, context, get) declared once, for the fast
   path and the full CLI, with the request each builds and how it asks a resident.
-- `autostart`: a resident started on demand when the embedding model is slow to load.
+- `autostart`: a resident started on demand when the embedding model is slow to load, one
+  a user (`pool`: the workspaces it has open).
 - `mcp_server`: MCP over stdio; `fast_output`: what recall/context/get print, rendered by
   the process that prints (the resident sends data); `argv`: the one command-line reader
   the per-turn path and the full CLI share.
@@ -36,6 +37,17 @@ def serving(root: str | os.PathLike[str]) -> bool:
     return ping(root)
 
 
+def answering_on(root: str | os.PathLike[str]) -> str | None:
+    """The socket a resident answers this workspace on: `.mem/mem.sock` (its own `mem
+    watch`), the user's resident's socket, or None."""
+    from .socket_client import serving as ping
+    from .socket_client import user_socket_file
+
+    if ping(root, user=False):
+        return ".mem/mem.sock"
+    return user_socket_file() if ping(root) else None
+
+
 def start_resident(mem: Memory) -> Resident | None:
     """Serve this memory on .mem/mem.sock; None when another process already does. The
     embedding model is loaded first: the socket says it serves when the first query will
@@ -44,13 +56,34 @@ def start_resident(mem: Memory) -> Resident | None:
     from ..store import heap
     from .resident import Resident
 
-    if serving(mem.root):
+    from .socket_client import serving as ping
+
+    if ping(mem.root, user=False):  # the user's resident gives way to the workspace's own
         return None
     _load_model(mem)
     server = Resident(mem.root, mem.answer, Environment(dict(mem.env)).settings())
     if not server.start():
         return None
     heap.keep_freed_memory()  # query after query: keep the heap warm (heap.py says why)
+    return server
+
+
+def start_user_resident(mem: Memory, limit: int | None = None) -> Resident | None:
+    """Serve every workspace of this user on the user's socket (pool.py), `mem` (the
+    workspace that asked for it) open from the start and its model loaded before the
+    socket says it serves; None when another user resident already serves."""
+    from ..environment import Environment
+    from ..store import heap
+    from .pool import LIMIT, Pool
+    from .resident import Resident
+
+    _load_model(mem)
+    pool = Pool(mem.env, limit or LIMIT)
+    pool.add(mem)
+    server = Resident(None, settings=Environment(dict(mem.env)).settings(), pool=pool)
+    if not server.start():
+        return None
+    heap.keep_freed_memory()
     return server
 
 
@@ -90,7 +123,7 @@ def prepare_on_demand(mem: Memory) -> bool:
     from .autostart import started
 
     if serving(mem.root):
-        started(mem)
+        started()
         return False
     _load_model(mem)
     return True
@@ -113,4 +146,4 @@ def on_demand_started(mem: Memory) -> None:
     """The on-demand resident serves (or gave up): the marker that held others back goes."""
     from .autostart import started
 
-    started(mem)
+    started()

@@ -2,10 +2,12 @@
 
 When the embedding model takes a second or two to load (`local`), answering recall or
 context in a fresh process pays that on every agent turn. After such an answer, mem
-starts `mem watch --idle N` in the background, detached: it loads the model and the index
-once, serves .mem/mem.sock, keeps the index fresh, and exits after N idle seconds
-(`watch.idle`, default 600; 0 turns this off, as MEM_NO_DAEMON=1 does). The calls that
-follow are answered by it. A marker file keeps two calls in a row from starting two.
+starts `mem resident --idle N` in the background, detached: one process a user, not one a
+workspace. It loads the model once, serves the user's socket (socket_client.user_dir,
+0700) for every workspace of that user, at most pool.LIMIT of them open at a time, and
+exits after N idle seconds (`watch.idle`, default 600; 0 turns this off, as
+MEM_NO_DAEMON=1 does). The calls that follow, in any workspace, are answered by it. A
+marker file beside the socket keeps two calls in a row from starting two.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from ..memory import Memory
 
-STARTING = "resident.starting"  # in .mem/: a resident is on its way
+STARTING = "resident.starting"  # beside the user's socket: a resident is on its way
 GRACE = 60.0  # seconds a marker holds: longer than any model takes to load
 
 
@@ -30,9 +32,9 @@ def worth_it(mem: Memory) -> bool:
         return False
     if mem.config["watch.idle"] <= 0:
         return False
-    from .socket_client import MAX_PATH, socket_file
+    from .socket_client import MAX_PATH, user_socket_file
 
-    if len(socket_file(mem.root)) > MAX_PATH:  # no resident can listen there: none to start
+    if len(user_socket_file()) > MAX_PATH:  # no resident can listen there: none to start
         return False
     return bool(getattr(mem.embedder, "slow_start", False))
 
@@ -47,7 +49,12 @@ def maybe_start(mem: Memory) -> bool:
 
         if serving(mem.root):
             return False
-        marker = mem.ws.state_dir / STARTING
+        from .resident import _private_folder
+        from .socket_client import user_dir
+
+        if not _private_folder(user_dir()):
+            return False
+        marker = Path(user_dir()) / STARTING
         try:
             if time.time() - marker.lstat().st_mtime < GRACE and _alive(marker):
                 return False
@@ -64,7 +71,7 @@ def maybe_start(mem: Memory) -> bool:
 
         idle = ("--idle", str(mem.config["watch.idle"]))
         try:
-            child = spawn(mem.ws, ["watch", *idle], "watch.log")
+            child = spawn(mem.ws, ["resident", *idle], "resident.log")
         except (OSError, MemError):
             os.close(fd)
             marker.unlink()
@@ -80,11 +87,11 @@ def coming(root: str | os.PathLike[str], timeout: float = 3.0) -> bool:
     """When a resident is on its way (a fresh marker), wait up to `timeout` for it to
     serve: it is loading the model already, so waiting beats loading it a second time.
     True once it serves. Standard library only: the per-turn client calls this."""
-    from .socket_client import real_state_dir, serving
+    from .socket_client import private_dir, serving, user_dir
 
-    if not real_state_dir(root):  # never read or remove a file through a planted link
+    if not private_dir(user_dir()):  # never read or remove a file through a planted link
         return False
-    marker = Path(root) / ".mem" / STARTING
+    marker = Path(user_dir()) / STARTING
     try:
         if time.time() - marker.lstat().st_mtime >= GRACE:
             return False
@@ -127,7 +134,10 @@ def _alive(marker: Path) -> bool:
         return True
 
 
-def started(mem: Memory) -> None:
+def started() -> None:
     """The resident serves (or gave up): the marker has done its job."""
-    with contextlib.suppress(OSError):
-        (mem.ws.state_dir / STARTING).unlink()
+    from .socket_client import private_dir, user_dir
+
+    if private_dir(user_dir()):
+        with contextlib.suppress(OSError):
+            (Path(user_dir()) / STARTING).unlink()

@@ -9,7 +9,9 @@ then writes one JSON object on one line, `{"v": 5, "root": "/abs/workspace", "op
 "context" | "get" | "ping", "args": {...}}` (the `Read` request, recall/reads.py); the server
 answers with one line, `{"v": 5, "ok": true, "result": ...}` (`Memory.answer`'s data, which
 the client renders: fast_output.py) or `{"v": 5, "ok": false, "error": "...", "code": N}`.
-A server answers only for its own workspace. The client side (`ask`, in
+A workspace's server (`mem watch`, `mem serve`) answers only for its own workspace; the
+user's resident (started on demand, on the user's socket) for any workspace of that user's
+(pool.py), each with its own settings. The client side (`ask`, in
 socket_client.py) imports nothing heavier than `_socket` and `_json`, and gives up within a
 fraction of a second: a socket nobody answers on is a stale one, removed, and the command
 answers in-process instead.
@@ -25,9 +27,25 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..recall.reads import Read
-from .socket_client import ANSWER_TIMEOUT, GREETING, SOCKET, VERSION, ask, serving, socket_file
+from .socket_client import (
+    ANSWER_TIMEOUT,
+    GREETING,
+    SOCKET,
+    VERSION,
+    ask,
+    greets,
+    private_dir,
+    serving,
+    socket_file,
+    user_dir,
+    user_socket_file,
+)
+
+if TYPE_CHECKING:
+    from .pool import Pool
 
 __all__ = ["SOCKET", "VERSION", "Resident", "ask", "serving", "socket_path"]
 
@@ -45,36 +63,58 @@ def socket_path(root: Path) -> Path:
     return Path(socket_file(root))
 
 
+def _private_folder(path: str) -> bool:
+    """The user's runtime folder, made 0700 when missing; False when it exists but is not
+    a real folder of this user's that only the user may enter (a link planted in /tmp, a
+    folder another user made first): then no user resident, and every call answers itself."""
+    with contextlib.suppress(FileExistsError, OSError):
+        os.mkdir(path, 0o700)
+    return private_dir(path)
+
+
 class Resident:
     """The server: a thread per connection, answers from `handle(read, defer) -> result`
     (a `Read`, recall/reads.py, checked as it arrives); what the handler passes to `defer`
-    runs once the answer is sent."""
+    runs once the answer is sent. With a `pool` instead of a root it is the user's resident:
+    on the user's socket, answering for each workspace the pool opens."""
 
     def __init__(
         self,
-        root: Path,
-        handle: Callable[[Read, Callable], object],
+        root: Path | None,
+        handle: Callable[[Read, Callable], object] | None = None,
         settings: dict[str, str] | None = None,
+        *,
+        pool: Pool | None = None,
     ) -> None:
         self.root = root
         self.handle = handle
+        self.pool = pool
         # The MEM_* overrides this process answers with: a caller with others is declined
         # (a recall with another embedding provider, another k) and answers itself.
         self.settings = settings or {}
-        self.path = socket_path(root)
+        self.path = socket_path(root) if root is not None else Path(user_socket_file())
         self._sock: socket.socket | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self.gone = threading.Event()  # the workspace moved or disappeared: no more answers
         self.last_request = time.monotonic()  # for a resident that exits when idle
-        self._place = _identity(root)
+        self._place = _identity(root if root is not None else self.path.parent)
+        self._bound: tuple[int, int] | None = None
 
     def start(self) -> bool:
-        """Listen; False when another resident process already serves this workspace, or
-        the path is too long for a Unix socket."""
-        if len(str(self.path)) > 100 or serving(self.root):
+        """Listen; False when another resident process already serves this workspace (or,
+        the user's, this user), the path is too long for a Unix socket, or the user's
+        runtime folder is not private to the user."""
+        if len(str(self.path)) > 100:
             return False
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if self.root is None:
+            if not _private_folder(user_dir()) or greets(str(self.path)):
+                return False
+            self._place = _identity(self.path.parent)
+        elif serving(self.root, user=False):  # the user's resident gives way to this one
+            return False
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -83,6 +123,8 @@ class Resident:
             sock.bind(str(self.path))
         finally:
             os.umask(old)
+        bound = self.path.lstat()
+        self._bound = (bound.st_dev, bound.st_ino)
         sock.listen(16)
         sock.settimeout(0.2)
         self._sock = sock
@@ -95,7 +137,7 @@ class Resident:
         while not self._stop.is_set():
             if time.monotonic() - checked > 1.0:
                 checked = time.monotonic()
-                if _identity(self.root) != self._place:
+                if _identity(self.root or self.path.parent) != self._place or not self._mine():
                     # Answers for a folder that is no longer there (or is another one now)
                     # would be wrong ones: stop, and let the host process exit.
                     self.gone.set()
@@ -135,7 +177,7 @@ class Resident:
             later: list[Callable[[], None]] = []
             if not isinstance(request, dict) or request.get("v") != VERSION:
                 reply.update(ok=False, error="protocol version mismatch", code=2)
-            elif request.get("root") != str(self.root):
+            elif (handle := self._handler(request.get("root"))) is None:
                 reply.update(ok=False, foreign=True, error="this process serves another workspace")
             elif request.get("op") != "ping" and request.get("settings", {}) != self.settings:
                 reply.update(ok=False, declined=True, error="this process serves other settings")
@@ -148,8 +190,10 @@ class Resident:
                     op = read.op
                     if op != "ping":  # asking whether it serves is not using it
                         self.last_request = time.monotonic()
-                    result = self.handle(read, later.append)
+                    result = handle(read, later.append)
                     reply.update(ok=True, result=result)
+                    if op == "ping":
+                        reply["pid"] = os.getpid()  # which process answers (mem status)
                 except MemError as exc:
                     reply.update(ok=False, error=exc.message, code=int(exc.exit_code))
                 except Exception as exc:  # an answer, never a hung client
@@ -160,13 +204,31 @@ class Resident:
             with contextlib.suppress(OSError, MemError):  # best effort, as it is in-process
                 job()
 
+    def _mine(self) -> bool:
+        """Whether the socket file is still the one this process bound (a user resident
+        started beside this one in the same instant may have replaced it)."""
+        if self.root is not None:
+            return True
+        try:
+            st = self.path.lstat()
+        except OSError:
+            return False
+        return (st.st_dev, st.st_ino) == self._bound
+
+    def _handler(self, root: object) -> Callable | None:
+        if self.pool is not None:
+            return self.pool.handler_for(root)
+        return self.handle if root == str(self.root) else None
+
     def stop(self) -> None:
         self._stop.set()
         if self._sock is not None:
             with contextlib.suppress(OSError):
                 self._sock.close()
         with contextlib.suppress(OSError):
-            if self.path.is_socket():
+            st = self.path.lstat()
+            # Only the socket this process bound: a socket made there since is another's.
+            if (st.st_dev, st.st_ino) == self._bound:
                 self.path.unlink()
         if self._thread is not None:
             self._thread.join(timeout=2)

@@ -1,4 +1,8 @@
-"""The client half of the resident protocol (see resident.py): find `.mem/mem.sock` and ask.
+"""The client half of the resident protocol (see resident.py): find a resident and ask.
+
+Two places are asked, in turn: the workspace's `.mem/mem.sock` (a `mem watch` or `mem serve`
+a person started there), then the user's own socket (`user_socket_file`: the one resident a
+recall starts on demand, serving every workspace of that user; pool.py).
 
 This runs on every agent turn before anything else is imported, so it imports only `os`,
 `stat`, `_socket` and `_json`, the C halves of `socket` and `json`. The Python halves cost a
@@ -35,6 +39,30 @@ MAX_PATH = 100  # AF_UNIX paths are short (108 bytes on Linux, 104 on macOS)
 
 def socket_file(root: str | os.PathLike[str]) -> str:
     return os.path.join(os.fspath(root), ".mem", SOCKET)
+
+
+def user_dir() -> str:
+    """The user's runtime folder for mem's resident: $XDG_RUNTIME_DIR/openclaw-mem, else
+    openclaw-mem-UID in $TMPDIR or /tmp. Whoever creates it makes it 0700 (pool.py)."""
+    base = os.environ.get("XDG_RUNTIME_DIR", "")
+    if base and os.path.isabs(base):
+        return os.path.join(base, "openclaw-mem")
+    tmp = os.environ.get("TMPDIR", "")
+    return os.path.join(tmp if os.path.isabs(tmp) else "/tmp", f"openclaw-mem-{os.getuid()}")
+
+
+def private_dir(path: str) -> bool:
+    """Whether `path` is a real folder of this user's that nobody else may enter: a folder
+    another user made (or a link planted in /tmp) could hold another program's socket."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
+
+
+def user_socket_file() -> str:
+    return os.path.join(user_dir(), SOCKET)
 
 
 def real_state_dir(root: str | os.PathLike[str]) -> bool:
@@ -131,14 +159,25 @@ def ask(
     args: dict,
     settings: dict | None = None,
     timeout: float = ANSWER_TIMEOUT,
+    *,
+    user: bool = True,
 ) -> dict | None:
     """The resident process's answer, or None when there is none to ask, or it declines
     because it serves other settings than `settings` (the caller's MEM_* overrides): then
     answer in-process. A domain error comes back as {"error", "code"}. The answer is data
-    (`Memory.answer`'s); the asking process renders it (fast_output)."""
-    path = socket_file(root)
-    if not real_state_dir(root):
-        return None
+    (`Memory.answer`'s); the asking process renders it (fast_output). The workspace's own
+    resident is asked first, then (unless `user` is False) the user's."""
+    answer = None
+    if real_state_dir(root):
+        answer = _ask_at(socket_file(root), root, op, args, settings, timeout)
+    if answer is None and user and private_dir(user_dir()):
+        answer = _ask_at(user_socket_file(), root, op, args, settings, timeout)
+    return answer
+
+
+def _ask_at(
+    path: str, root: str | os.PathLike[str], op: str, args: dict, settings, timeout: float
+) -> dict | None:
     try:
         if not stat.S_ISSOCK(os.lstat(path).st_mode):
             return None
@@ -204,6 +243,29 @@ def _settings(given: dict | None) -> dict:
     return settings_of(os.environ)
 
 
-def serving(root: str | os.PathLike[str]) -> bool:
-    answer = ask(root, "ping", {}, None, timeout=1.0)
+def serving(root: str | os.PathLike[str], *, user: bool = True) -> bool:
+    """Whether a resident answers for this workspace: its own (`mem watch`), or the user's
+    unless `user` is False."""
+    answer = ask(root, "ping", {}, None, timeout=1.0, user=user)
     return bool(answer and answer.get("ok"))
+
+
+def greets(path: str) -> bool:
+    """Whether a resident listens on the socket at `path` (it greets at once), whatever
+    workspaces it answers for: a second user resident must not take over the first's."""
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock.settimeout(CONNECT_TIMEOUT)
+        sock.connect(path)
+        sock.settimeout(GREETING_TIMEOUT)
+        hello = b""
+        while len(hello) < len(GREETING):
+            chunk = sock.recv(len(GREETING) - len(hello))
+            if not chunk:
+                break
+            hello += chunk
+        return hello == GREETING
+    except OSError:
+        return False
+    finally:
+        sock.close()

@@ -28,9 +28,11 @@ class Status:
     index: dict | None = None
     consolidation: dict | None = None
     warnings: list[str] = field(default_factory=list)
-    # Filled in by the front end (serve/ knows): a resident answers on .mem/mem.sock; and
-    # >0: the next recall starts one (a slow model), which exits after so many idle seconds.
+    # Filled in by the front end (serve/ knows): a resident answers, on which socket
+    # (.mem/mem.sock, or the user's); and >0: the next recall starts one (a slow model),
+    # which exits after so many idle seconds.
     resident: bool = False
+    socket: str | None = None
     autostart: int = 0
     hooks: dict | None = None  # the harness hooks' calls (.mem/hooks.log), when any ran
 
@@ -50,6 +52,7 @@ class Status:
             "index": self.index,
             "consolidation": self.consolidation,
             "resident": self.resident,
+            "residentSocket": self.socket,
             "residentAutostartIdle": self.autostart,
             "hooks": self.hooks,
             "warnings": self.warnings,

@@ -1,0 +1,100 @@
+"""One resident a user, not one a workspace: the workspaces it answers for, kept open.
+
+A resident started on demand (autostart.py) serves every workspace of the user who started
+it over one socket in the user's runtime folder (socket_client.user_socket_file). The
+embedding model is loaded once a process (embed/local.py), however many workspaces ask; what
+each workspace adds is its settings and the index it reads, so at most LIMIT stay open, the
+one asked longest ago closed first. A workspace is opened again when its folder or its
+mem.toml changed since it was opened (settings are read once, as `mem watch` reads them).
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..memory import Memory
+
+LIMIT = 4  # workspaces open at once: each holds its settings and its index's maps
+
+
+def _stamp(root: str) -> tuple | None:
+    """What must not change for an open workspace to answer: the folder (a move or a
+    removal), the real `.mem/` folder mem keeps there, and mem.toml's stat. None when this
+    is not a folder of this user's holding a real `.mem/` (not a workspace mem has used)."""
+    try:
+        top = os.lstat(root)
+        state = os.lstat(os.path.join(root, ".mem"))
+    except (OSError, ValueError):
+        return None
+    if not (stat.S_ISDIR(top.st_mode) and stat.S_ISDIR(state.st_mode)):
+        return None
+    if top.st_uid != os.getuid() or state.st_uid != os.getuid():
+        return None
+    try:
+        toml = os.lstat(os.path.join(root, "mem.toml"))
+        settings = (toml.st_ino, toml.st_size, toml.st_mtime_ns)
+    except OSError:
+        settings = None
+    return top.st_dev, top.st_ino, state.st_ino, settings
+
+
+class Pool:
+    """The workspaces a user resident has open, at most `limit`, opened with `env` (the
+    environment the resident started with: the settings it answers for)."""
+
+    def __init__(self, env: Mapping[str, str], limit: int = LIMIT) -> None:
+        self.env = dict(env)
+        self.limit = limit
+        self._open: OrderedDict[str, tuple[tuple, Memory]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def add(self, mem: Memory) -> None:
+        """Keep a workspace opened elsewhere (the one that started the resident)."""
+        root = str(mem.root)
+        stamp = _stamp(root)
+        if stamp is not None:
+            with self._lock:
+                self._keep(root, stamp, mem)
+
+    def open_roots(self) -> list[str]:
+        """The workspaces open now, the one asked most recently last."""
+        with self._lock:
+            return list(self._open)
+
+    def handler_for(self, root: object) -> Callable | None:
+        """How to answer for the workspace at `root` (its Memory's `answer`), or None when
+        `root` is not a canonical path to a workspace of this user's."""
+        if not isinstance(root, str) or not os.path.isabs(root) or "\0" in root:
+            return None
+        if os.path.realpath(root) != root:  # through a link, or not normalised: not ours
+            return None
+        stamp = _stamp(root)
+        if stamp is None:
+            return None
+        with self._lock:
+            kept = self._open.get(root)
+            if kept is not None and kept[0] == stamp:
+                self._open.move_to_end(root)
+                return kept[1].answer
+        from ..errors import MemError
+        from ..memory import Memory
+
+        try:  # opened outside the lock: reading settings must not hold up other workspaces
+            mem = Memory.open(root, env=self.env)
+        except (MemError, OSError):
+            return None
+        with self._lock:
+            self._keep(root, stamp, mem)
+        return mem.answer
+
+    def _keep(self, root: str, stamp: tuple, mem: Memory) -> None:
+        self._open[root] = (stamp, mem)
+        self._open.move_to_end(root)
+        while len(self._open) > self.limit:
+            self._open.popitem(last=False)
