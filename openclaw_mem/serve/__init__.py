@@ -55,7 +55,6 @@ def start_resident(mem: Memory) -> Resident | None:
     from ..environment import Environment
     from ..store import heap
     from .resident import Resident
-
     from .socket_client import serving as ping
 
     if ping(mem.root, user=False):  # the user's resident gives way to the workspace's own
