@@ -5,7 +5,7 @@ import shutil
 import tempfile
 
 import pytest
-from helpers import EXAMPLE, Mem
+from helpers import EXAMPLE, NOT_EXAMPLE, Mem
 from typer.testing import CliRunner
 
 from openclaw_mem.cli import app
@@ -94,7 +94,7 @@ def git_memory(tmp_path):
 def example_memory(tmp_path):
     """workspace.example/ through the library, without git."""
     root = tmp_path / "example-lib"
-    shutil.copytree(EXAMPLE, root)
+    shutil.copytree(EXAMPLE, root, ignore=NOT_EXAMPLE)
     return _library(root, use_git=False)
 
 
@@ -111,7 +111,7 @@ def _library(root, use_git: bool):
 def example(tmp_path) -> Mem:
     """A copy of workspace.example/ under git."""
     root = tmp_path / "example"
-    shutil.copytree(EXAMPLE, root)
+    shutil.copytree(EXAMPLE, root, ignore=NOT_EXAMPLE)
     result = CliRunner().invoke(app, ["init", str(root)])
     assert result.exit_code == 0, result.stderr
     return Mem(root)

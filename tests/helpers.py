@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -13,6 +14,9 @@ from openclaw_mem.cli import app
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE = REPO / "workspace.example"
+# What a copy of it leaves behind: the .mem/ a developer's own `mem -w workspace.example …`
+# made there (index, access counts) is theirs, not the example's.
+NOT_EXAMPLE = shutil.ignore_patterns(".mem")
 
 
 class Mem:

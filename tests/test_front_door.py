@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import EXAMPLE, Mem
+from helpers import EXAMPLE, NOT_EXAMPLE, Mem
 from typer.testing import CliRunner
 
 from openclaw_mem.cli import app
@@ -35,7 +35,7 @@ QUESTIONS = [
 @pytest.fixture
 def example(tmp_path):
     root = tmp_path / "example"
-    shutil.copytree(EXAMPLE, root)
+    shutil.copytree(EXAMPLE, root, ignore=NOT_EXAMPLE)
     assert CliRunner().invoke(app, ["init", str(root)]).exit_code == 0
     return Mem(root)
 

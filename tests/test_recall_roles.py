@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import EXAMPLE
+from helpers import EXAMPLE, NOT_EXAMPLE
 
 from openclaw_mem.embed import local_available
 from openclaw_mem.format.chunking import heading_words, searchable
@@ -76,7 +76,7 @@ def test_a_question_that_says_user_finds_the_fact_not_the_filler(ws):
 @pytest.mark.skipif(not local_available(), reason="needs the local extra")
 def test_the_readmes_timezone_question_finds_the_utc8_line(tmp_path, monkeypatch):
     root = tmp_path / "ws"
-    shutil.copytree(EXAMPLE, root)
+    shutil.copytree(EXAMPLE, root, ignore=NOT_EXAMPLE)
     monkeypatch.setenv("MEM_EMBED_PROVIDER", "local")
     monkeypatch.setenv("MEM_NO_DAEMON", "1")
     from helpers import Mem
@@ -112,7 +112,7 @@ def _example(tmp_path, **settings: str) -> tuple:
     """A copy of workspace.example and the environment a `mem` process gets for it: the
     test's own, residents allowed, and these MEM_* settings."""
     root = tmp_path / "ws"
-    shutil.copytree(EXAMPLE, root)
+    shutil.copytree(EXAMPLE, root, ignore=NOT_EXAMPLE)
     env = {k: v for k, v in os.environ.items() if k != "MEM_NO_DAEMON"}
     env.update(settings)
     return root, env
@@ -150,7 +150,7 @@ def _pid(root) -> int | None:
 def test_a_slow_model_is_loaded_once_by_a_resident_the_first_recall_starts(tmp_path):
     root, env = _example(tmp_path, MEM_EMBED_PROVIDER="local", MEM_WATCH_IDLE="3")
     other = tmp_path / "other"
-    shutil.copytree(EXAMPLE, other)
+    shutil.copytree(EXAMPLE, other, ignore=NOT_EXAMPLE)
     assert "starts one" in _mem(root, "status", env=env).stdout
     first = _mem(root, "recall", "--json", "Redis timeout", env=env)
     assert '"results"' in first.stdout
@@ -203,7 +203,7 @@ def test_no_resident_is_started_where_no_socket_can_listen(tmp_path, monkeypatch
     from openclaw_mem.serve.autostart import maybe_start
 
     root = tmp_path / "ws"
-    shutil.copytree(EXAMPLE, root)
+    shutil.copytree(EXAMPLE, root, ignore=NOT_EXAMPLE)
     deep = tmp_path / ("deep-" * 20)
     deep.mkdir(mode=0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(deep))
@@ -233,7 +233,7 @@ def test_a_runtime_folder_not_private_to_the_user_is_not_used(tmp_path, planted)
         elsewhere = Path(user_dir())
     (elsewhere / STARTING).write_text(str(os.getpid()), encoding="ascii")  # a live pid
     root = tmp_path / "ws"
-    shutil.copytree(EXAMPLE, root)
+    shutil.copytree(EXAMPLE, root, ignore=NOT_EXAMPLE)
     start = time.monotonic()
     assert not coming(root) and time.monotonic() - start < 0.5
     assert (elsewhere / STARTING).exists()

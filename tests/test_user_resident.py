@@ -9,7 +9,7 @@ import os
 import shutil
 
 import pytest
-from helpers import EXAMPLE, Mem, settings
+from helpers import EXAMPLE, NOT_EXAMPLE, Mem, settings
 
 from openclaw_mem import serve
 from openclaw_mem.memory import Memory
@@ -25,7 +25,7 @@ NOW = "2026-11-30T12:00"
 
 def _workspace(tmp_path, name: str) -> Mem:
     root = tmp_path / name
-    shutil.copytree(EXAMPLE, root)
+    shutil.copytree(EXAMPLE, root, ignore=NOT_EXAMPLE)
     (root / ".mem").mkdir(exist_ok=True)
     return Mem(root)
 

@@ -364,8 +364,13 @@ def ask_resident(read: Read, vals: dict, env: Environment, root: str) -> dict | 
 
 def answer(read: Read, vals: dict, mem: Memory) -> dict:
     """The answer computed in this process (with --embed's provider, when given); when the
-    model was slow to load, a resident starts for the next call."""
+    model was slow to load, a resident starts for the next call. The patterns the answer
+    compiles (the snippets' secret scan) come from, and go to, .mem/prebuilt.bin."""
+    from ..services.kept_code import keep_prebuilt, prebuilt_file
+
+    kept_at = prebuilt_file(mem.place)
     data = mem.with_settings({"embed.provider": vals.get("embed")}).answer(read)
+    keep_prebuilt(kept_at)
     if not (vals.get("no_daemon") or vals.get("embed")):
         from .autostart import maybe_start
 

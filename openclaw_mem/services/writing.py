@@ -16,8 +16,8 @@ from ..format.appending import (
     replayable_in,
 )
 from ..store.commits import COMMIT_INGEST, COMMIT_LOG
-from ..store.workspace import STATE_DIR
 from ..store.workspace_root import MEMORY_DIR
+from .kept_code import keep_prebuilt, prebuilt_file
 from .place import Place
 
 TYPE_CHECKING = False
@@ -90,7 +90,7 @@ class Writing:
             else (role or place.config["log.default_role"])
         )
         redacting = place.config["log.redact"]
-        kept_at = _prebuilt_file(place)  # read when a pattern is first compiled
+        kept_at = prebuilt_file(place)  # read when a pattern is first compiled
         if redacting:  # opt-in: daily logs are otherwise kept verbatim
             text = place.redact(text)
         when = at or place.now()
@@ -106,7 +106,7 @@ class Writing:
         from ..safety.firewall import scan
 
         flags = scan(text)
-        _keep_prebuilt(kept_at)
+        keep_prebuilt(kept_at)
         if flags:  # kept verbatim: a log is what was said; it just never becomes a rule
             kinds = ", ".join(f.kind for f in flags)
             warnings.append(
@@ -178,58 +178,6 @@ class Writing:
 
         spawn(place.ws, ["consolidate", "--auto", "--quiet"], "consolidate.log")
         return True
-
-
-def _prebuilt_file(place: Place) -> str | None:
-    """Where what the secret scan and the firewall compile is kept (.mem/prebuilt.bin, read
-    the first time a pattern is compiled); None when .mem/ is not a real folder (a link is
-    never read or written through)."""
-    import os
-
-    from ..safety.prebuilt import FILE, read_from, salt_of
-    from ..store.fsutil import read_bytes
-
-    state = os.path.join(place.ws.top, STATE_DIR)
-    path = os.path.join(state, FILE)
-    salt = salt_of(state)  # None: no real folder (a link, or none yet)
-    if salt is None:
-        return None if os.path.lexists(state) else path  # none yet: made when kept
-
-    def read() -> bytes | None:
-        try:
-            return read_bytes(path, limit=_PREBUILT_LIMIT)
-        except (UsageError, OSError):  # none yet, a link, too large: compiled as without
-            return None
-
-    read_from(read, salt)
-    return path
-
-
-_PREBUILT_LIMIT = 16 * 2**20  # far above what the patterns and tables take (~0.5 MB)
-
-
-def _keep_prebuilt(path: str | None) -> None:
-    """Write what this `mem log` compiled or built for the next one, when it was not kept
-    already; a .mem/ that cannot be written (read-only, a link) keeps nothing."""
-    from ..safety.prebuilt import changed, dump, salt_of, saved
-
-    if path is None or not changed():
-        return
-    import os
-
-    from ..store.fsutil import atomic_write_bytes
-
-    state = os.path.dirname(path)
-    try:
-        os.makedirs(state, exist_ok=True)
-        salt = salt_of(state)  # None for a link: nothing is written through one
-        data = dump(salt) if salt is not None else None
-        saved()
-        if data is None:
-            return
-        atomic_write_bytes(path, data)
-    except (UsageError, OSError):
-        pass  # compiled again next time: nothing is lost
 
 
 def _secrets_kept(place: Place, text: str, rel: str, heading: int) -> list[str]:
