@@ -20,6 +20,26 @@ CJK = (
 IGNORECASE, MULTILINE, DOTALL, VERBOSE, ASCII = 2, 8, 16, 64, 256
 
 
+# How a pattern is compiled: re.compile, unless a process that keeps what it compiles
+# (safety/prebuilt.py, for mem log and an in-process recall) handed its own in.
+_compilers: list = []
+
+
+def compile_with(compile_pattern) -> None:
+    """Compile every pattern from now on with `compile_pattern(source, flags)` (same
+    result as re.compile; safety/prebuilt.py takes engine code it kept instead)."""
+    _compilers[:] = [compile_pattern]
+
+
+def compiled(source: str, flags: int = 0):
+    """re.compile(source, flags), by the compiler handed in when there is one."""
+    if _compilers:
+        return _compilers[0](source, flags)
+    import re
+
+    return re.compile(source, flags)
+
+
 class Lazy:
     """A regular expression compiled where it is first used, not where it is written:
     importing `re` and compiling costs more than `mem log`'s whole append, and most runs
@@ -32,9 +52,7 @@ class Lazy:
 
     def compiled(self):
         if self._compiled is None:
-            import re
-
-            self._compiled = re.compile(self.source, self._flags)
+            self._compiled = compiled(self.source, self._flags)
         return self._compiled
 
     def __getattr__(self, name: str):

@@ -28,6 +28,7 @@ from __future__ import annotations
 import marshal  # loaded with the interpreter itself: free
 import sys
 
+from .. import text as _text
 from ..text import Lazy as _Lazy
 
 FILE = "prebuilt.bin"  # in .mem/
@@ -89,6 +90,7 @@ def read_from(read, salt: bytes = b"") -> None:
     its folder's key (salt_of)."""
     _reader[:] = [read]
     _salt[0] = salt
+    _text.compile_with(pattern)  # the patterns of every layer (text.Lazy) come from here too
 
 
 def _take_file() -> None:

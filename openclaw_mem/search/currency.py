@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ..text import Lazy, compiled
 from .tokenize import shingles, tokenize
 
 _W = r"(?<![\w'’])"  # a word starts here (an apostrophe is inside a word: "don't")
@@ -72,15 +73,15 @@ _WEAK_EN = (
 )
 _WEAK_ZH = r"现在|目前|如今|新的"
 
-_STRONG_RE = re.compile(rf"{_W}(?:{_STRONG_EN}){_E}|{_STRONG_ZH}", re.I)
-_WEAK_RE = re.compile(rf"{_W}(?:{_WEAK_EN}){_E}|{_WEAK_ZH}", re.I)
+_STRONG_RE = Lazy(rf"{_W}(?:{_STRONG_EN}){_E}|{_STRONG_ZH}", re.I)
+_WEAK_RE = Lazy(rf"{_W}(?:{_WEAK_EN}){_E}|{_WEAK_ZH}", re.I)
 # A correction opens its clause: "Actually, I use Helix", not "it's actually fun".
-_LEAD_RE = re.compile(
+_LEAD_RE = Lazy(
     r"^\s*(?:(?:oh|no|wait|sorry|hmm|well)[\s,!]+)*(?:actually|correction|to\s+correct|"
     r"update|on\s+second\s+thoughts?)\b|^\s*(?:不对|更正|纠正|其实)",
     re.I,
 )
-_QUESTION_RE = re.compile(r"[?？]\s*$|吗[。.!！]?\s*$|是不是|有没有")
+_QUESTION_RE = Lazy(r"[?？]\s*$|吗[。.!！]?\s*$|是不是|有没有")
 
 # A subject a person has one of at a time (or holds one value of), said in English and
 # Chinese. Each slot: the words that name it. Matched on a case-folded text, whole words
@@ -259,10 +260,10 @@ SINGLE = frozenset(
 # not hold its value: a slot is held by a sentence in the first person or a short one.
 SHORT = 8
 MAX_SENTENCES = 3  # a longer text (a report, a pasted page) is never superseded whole
-_CLAUSE_RE = re.compile(r"[,.;:!?，。；：！？、—–]+\s*|\s+-\s+|\n+")
-_SENTENCE_RE = re.compile(r"(?<=[.!?])\s+|[。！？\n]+")
-_CJK_CHAR_RE = re.compile(r"[\u3400-\u9fff]")
-_FIRST_PERSON_RE = re.compile(rf"{_W}(?:i|i['’]m|i['’]ve|my|me|we|our|us){_E}|我|咱", re.I)
+_CLAUSE_RE = Lazy(r"[,.;:!?，。；：！？、—–]+\s*|\s+-\s+|\n+")
+_SENTENCE_RE = Lazy(r"(?<=[.!?])\s+|[。！？\n]+")
+_CJK_CHAR_RE = Lazy(r"[\u3400-\u9fff]")
+_FIRST_PERSON_RE = Lazy(rf"{_W}(?:i|i['’]m|i['’]ve|my|me|we|our|us){_E}|我|咱", re.I)
 
 
 @dataclass(frozen=True)
@@ -311,7 +312,7 @@ def _slot_pattern(words: tuple[str, ...], extra: str = "") -> re.Pattern[str]:
         parts.append("|".join(map(re.escape, other)))
     if extra:
         parts.append(extra)
-    return re.compile("|".join(parts), re.I)
+    return compiled("|".join(parts), re.I)
 
 
 def slots_of(text: str) -> frozenset[str]:
