@@ -141,10 +141,13 @@ def superseders(
         n = len(mask)
         hit = _docs_with(index, _change_tokens(index), n) & mask
         hit[docs] = False
-        later = np.flatnonzero(hit & _docs_with(index, _subject_tokens(index, seeds), n))
+        later = np.flatnonzero(hit)
         g = facts(index, later)
         keep = g.authority & (g.day > dated.min())
         later, day = later[keep], g.day[keep]
+        if len(later):  # the subjects' postings only when a later change could use them
+            on = _docs_with(index, _subject_tokens(index, seeds), n)[later]
+            later, day = later[on], day[on]
         later = later[np.argsort(-day, kind="stable")][:MAX_NOMINEES]
         if len(later):
             known.update(facts(index, later).of())
