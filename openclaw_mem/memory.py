@@ -387,6 +387,14 @@ class Memory:
         """Trust mem.toml as it is now, on this machine; returns its digest."""
         return self.keeping.trust()
 
+    @staticmethod
+    def trust_record(env: Mapping[str, str]) -> str:
+        """Where this machine records which mem.toml versions its user trusts (`mem
+        trust`): a process that keeps settings open reads them again when it changes."""
+        from .config import trust_file
+
+        return str(trust_file(env))
+
     def read_warm(self, warm: Callable[[], object] | None) -> None:
         """Recall and context answer from this warm index (the resident process's: a
         callable giving the index, or None while it has not taken in a change)."""

@@ -31,8 +31,10 @@ def _workspace(tmp_path, name: str) -> Mem:
 
 
 @pytest.fixture
-def three(tmp_path):
-    """Three workspaces and the user resident the first one started."""
+def three(tmp_path, monkeypatch):
+    """Three workspaces and the user resident the first one started (residents allowed by
+    default, as where one is started: the suite turns them off)."""
+    monkeypatch.delenv("MEM_WATCH_IDLE")
     spaces = [_workspace(tmp_path, name) for name in ("a", "b", "c")]
     spaces[1]("log", "--at", "2026-11-30T09:00", "Redis 连接超时 on the billing worker")
     server = serve.start_user_resident(Memory.open(spaces[0].root, env=dict(os.environ)), limit=2)
@@ -121,3 +123,50 @@ def test_a_resident_whose_socket_was_taken_over_stops_and_leaves_the_new_one(thr
     finally:
         other.stop()
     assert not os.path.exists(user_socket_file())
+
+
+def test_a_workspace_whose_settings_turn_residents_off_is_not_served(three):
+    """`watch.idle = 0` in a workspace's own mem.toml keeps it out of the resident another
+    workspace started: it answers in its own process."""
+    spaces, _ = three
+    settings(spaces[2].root, "[watch]\nidle = 0\n")
+    read = Read.ask("recall", query="Redis").to_json()
+    assert ask(spaces[2].root, "recall", read) is None and not serving(spaces[2].root)
+    assert spaces[2].json("recall", "--now", NOW, "Redis timeout")["results"]  # in-process
+    assert ask(spaces[1].root, "recall", read)["ok"]
+
+
+def test_a_workspace_the_resident_declines_starts_no_second_one(three, monkeypatch):
+    """A resident that serves, but not this workspace, is not joined by another that would
+    load the model only to find the socket taken (and make the next turn wait for it)."""
+    from openclaw_mem.serve import autostart
+
+    spaces, _ = three
+    settings(spaces[2].root, "[watch]\nidle = 0\n")
+    mem = Memory.open(spaces[2].root, env=dict(os.environ))
+    monkeypatch.setattr(autostart, "worth_it", lambda m: True)
+    started = []
+    monkeypatch.setattr("openclaw_mem.services.background.spawn", lambda *a, **k: started.append(a))
+    assert not autostart.maybe_start(mem) and not started
+    assert not autostart.coming(spaces[2].root)  # nothing on its way: no wait
+
+
+def test_where_there_are_no_user_ids_no_user_resident_is_asked(three, monkeypatch):
+    spaces, _ = three
+    monkeypatch.delattr(os, "getuid")
+    read = Read.ask("recall", query="Redis").to_json()
+    assert ask(spaces[1].root, "recall", read) is None  # answered in-process, no crash
+    from openclaw_mem.serve.autostart import coming
+
+    assert not coming(spaces[1].root)
+
+
+def test_mem_trust_reaches_an_open_workspace(three):
+    """A setting that counts only once trusted is read again after `mem trust`, though
+    mem.toml itself did not change."""
+    spaces, server = three
+    root = spaces[1].root
+    (root / "mem.toml").write_text("[recall]\nk = 1\n", encoding="utf-8")
+    first = server.pool.handler_for(str(root)).__self__
+    spaces[1]("trust")
+    assert server.pool.handler_for(str(root)).__self__ is not first

@@ -94,10 +94,13 @@ def read_from(read, salt: bytes = b"") -> None:
 
 
 def _take_file() -> None:
-    if _reader:
-        data = _reader.pop()()
-        if data:
-            load(data)
+    try:
+        read = _reader.pop()  # once: threads of a serving process may get here together
+    except IndexError:
+        return
+    data = read()
+    if data:
+        load(data)
 
 
 def pattern(source: str, flags: int = 0):

@@ -75,7 +75,10 @@ def start_user_resident(mem: Memory, limit: int | None = None) -> Resident | Non
     from ..store import heap
     from .pool import LIMIT, Pool
     from .resident import Resident
+    from .socket_client import greets, user_socket_file
 
+    if greets(user_socket_file()):  # one serves already: no second load of the model
+        return None
     _load_model(mem)
     pool = Pool(mem.env, limit or LIMIT)
     pool.add(mem)

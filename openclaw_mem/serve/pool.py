@@ -36,12 +36,15 @@ def _stamp(root: str) -> tuple | None:
         return None
     if top.st_uid != os.getuid() or state.st_uid != os.getuid():
         return None
+    return top.st_dev, top.st_ino, state.st_ino, _stat_of(os.path.join(root, "mem.toml"))
+
+
+def _stat_of(path: str) -> tuple | None:
     try:
-        toml = os.lstat(os.path.join(root, "mem.toml"))
-        settings = (toml.st_ino, toml.st_size, toml.st_mtime_ns)
+        st = os.stat(path)
     except OSError:
-        settings = None
-    return top.st_dev, top.st_ino, state.st_ino, settings
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
 
 
 class Pool:
@@ -49,15 +52,19 @@ class Pool:
     environment the resident started with: the settings it answers for)."""
 
     def __init__(self, env: Mapping[str, str], limit: int = LIMIT) -> None:
+        from ..memory import Memory
+
         self.env = dict(env)
         self.limit = limit
+        # `mem trust` changes which settings of a mem.toml count: read them again after it.
+        self._trusted = Memory.trust_record(self.env)
         self._open: OrderedDict[str, tuple[tuple, Memory]] = OrderedDict()
         self._lock = threading.Lock()
 
     def add(self, mem: Memory) -> None:
         """Keep a workspace opened elsewhere (the one that started the resident)."""
         root = str(mem.root)
-        stamp = _stamp(root)
+        stamp = self._stamp_of(root)
         if stamp is not None:
             with self._lock:
                 self._keep(root, stamp, mem)
@@ -74,14 +81,14 @@ class Pool:
             return None
         if os.path.realpath(root) != root:  # through a link, or not normalised: not ours
             return None
-        stamp = _stamp(root)
+        stamp = self._stamp_of(root)
         if stamp is None:
             return None
         with self._lock:
             kept = self._open.get(root)
             if kept is not None and kept[0] == stamp:
                 self._open.move_to_end(root)
-                return kept[1].answer
+                return _served(kept[1])
         from ..errors import MemError
         from ..memory import Memory
 
@@ -91,10 +98,20 @@ class Pool:
             return None
         with self._lock:
             self._keep(root, stamp, mem)
-        return mem.answer
+        return _served(mem)
+
+    def _stamp_of(self, root: str) -> tuple | None:
+        stamp = _stamp(root)
+        return None if stamp is None else (*stamp, _stat_of(self._trusted))
 
     def _keep(self, root: str, stamp: tuple, mem: Memory) -> None:
         self._open[root] = (stamp, mem)
         self._open.move_to_end(root)
         while len(self._open) > self.limit:
             self._open.popitem(last=False)
+
+
+def _served(mem: Memory) -> Callable | None:
+    """The workspace's answers, unless its own settings turn residents off (`watch.idle =
+    0`): a resident another workspace started keeps out of it too."""
+    return mem.answer if mem.config["watch.idle"] > 0 else None

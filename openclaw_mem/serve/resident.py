@@ -115,17 +115,28 @@ class Resident:
             return False
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+        # Bound and listening under a name of its own, then renamed into place: a client
+        # that came between bind and listen would find nobody listening and remove the
+        # socket as a dead one's; two starting at once leave one socket, the later's.
+        fresh = self.path.with_name(f"{self.path.name}.{os.getpid():x}")
         with contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
+            fresh.unlink()
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         old = os.umask(0o177)  # the socket is born 0600: only its owner may ask
         try:
-            sock.bind(str(self.path))
+            sock.bind(str(fresh))
         finally:
             os.umask(old)
-        bound = self.path.lstat()
+        try:
+            sock.listen(16)
+            bound = fresh.lstat()
+            os.replace(fresh, self.path)
+        except OSError:
+            sock.close()
+            with contextlib.suppress(OSError):
+                fresh.unlink()
+            return False
         self._bound = (bound.st_dev, bound.st_ino)
-        sock.listen(16)
         sock.settimeout(0.2)
         self._sock = sock
         self._thread = threading.Thread(target=self._serve, name="mem-resident", daemon=True)

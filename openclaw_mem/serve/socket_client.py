@@ -43,17 +43,21 @@ def socket_file(root: str | os.PathLike[str]) -> str:
 
 def user_dir() -> str:
     """The user's runtime folder for mem's resident: $XDG_RUNTIME_DIR/openclaw-mem, else
-    openclaw-mem-UID in $TMPDIR or /tmp. Whoever creates it makes it 0700 (pool.py)."""
+    openclaw-mem-UID in $TMPDIR or /tmp. Whoever creates it makes it 0700 (pool.py). Where
+    there are no user ids (not POSIX) there is no user resident: private_dir says no."""
     base = os.environ.get("XDG_RUNTIME_DIR", "")
     if base and os.path.isabs(base):
         return os.path.join(base, "openclaw-mem")
     tmp = os.environ.get("TMPDIR", "")
-    return os.path.join(tmp if os.path.isabs(tmp) else "/tmp", f"openclaw-mem-{os.getuid()}")
+    uid = os.getuid() if hasattr(os, "getuid") else "none"
+    return os.path.join(tmp if os.path.isabs(tmp) else "/tmp", f"openclaw-mem-{uid}")
 
 
 def private_dir(path: str) -> bool:
     """Whether `path` is a real folder of this user's that nobody else may enter: a folder
     another user made (or a link planted in /tmp) could hold another program's socket."""
+    if not hasattr(os, "getuid"):
+        return False
     try:
         st = os.lstat(path)
     except OSError:
