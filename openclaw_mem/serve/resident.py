@@ -188,10 +188,11 @@ class Resident:
             later: list[Callable[[], None]] = []
             if not isinstance(request, dict) or request.get("v") != VERSION:
                 reply.update(ok=False, error="protocol version mismatch", code=2)
+            elif request.get("op") != "ping" and request.get("settings", {}) != self.settings:
+                # Before the workspace is looked up: a caller declined opens nothing.
+                reply.update(ok=False, declined=True, error="this process serves other settings")
             elif (handle := self._handler(request.get("root"))) is None:
                 reply.update(ok=False, foreign=True, error="this process serves another workspace")
-            elif request.get("op") != "ping" and request.get("settings", {}) != self.settings:
-                reply.update(ok=False, declined=True, error="this process serves other settings")
             else:
                 try:
                     try:
