@@ -49,10 +49,9 @@ def maybe_start(mem: Memory) -> bool:
 
         if serving(mem.root):
             return False
-        from .resident import _private_folder
-        from .socket_client import greets, user_dir, user_socket_file
+        from .socket_client import greets, made_private_dir, user_dir, user_socket_file
 
-        if not _private_folder(user_dir()):
+        if not made_private_dir(user_dir()):
             return False
         if greets(user_socket_file()):  # it serves, just not this workspace (pool.py says
             return False  # which it declines): another would only load the model to exit

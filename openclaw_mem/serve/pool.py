@@ -4,8 +4,9 @@ A resident started on demand (autostart.py) serves every workspace of the user w
 it over one socket in the user's runtime folder (socket_client.user_socket_file). The
 embedding model is loaded once a process (embed/local.py), however many workspaces ask; what
 each workspace adds is its settings and the index it reads, so at most LIMIT stay open, the
-one asked longest ago closed first. A workspace is opened again when its folder or its
-mem.toml changed since it was opened (settings are read once, as `mem watch` reads them).
+one asked longest ago closed first. A workspace is opened again when its folder, its
+mem.toml or this machine's trust record (`mem trust`) changed since it was opened (settings
+are read once, as `mem watch` reads them).
 """
 
 from __future__ import annotations

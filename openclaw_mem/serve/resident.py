@@ -37,7 +37,7 @@ from .socket_client import (
     VERSION,
     ask,
     greets,
-    private_dir,
+    made_private_dir,
     serving,
     socket_file,
     user_dir,
@@ -61,15 +61,6 @@ def _identity(root: Path) -> tuple[int, int] | None:
 
 def socket_path(root: Path) -> Path:
     return Path(socket_file(root))
-
-
-def _private_folder(path: str) -> bool:
-    """The user's runtime folder, made 0700 when missing; False when it exists but is not
-    a real folder of this user's that only the user may enter (a link planted in /tmp, a
-    folder another user made first): then no user resident, and every call answers itself."""
-    with contextlib.suppress(FileExistsError, OSError):
-        os.mkdir(path, 0o700)
-    return private_dir(path)
 
 
 class Resident:
@@ -108,7 +99,7 @@ class Resident:
         if len(str(self.path)) > 100:
             return False
         if self.root is None:
-            if not _private_folder(user_dir()) or greets(str(self.path)):
+            if not made_private_dir(user_dir()) or greets(str(self.path)):
                 return False
             self._place = _identity(self.path.parent)
         elif serving(self.root, user=False):  # the user's resident gives way to this one

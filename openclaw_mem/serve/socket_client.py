@@ -65,6 +65,17 @@ def private_dir(path: str) -> bool:
     return stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and not st.st_mode & 0o077
 
 
+def made_private_dir(path: str) -> bool:
+    """The user's runtime folder, made 0700 when missing; False when it exists but is not
+    a real folder of this user's that only the user may enter (a link planted in /tmp, a
+    folder another user made first): then no user resident, and every call answers itself."""
+    try:  # noqa: SIM105 (contextlib would cost the per-turn client an import)
+        os.mkdir(path, 0o700)
+    except OSError:  # there already (checked below), or cannot be made
+        pass
+    return private_dir(path)
+
+
 def user_socket_file() -> str:
     return os.path.join(user_dir(), SOCKET)
 
