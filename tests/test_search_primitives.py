@@ -115,6 +115,35 @@ def test_postings_merge_keeps_live_documents():
     assert merged.lookup(bm25.term_hash("b"))[0].tolist() == [0]
 
 
+@settings(max_examples=80, deadline=None)
+@given(
+    postings=st.lists(
+        st.lists(
+            st.tuples(
+                st.sampled_from([0.0, 0.0, 1.0, 2.0, 15.0, 16.0, 40.0, 0.5]),  # tf
+                st.sampled_from([0.0, 1.0, 3.0, 15.0, 17.0, 0.25]),  # ctf
+            ),
+            max_size=12,
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_own_count_is_the_decoded_postings_count_of_own_text(postings):
+    """What recall's second pass counts without decoding document ids (follow.py) is what
+    decoding them gives: frequencies past a nibble and fractions included."""
+    terms = np.arange(1, len(postings) + 1, dtype=np.uint64) * np.uint64(1_000_003)
+    ptr = np.r_[0, np.cumsum([len(p) for p in postings])].astype(np.int64)
+    docs = np.concatenate([np.arange(len(p)) * 3 for p in postings] or [[]]).astype(np.int64)
+    tfs = np.array([tf for p in postings for tf, _ in p], np.float32)
+    ctfs = np.array([ctf for p in postings for _, ctf in p], np.float32)
+    post = bm25.Postings.pack(terms, ptr, docs, tfs, ctfs)
+    for h in terms.tolist():
+        _, tf, _ = post.lookup(h)
+        assert post.own_count(h) == int(np.count_nonzero(tf))
+    assert post.own_count(7) == 0  # a term it does not hold
+
+
 def test_permutations_are_datasketchs_own():
     from datasketch import MinHash
 

@@ -76,12 +76,19 @@ def named(q: Query, docs: np.ndarray) -> list[str]:
             if t not in asked and stages._content(t):
                 held[t] = held.get(t, 0) + 1
     n = max(index.n_live, 1)
+    # With every chunk live (no forgotten or replaced one), a word's documents are counted
+    # from its frequencies alone, without decoding which documents they are.
+    all_live = n == len(index.live)
     weighed = []
     for t, count in held.items():
         h = bm25.term_hash(t)
-        df = sum(
-            int(index.live[d[tf > 0]].sum()) for d, tf, _ in (s.lookup(h) for s in index.segments)
-        )
+        if all_live:
+            df = sum(s.own_count(h) for s in index.segments)
+        else:
+            df = sum(
+                int(index.live[d[tf > 0]].sum())
+                for d, tf, _ in (s.lookup(h) for s in index.segments)
+            )
         if 2 <= df <= max(2, n // 10):
             weighed.append((-count * float(bm25.idf(n, df)), t))
     weighed.sort()

@@ -92,6 +92,16 @@ class Postings:
             return self._decode(i)
         return np.zeros(0, np.int32), np.zeros(0, np.float32), np.zeros(0, np.float32)
 
+    def own_count(self, h: int) -> int:
+        """How many postings of the term whose hash is h are in a document's own text (tf >
+        0), read from the frequencies alone: the document ids are not decoded."""
+        i = int(np.searchsorted(self.terms, np.uint64(h)))
+        if i >= len(self.terms) or int(self.terms[i]) != h:
+            return 0
+        lo, hi = int(self.ptr[i]), int(self.ptr[i + 1])
+        tf, _ = _frequencies(self.freqs[lo:hi], self.bigpos, self.bigtf, self.bigctf, lo)
+        return int(np.count_nonzero(tf))
+
     def _decode(self, i: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         lo, hi = int(self.ptr[i]), int(self.ptr[i + 1])
         docs = np.cumsum(_varints(self.gaps[int(self.bptr[i]) : int(self.bptr[i + 1])]))
