@@ -60,6 +60,12 @@ class Facts:
     speaker: np.ndarray
     is_log: np.ndarray
 
+    def take(self, at: np.ndarray) -> Facts:
+        """These facts at some of their places (in that order)."""
+        return Facts(
+            self.ids[at], self.day[at], self.authority[at], self.speaker[at], self.is_log[at]
+        )
+
     def of(self) -> dict[int, tuple[float, bool, int, bool]]:
         """By document id: (day, authority, speaker, is_log)."""
         return dict(
@@ -141,17 +147,14 @@ def superseders(
         n = len(mask)
         hit = _docs_with(index, _change_tokens(index), n) & mask
         hit[docs] = False
-        later = np.flatnonzero(hit)
-        g = facts(index, later)
-        keep = g.authority & (g.day > dated.min())
-        later, day = later[keep], g.day[keep]
-        if len(later):  # the subjects' postings only when a later change could use them
-            on = _docs_with(index, _subject_tokens(index, seeds), n)[later]
-            later, day = later[on], day[on]
-        later = later[np.argsort(-day, kind="stable")][:MAX_NOMINEES]
-        if len(later):
-            known.update(facts(index, later).of())
-            said.update(zip(later.tolist(), map(_statement, texts(later)), strict=True))
+        g = facts(index, np.flatnonzero(hit))
+        at = np.flatnonzero(g.authority & (g.day > dated.min()))
+        if len(at):  # the subjects' postings only when a later change could use them
+            at = at[_docs_with(index, _subject_tokens(index, seeds), n)[g.ids[at]]]
+        g = g.take(at[np.argsort(-g.day[at], kind="stable")][:MAX_NOMINEES])
+        if len(g.ids):
+            known.update(g.of())
+            said.update(zip(g.ids.tolist(), map(_statement, texts(g.ids)), strict=True))
     asked = set(docs.tolist())
     return {old: news for old, news in _pairs(known, said).items() if old in asked}
 
