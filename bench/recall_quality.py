@@ -350,10 +350,11 @@ def knowledge_update_rate(
         max(datetime.strptime(Path(c[1][0]).stem, "%Y-%m-%d") for c in cites) + timedelta(days=1),
     )
     index = open_index(ws, params)
+    texts = chunk_texts(ws, index)
     start, end, pid = index.doc("start"), index.doc("end"), index.doc("path_id")
     wins = 0
     for (_, _, query), ((p_old, l_old), (p_new, l_new)) in zip(UPDATES, cites, strict=True):
-        ranked = rank_index(index, query, replace(opts, k=10, now=now))
+        ranked = rank_index(index, query, replace(opts, k=10, now=now), texts=texts)
         order = [(index.paths[int(pid[d])], int(start[d]), int(end[d])) for d, _ in ranked]
         pos = {}
         for rank, (p, lo, hi) in enumerate(order):
@@ -727,6 +728,8 @@ def main() -> None:
         else:
             base_params = replace(base_params, **{key: cast(value)})
 
+    if base_opts.similarity != "membership":
+        base_params = replace(base_params, signed=True)  # what mem.toml's setting builds
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         work = args.workdir or Path(tmp)

@@ -56,7 +56,7 @@ def _corrupt_same_size(path: Path, name: str, how: str) -> None:
 
 @pytest.mark.parametrize(
     "name, how",
-    [("doc.start", "randomise"), ("sig", "zero"), ("post.freqs", "randomise")],
+    [("doc.start", "randomise"), ("post.gaps", "zero"), ("post.freqs", "randomise")],
 )
 def test_same_size_corruption_is_caught_and_rebuilt(memory, name, how):
     base = _setup(memory)

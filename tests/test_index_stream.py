@@ -52,15 +52,17 @@ def _arrays(index) -> dict[str, np.ndarray]:
     return out
 
 
-@pytest.mark.parametrize("window,block", [(3_000, 500), (20_000, 10**9)])
-def test_a_streamed_rebuild_is_the_in_memory_index(tmp_path, monkeypatch, window, block):
-    whole = open_index(_ws(tmp_path, "whole"), IndexParams())
+@pytest.mark.parametrize("window,block,signed", [(3_000, 500, True), (20_000, 10**9, False)])
+def test_a_streamed_rebuild_is_the_in_memory_index(tmp_path, monkeypatch, window, block, signed):
+    params = IndexParams(signed=signed)
+    whole = open_index(_ws(tmp_path, "whole"), params)
+    assert whole.base.sig.shape == (whole.base.n, 256 if signed else 0)
     assert whole.stats["mode"] == "rebuild" and "pieces" not in whole.stats
     monkeypatch.setattr(ix, "STREAM_BYTES", 1)
     monkeypatch.setattr(index_stream, "WINDOW_BYTES", window)
     monkeypatch.setattr(index_stream, "BLOCK_PAIRS", block)
     ws = _ws(tmp_path, "streamed")
-    streamed = open_index(ws, IndexParams())
+    streamed = open_index(ws, params)
     assert streamed.stats["pieces"] > 4  # the large logs were cut into windows
     assert streamed.paths == whole.paths and streamed.files.keys() == whole.files.keys()
     for rel, rec in whole.files.items():
@@ -71,7 +73,7 @@ def test_a_streamed_rebuild_is_the_in_memory_index(tmp_path, monkeypatch, window
         assert np.array_equal(got, want[name], equal_nan=got.dtype.kind == "f"), name
     assert any("2026-11-03.md" in w for w in streamed.warnings)  # not UTF-8, said once
     # What was written is what a later call loads, and nothing of the build is left over.
-    reloaded = open_index(ws, IndexParams())
+    reloaded = open_index(ws, params)
     assert reloaded.stats == {} and reloaded.base.n == whole.base.n
     left = sorted(p.name.split("-")[0] for p in (ws.state_dir / "index").iterdir())
     assert left == ["base", "delta", "files", "meta.json", "verified.json"]
@@ -94,16 +96,17 @@ def test_windows_cut_only_at_entry_headings(tmp_path):
 @pytest.mark.slow
 def test_a_big_change_to_an_indexed_workspace_is_streamed_too(tmp_path, monkeypatch):
     ws = _ws(tmp_path, "ws")
-    open_index(ws, IndexParams())
+    signed = IndexParams(signed=True)
+    open_index(ws, signed)
     monkeypatch.setattr(ix, "STREAM_BYTES", 50_000)
     monkeypatch.setattr(index_stream, "WINDOW_BYTES", 10_000)
     path = ws.root / "memory" / "2026-11-01.md"
     path.write_text(path.read_text("utf-8") + "## 23:59 · user\nlast words\n", "utf-8")
-    again = open_index(ws, IndexParams())
+    again = open_index(ws, signed)
     assert again.stats["mode"] == "rebuild" and again.stats["pieces"] > 1
     monkeypatch.setattr(ix, "STREAM_BYTES", 10**12)
     assert np.array_equal(
-        np.asarray(again.base.sig), np.asarray(open_index(ws, IndexParams(), rebuild=True).base.sig)
+        np.asarray(again.base.sig), np.asarray(open_index(ws, signed, rebuild=True).base.sig)
     )
 
 

@@ -174,6 +174,31 @@ def test_the_vector_half_is_the_idf_weighted_share_of_query_words_a_chunk_holds(
     assert partial and all(0 < v < 0.5 for v in partial)  # "redis" alone: the lighter word
 
 
+def test_signatures_are_made_only_for_the_settings_that_read_them(ws):
+    """The default `membership` reads the postings, so the index keeps no MinHash
+    signatures; `recall.similarity = "containment"` (or "jaccard") rebuilds it with them, and
+    going back drops them again."""
+    from openclaw_mem.memory import Memory
+
+    _log(ws, "2026-11-20T09:00", "redis timeout on the settlement worker")
+    _log(ws, "2026-11-21T09:00", "lunch was noodles")
+
+    def sig_width() -> int:
+        mem = Memory.open(ws.root)
+        return mem.recall("redis", now=datetime(2026, 11, 22)).index.base.sig.shape[1]
+
+    assert sig_width() == 0
+    by_membership = ws.json("recall", "--now", "2026-11-22", "redis timeout")["results"]
+    for setting in ("containment", "jaccard"):
+        (ws.root / "mem.toml").write_text(f'[recall]\nsimilarity = "{setting}"\n', "utf-8")
+        assert sig_width() == 256
+        got = ws.json("recall", "--now", "2026-11-22", "--explain", "redis timeout")["results"]
+        assert got[0]["path"] == by_membership[0]["path"] and "timeout" in got[0]["snippet"]
+        assert 0 < got[0]["explain"]["lsh"] <= 1.0  # estimated from the signatures
+    (ws.root / "mem.toml").write_text('[recall]\nsimilarity = "membership"\n', "utf-8")
+    assert sig_width() == 0
+
+
 def test_the_decay_counts_recency_among_the_candidates_within_a_window(memory):
     """A fact and its update days apart: the newer wins. An answer months older than the
     newest candidate loses at most the window's share (exp(-0.004 · 20) ≈ 0.92), however

@@ -84,6 +84,10 @@ class IndexParams:
     sign_context: bool = (
         True  # MinHash signs borrowed context too (it only reaches chunks the own-word gate admits)
     )
+    # MinHash signatures made at all: only `recall.similarity` containment/jaccard reads them
+    # (the default reads the postings), and they were a quarter of a cold build's CPU, all
+    # of it in the one process that cannot be spread over the workers, and 2/3 of the index.
+    signed: bool = False
     embed: str = ""  # the vector space (Embedder.key); "" is MinHash only
     embed_context: bool = False  # embed a chunk with its borrowed context (tuned: off)
     sim_bits: int = simhash.BITS
@@ -98,6 +102,7 @@ class IndexParams:
             log_context=cfg["index.log_context"],
             include=tuple(cfg["index.include"]),
             exclude=tuple(cfg["index.exclude"]),
+            signed=cfg["recall.similarity"] != "membership",
             embed=embed,
         )
 
@@ -108,6 +113,11 @@ class IndexParams:
 
     def tokens(self, text: str) -> list[str]:
         return tokenize(text, cjk_unigrams=self.cjk_unigrams, stem=self.stem)
+
+    @property
+    def sig_width(self) -> int:
+        """MinHash values a chunk keeps: none unless a setting reads signatures."""
+        return self.num_perm if self.signed else 0
 
     @property
     def sim_bytes(self) -> int:
@@ -137,7 +147,7 @@ class Segment:
 
     post: bm25.Postings
     docs: dict[str, np.ndarray]  # DOC_FIELDS, each of length n
-    sig: np.ndarray  # n x num_perm: the low sig_bits of the MinHash of its words
+    sig: np.ndarray  # n x sig_width: the low sig_bits of the MinHash of its words
     sim: np.ndarray  # n x sim_bytes uint8: SimHash of its embedding (zeros if none)
     sig_at: tuple[str, int] | None = None  # (pack file, offset) of sig, to pread rows
 
@@ -175,7 +185,7 @@ def empty_segment(params: IndexParams) -> Segment:
     return Segment(
         bm25.Postings.empty(),
         empty_docs(),
-        np.zeros((0, params.num_perm), minhash.stored_dtype(params.sig_bits)),
+        np.zeros((0, params.sig_width), minhash.stored_dtype(params.sig_bits)),
         np.zeros((0, params.sim_bytes), np.uint8),
     )
 
@@ -437,11 +447,11 @@ def segment_from(
     params: IndexParams,
     perm: tuple[np.ndarray, np.ndarray],
     vectors: _Vectors,
-    hashes: dict[str, tuple[int, int]] | None = None,
+    hashes: dict[str, int] | None = None,
     plain: bool = False,
 ) -> Segment:
     """A segment of the part's documents, numbered from `first`. `hashes` keeps each term's
-    (BM25 hash, MinHash hash) across the calls of one build (a streamed build meets the same
+    BM25 hash across the calls of one build (a streamed build meets the same
     words in every piece); `plain` leaves the postings as term-major arrays (terms, ptr,
     docs, tfs, ctfs) for a streamed build to merge, instead of packing them."""
     an = part.an
@@ -449,17 +459,21 @@ def segment_from(
     v = len(an.terms)
     if hashes is None or len(hashes) > HASHES_KEPT:
         hashes = {}  # (a bound on what a build keeps: a huge vocabulary is hashed again)
-    pairs = [hashes.get(t) or hashes.setdefault(t, _term_hashes(t)) for t in an.terms]
-    h64 = np.fromiter((p[0] for p in pairs), np.uint64, v)
-    term_h32 = np.fromiter((p[1] for p in pairs), np.uint32, v)
+    h64 = np.fromiter(
+        (hashes.get(t) or hashes.setdefault(t, bm25.term_hash(t)) for t in an.terms), np.uint64, v
+    )
     arrays = bm25.term_major(an, first, h64)
     post = arrays if plain else bm25.Postings.pack(*arrays)
     # MinHash signs each document's own distinct content tokens: borrowed context is for
     # BM25 only, capped by what the own words score, so it must not make a signature match.
     keep = np.fromiter((is_shingle(t) for t in an.terms), bool, v)
     mask = keep[an.term] & ((an.tf > 0) | params.sign_context)
-    sig = minhash.signatures_from_pairs(n, an.doc[mask], an.term[mask], term_h32, *perm)
-    sig = minhash.narrow(sig, params.sig_bits)
+    if params.signed:
+        term_h32 = np.fromiter((minhash.hash32(t) for t in an.terms), np.uint32, v)
+        sig = minhash.signatures_from_pairs(n, an.doc[mask], an.term[mask], term_h32, *perm)
+        sig = minhash.narrow(sig, params.sig_bits)
+    else:
+        sig = np.zeros((n, 0), minhash.stored_dtype(params.sig_bits))
     docs = {
         "path_id": np.fromiter((path_ids[p] for p in part.chunk_paths), np.int32, n),
         **part.meta,
@@ -471,8 +485,6 @@ def segment_from(
     return Segment(post, docs, sig, vectors.sim)
 
 
-def _term_hashes(term: str) -> tuple[int, int]:
-    return bm25.term_hash(term), minhash.hash32(term)
 
 
 def analyze_all(
@@ -634,7 +646,7 @@ def load_segment(
     ok = (
         post.consistent()
         and all(len(v) == n for v in docs.values())
-        and sig.shape == (n, params.num_perm)
+        and sig.shape == (n, params.sig_width)
         and sig.dtype == minhash.stored_dtype(params.sig_bits)
         and sim.shape == (n, params.sim_bytes)
     )

@@ -5,9 +5,9 @@ of about WINDOW_BYTES (a daily log larger than that in windows that start at an 
 heading); each piece is chunked, analysed, embedded and made into a segment of its own,
 whose signatures and postings go to disk at once. At the end the pieces' postings are
 merged one term-hash range at a time into the base segment. What is held at once is a few
-pieces and the per-document columns (~60 bytes a chunk); the MinHash signatures (1 KB a
-chunk) and the postings never are, and nothing is read back through a memory map (mapped
-pages count as the process's memory). The index is the same, array for array, as the one
+pieces and the per-document columns (~60 bytes a chunk); the MinHash signatures (512 bytes
+a chunk, when a setting asks for them) and the postings never are, and nothing is read
+back through a memory map (mapped pages count as the process's memory). The index is the same, array for array, as the one
 built in memory (a test holds the two equal).
 """
 
@@ -345,12 +345,12 @@ def rebuild(ws: Workspace, params: IndexParams, scan: Scan, build: Build, root: 
     work = root / f"build-{gen:08x}"
     work.mkdir()
     try:
-        sig = _Columns(work, "sig", minhash.stored_dtype(params.sig_bits), (params.num_perm,))
+        sig = _Columns(work, "sig", minhash.stored_dtype(params.sig_bits), (params.sig_width,))
         sim = _Columns(work, "sim", np.uint8, (params.sim_bytes,))
         columns: dict[str, list[np.ndarray]] = {f: [] for f in DOC_FIELDS}
         pieces: list[_Piece] = []
         files: dict[str, dict] = {}
-        hashes: dict[str, tuple[int, int]] = {}  # each word's hashes, once a build
+        hashes: dict[str, int] = {}  # each word's hash, once a build
         n = 0
         dim = 0
         for j, part in enumerate(_parts(ws.root, jobs, params)):

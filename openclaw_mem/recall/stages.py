@@ -296,6 +296,11 @@ def membership(index: Index, q_tokens: list[str], opts: RecallOptions, docs: np.
         for posted, weight in zip(holders, weights, strict=True):
             share[posted] += weight
         return share[docs] / w.sum()
+    if not index.params.signed:
+        raise ValueError(
+            f"recall.similarity = {opts.similarity} reads MinHash signatures: "
+            "open the index with IndexParams(signed=True)"
+        )
     sigs = signature_rows(index, docs)
     bits = index.params.sig_bits
     jac = minhash.jaccard(sigs, minhash.narrow(minhash.signature(qs, *index.perm), bits), bits)
@@ -673,9 +678,12 @@ def similarity(
 ) -> Callable[[int, int], float]:
     """How alike two candidates are, for MMR: the Jaccard similarity of their own content
     words (read from their lines; headings and borrowed context left out), or without
-    `texts` the share of equal MinHash values. Only what lies above `threshold` counts,
+    `texts` the share of equal MinHash values when the index keeps signatures (else nothing
+    is alike and MMR keeps the relevance order). Only what lies above `threshold` counts,
     rescaled to [0, 1]: a re-logged fact is demoted, while neighbouring turns that share a
     topic (often the evidence together) are not."""
+    if texts is None and not index.params.signed:
+        return lambda a, b: 0.0
     if texts is not None:
         from ..format.chunking import searchable
 
