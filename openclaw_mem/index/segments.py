@@ -448,12 +448,33 @@ def segment_from(
     perm: tuple[np.ndarray, np.ndarray],
     vectors: _Vectors,
     hashes: dict[str, int] | None = None,
-    plain: bool = False,
 ) -> Segment:
     """A segment of the part's documents, numbered from `first`. `hashes` keeps each term's
-    BM25 hash across the calls of one build (a streamed build meets the same
-    words in every piece); `plain` leaves the postings as term-major arrays (terms, ptr,
-    docs, tfs, ctfs) for a streamed build to merge, instead of packing them."""
+    BM25 hash across the calls of one build."""
+    made = shape(part, params, perm, hashes, first)
+    docs = with_place(made.docs, part.chunk_paths, path_ids, vectors)
+    return Segment(bm25.Postings.pack(*made.post), docs, made.sig, vectors.sim)
+
+
+@dataclass
+class Shaped:
+    """A part's postings and per-chunk columns: all of a segment but where each chunk lies
+    (`with_place`) and its embedding. Made where the part was analysed, so that a streamed
+    build's workers, not the one process that joins them, do this work too."""
+
+    post: tuple[np.ndarray, ...]  # term-major (terms, ptr, docs, tfs, ctfs), not packed
+    docs: dict[str, np.ndarray]  # the part's meta, length and sizes
+    sig: np.ndarray  # n x sig_width
+
+
+def shape(
+    part: Part,
+    params: IndexParams,
+    perm: tuple[np.ndarray, np.ndarray],
+    hashes: dict[str, int] | None = None,
+    first: int = 0,
+) -> Shaped:
+    """The part's postings (documents numbered from `first`), columns and signatures."""
     an = part.an
     n = len(an.lengths)
     v = len(an.terms)
@@ -462,8 +483,7 @@ def segment_from(
     h64 = np.fromiter(
         (hashes.get(t) or hashes.setdefault(t, bm25.term_hash(t)) for t in an.terms), np.uint64, v
     )
-    arrays = bm25.term_major(an, first, h64)
-    post = arrays if plain else bm25.Postings.pack(*arrays)
+    post = bm25.term_major(an, first, h64)
     # MinHash signs each document's own distinct content tokens: borrowed context is for
     # BM25 only, capped by what the own words score, so it must not make a signature match.
     keep = np.fromiter((is_shingle(t) for t in an.terms), bool, v)
@@ -475,16 +495,24 @@ def segment_from(
     else:
         sig = np.zeros((n, 0), minhash.stored_dtype(params.sig_bits))
     docs = {
-        "path_id": np.fromiter((path_ids[p] for p in part.chunk_paths), np.int32, n),
         **part.meta,
         "length": an.lengths,
         "sizes": np.bincount(an.doc[mask], minlength=n).astype(np.int32),
+    }
+    return Shaped(post, docs, sig)
+
+
+def with_place(
+    docs: dict[str, np.ndarray], chunk_paths: list[str], path_ids: dict[str, int], vectors: _Vectors
+) -> dict[str, np.ndarray]:
+    """A part's columns with each chunk's file id and embedding state added."""
+    n = len(chunk_paths)
+    return {
+        "path_id": np.fromiter((path_ids[p] for p in chunk_paths), np.int32, n),
+        **docs,
         "vec": vectors.state,
         "ekey": vectors.keys,
     }
-    return Segment(post, docs, sig, vectors.sim)
-
-
 
 
 def analyze_all(

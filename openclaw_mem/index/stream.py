@@ -7,8 +7,10 @@ whose signatures and postings go to disk at once. At the end the pieces' posting
 merged one term-hash range at a time into the base segment. What is held at once is a few
 pieces and the per-document columns (~60 bytes a chunk); the MinHash signatures (512 bytes
 a chunk, when a setting asks for them) and the postings never are, and nothing is read
-back through a memory map (mapped pages count as the process's memory). The index is the same, array for array, as the one
-built in memory (a test holds the two equal).
+back through a memory map (mapped pages count as the process's memory). The workers chunk,
+tokenise and shape each piece and write its postings themselves; the parent only joins them
+(and embeds), and the merge's ranges go to the workers too. The index is the same, array for
+array, as the one built in memory (a test holds the two equal).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import hashlib
 import os
 import shutil
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -34,9 +37,9 @@ from ..store.workspace import day_of
 from . import pack
 from .segments import (
     DOC_FIELDS,
+    HASHES_KEPT,
     Build,
     IndexParams,
-    Part,
     Scan,
     Segment,
     analyze_files,
@@ -45,7 +48,8 @@ from .segments import (
     empty_docs,
     load_segment,
     narrowest,
-    segment_from,
+    shape,
+    with_place,
     worker_pool,
 )
 
@@ -161,35 +165,59 @@ def _jobs(
     return jobs
 
 
-def _run_job(job: tuple[Path, str, object, IndexParams]) -> Part:
-    root, kind, what, params = job
-    if kind == "window":
-        return analyze_window(root, what, params)
-    return analyze_files(root, what, params)
+@dataclass
+class _Made:
+    """A job's part as the parent needs it: postings already on disk (a _Piece), the
+    per-chunk columns, and what embedding and the file records need."""
+
+    files: dict[str, dict]
+    chunk_paths: list[str]
+    embed_texts: list[str]
+    warnings: list[str]
+    docs: dict[str, np.ndarray]
+    sig: np.ndarray
+    piece: _Piece
 
 
-def _parts(root: Path, jobs: list[tuple[str, object]], params: IndexParams):
-    """The jobs' parts in order; in worker processes when there are cores to spare, with
-    at most a few finished parts waiting, so memory stays bounded whatever the count."""
-    args = [(root, kind, what, params) for kind, what in jobs]
-    workers = min(os.cpu_count() or 1, 4)
-    if workers < 2 or len(args) < 2:
-        for a in args:
-            yield _run_job(a)
+_HASHES: dict[str, int] = {}  # a worker's term hashes, kept across its jobs
+
+
+def _run_job(job: tuple[Path, str, object, IndexParams, tuple, Path]) -> _Made:
+    root, kind, what, params, perm, folder = job
+    analyze = analyze_window if kind == "window" else analyze_files
+    part = analyze(root, what, params)
+    if len(_HASHES) > HASHES_KEPT:
+        _HASHES.clear()
+    made = shape(part, params, perm, _HASHES)
+    piece = _save_piece(made.post, folder)
+    return _Made(
+        part.files, part.chunk_paths, part.embed_texts, part.warnings, made.docs, made.sig, piece
+    )
+
+
+def _parts(jobs: list[tuple], pool) -> Iterator[_Made]:
+    """The jobs' results in order; in the pool's workers when there is one, with at most a
+    few finished parts waiting, so memory stays bounded whatever the count."""
+    if pool is None:
+        for job in jobs:
+            yield _run_job(job)
         return
-    with worker_pool(workers) as pool:
-        pending: deque = deque()
-        todo = iter(args)
-        for a in todo:
-            pending.append(pool.apply_async(_run_job, (a,)))
-            if len(pending) > workers:
-                break
-        while pending:
-            part = pending.popleft().get()
-            nxt = next(todo, None)
-            if nxt is not None:
-                pending.append(pool.apply_async(_run_job, (nxt,)))
-            yield part
+    pending: deque = deque()
+    todo = iter(jobs)
+    for job in todo:
+        pending.append(pool.apply_async(_run_job, (job,)))
+        if len(pending) > _workers():
+            break
+    while pending:
+        made = pending.popleft().get()
+        nxt = next(todo, None)
+        if nxt is not None:
+            pending.append(pool.apply_async(_run_job, (nxt,)))
+        yield made
+
+
+def _workers() -> int:
+    return min(os.cpu_count() or 1, 4)
 
 
 class _Columns:
@@ -221,6 +249,7 @@ class _Piece:
     folder: Path
     terms: int
     pairs: int
+    first: int = 0  # the id of its first document in the whole index (set by the parent)
 
 
 def _save_piece(post: tuple[np.ndarray, ...], folder: Path) -> _Piece:
@@ -231,13 +260,34 @@ def _save_piece(post: tuple[np.ndarray, ...], folder: Path) -> _Piece:
     return _Piece(folder, len(post[0]), len(post[2]))
 
 
-def _merge_postings(pieces: list[_Piece], scratch: Path, block_pairs: int = BLOCK_PAIRS) -> dict:
+POST_OUT = (
+    ("terms", np.uint64),
+    ("ptr", np.int64),
+    ("bptr", np.int64),
+    ("gaps", np.uint8),
+    ("freqs", np.uint8),
+    ("bigpos", np.int64),
+    ("bigtf", np.float32),
+    ("bigctf", np.float32),
+)
+# Positions that count from the start of their block and must be moved by what the blocks
+# before it hold: postings (ptr, bigpos) and gap bytes (bptr).
+_SHIFTED = {"ptr": 0, "bigpos": 0, "bptr": 1}
+
+
+def _merge_postings(
+    pieces: list[_Piece], scratch: Path, block_pairs: int = BLOCK_PAIRS, pool=None
+) -> dict:
     """The pieces' postings as one term-major segment, packed (bm25.Postings), as raw
-    files for pack.write: a term-hash range at a time (hashes are uniform, so ranges hold
-    about equal shares), documents ascending within a term because the pieces are in
-    document order and the sort is stable."""
+    files for pack.write: a term-hash range (a block) at a time, the blocks in the pool's
+    workers when there is one. Hashes are uniform, so ranges hold about equal shares;
+    documents stay ascending within a term because the pieces are in document order and
+    the sort is stable."""
     total = sum(p.pairs for p in pieces)
     blocks = max(1, -(-total // block_pairs))
+    if pool is not None and total:
+        workers = _workers()
+        blocks = -(-blocks // workers) * workers  # every worker busy to the end
     bounds = np.array([(i << 64) // blocks for i in range(1, blocks)], np.uint64)
     cuts = []
     for p in pieces:
@@ -246,55 +296,64 @@ def _merge_postings(pieces: list[_Piece], scratch: Path, block_pairs: int = BLOC
         idx = np.r_[0, np.searchsorted(terms, bounds), len(terms)]
         cuts.append((idx, ptr[idx]))
     scratch.mkdir()
-    out = {
-        "terms": _Columns(scratch, "terms", np.uint64),
-        "ptr": _Columns(scratch, "ptr", np.int64),
-        "bptr": _Columns(scratch, "bptr", np.int64),
-        "gaps": _Columns(scratch, "gaps", np.uint8),
-        "freqs": _Columns(scratch, "freqs", np.uint8),
-        "bigpos": _Columns(scratch, "bigpos", np.int64),
-        "bigtf": _Columns(scratch, "bigtf", np.float32),
-        "bigctf": _Columns(scratch, "bigctf", np.float32),
-    }
-    posted, written = 0, 0  # postings and gap bytes so far
+    jobs = []
     for b in range(blocks):
-        keys, docs, tfs, ctfs = [], [], [], []
-        for p, (idx, at) in zip(pieces, cuts, strict=True):
-            i0, i1, a0, a1 = int(idx[b]), int(idx[b + 1]), int(at[b]), int(at[b + 1])
-            if a1 == a0:
-                continue
-            ptr = _read(p.folder / "ptr", np.int64, i0, i1 + 1)
-            keys.append(np.repeat(_read(p.folder / "terms", np.uint64, i0, i1), np.diff(ptr)))
-            docs.append(_read(p.folder / "docs", np.int32, a0, a1))
-            tfs.append(_read(p.folder / "tfs", np.float32, a0, a1))
-            ctfs.append(_read(p.folder / "ctfs", np.float32, a0, a1))
-        if not keys:
-            continue
-        k = np.concatenate(keys)
-        order = np.argsort(k, kind="stable")
-        k = k[order]
-        starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
-        ptr = np.r_[starts, len(k)].astype(np.int64)
-        out["terms"].add(k[starts])
-        del k, keys
-        enc = bm25.encode(
-            ptr,
-            np.concatenate(docs)[order],
-            np.concatenate(tfs)[order],
-            np.concatenate(ctfs)[order],
-        )
-        out["ptr"].add(ptr[:-1] + posted)
-        out["bptr"].add(enc["bptr"][:-1] + written)
-        out["gaps"].add(enc["gaps"])
-        out["freqs"].add(enc["freqs"])
-        out["bigpos"].add(enc["bigpos"] + posted)
-        out["bigtf"].add(enc["bigtf"])
-        out["bigctf"].add(enc["bigctf"])
-        posted += int(ptr[-1])
-        written += len(enc["gaps"])
-    out["ptr"].add(np.array([posted], np.int64))
-    out["bptr"].add(np.array([written], np.int64))
+        spans = [
+            (p, int(idx[b]), int(idx[b + 1]), int(at[b]), int(at[b + 1]))
+            for p, (idx, at) in zip(pieces, cuts, strict=True)
+            if at[b + 1] > at[b]
+        ]
+        if spans:
+            jobs.append((spans, scratch / f"b{b}"))
+    done = pool.map(_merge_block, jobs) if pool is not None else [_merge_block(j) for j in jobs]
+    out = {name: _Columns(scratch, name, dtype) for name, dtype in POST_OUT}
+    moved = [0, 0]  # postings and gap bytes of the blocks so far
+    for (_, folder), (posted, written) in zip(jobs, done, strict=True):
+        for name, dtype in POST_OUT:
+            a = np.fromfile(folder / name, dtype)
+            if name in _SHIFTED:
+                a += moved[_SHIFTED[name]]
+            out[name].add(a)
+        moved[0] += posted
+        moved[1] += written
+        shutil.rmtree(folder)
+    out["ptr"].add(np.array([moved[0]], np.int64))
+    out["bptr"].add(np.array([moved[1]], np.int64))
     return {f"post.{name}": col.close() for name, col in out.items()}
+
+
+def _merge_block(job: tuple[list[tuple[_Piece, int, int, int, int]], Path]) -> tuple[int, int]:
+    """One term-hash range of every piece, sorted by term and packed into `folder` (its
+    positions counted from the block's start); returns its postings and gap bytes."""
+    spans, folder = job
+    keys, docs, tfs, ctfs = [], [], [], []
+    for p, i0, i1, a0, a1 in spans:
+        ptr = _read(p.folder / "ptr", np.int64, i0, i1 + 1)
+        keys.append(np.repeat(_read(p.folder / "terms", np.uint64, i0, i1), np.diff(ptr)))
+        docs.append(_read(p.folder / "docs", np.int32, a0, a1) + np.int32(p.first))
+        tfs.append(_read(p.folder / "tfs", np.float32, a0, a1))
+        ctfs.append(_read(p.folder / "ctfs", np.float32, a0, a1))
+    k = np.concatenate(keys)
+    order = np.argsort(k, kind="stable")
+    k = k[order]
+    starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
+    ptr = np.r_[starts, len(k)].astype(np.int64)
+    enc = bm25.encode(
+        ptr,
+        np.concatenate(docs)[order],
+        np.concatenate(tfs)[order],
+        np.concatenate(ctfs)[order],
+    )
+    arrays = {
+        "terms": k[starts],
+        "ptr": ptr[:-1],
+        "bptr": enc["bptr"][:-1],
+        **{name: enc[name] for name in ("gaps", "freqs", "bigpos", "bigtf", "bigctf")},
+    }
+    folder.mkdir()
+    for name, dtype in POST_OUT:
+        np.ascontiguousarray(arrays[name], dtype).tofile(folder / name)
+    return int(ptr[-1]), len(enc["gaps"])
 
 
 @dataclass
@@ -328,6 +387,19 @@ def _doc_columns(
     return out
 
 
+def _record_files(files: dict, records: dict, kind: str, what, made: _Made, n: int) -> None:
+    """The records of the files a job read, their documents numbered from `n`; a large log
+    read in windows takes each window's documents in turn."""
+    if kind == "window":
+        rec = records[what.rel]
+        rec["docs"] = [n if rec["docs"] is None else rec["docs"][0], n + len(made.chunk_paths)]
+        files[what.rel] = rec
+    for rel, rec in made.files.items():
+        lo, hi = rec["docs"]
+        bad = rec["seg"] == "bad"
+        files[rel] = {**rec, "docs": [0, 0] if bad else [lo + n, hi + n]}
+
+
 def rebuild(ws: Workspace, params: IndexParams, scan: Scan, build: Build, root: Path) -> Streamed:
     """A full rebuild written straight into a new base folder under `root` (the index
     directory); the caller saves the (empty) delta and switches meta.json to both."""
@@ -344,38 +416,37 @@ def rebuild(ws: Workspace, params: IndexParams, scan: Scan, build: Build, root: 
     target = root / name
     work = root / f"build-{gen:08x}"
     work.mkdir()
+    # One pool for the whole build, started before the parent holds anything of it (a
+    # fork copies nothing large); the parent only joins what the workers made.
+    pool = worker_pool(_workers()) if _workers() >= 2 and len(jobs) >= 2 else None
     try:
         sig = _Columns(work, "sig", minhash.stored_dtype(params.sig_bits), (params.sig_width,))
         sim = _Columns(work, "sim", np.uint8, (params.sim_bytes,))
         columns: dict[str, list[np.ndarray]] = {f: [] for f in DOC_FIELDS}
         pieces: list[_Piece] = []
         files: dict[str, dict] = {}
-        hashes: dict[str, int] = {}  # each word's hash, once a build
         n = 0
         dim = 0
-        for j, part in enumerate(_parts(ws.root, jobs, params)):
+        tasks = [
+            (ws.root, kind, what, params, perm, work / f"p{j}")
+            for j, (kind, what) in enumerate(jobs)
+        ]
+        for j, made in enumerate(_parts(tasks, pool)):
             kind, what = jobs[j]
-            size = len(part.chunk_paths)
-            if kind == "window":
-                rec = records[what.rel]
-                rec["docs"] = [n if rec["docs"] is None else rec["docs"][0], n + size]
-                files[what.rel] = rec
-            for rel, rec in part.files.items():
-                lo, hi = rec["docs"]
-                bad = rec["seg"] == "bad"
-                files[rel] = {**rec, "docs": [0, 0] if bad else [lo + n, hi + n]}
-            warnings += part.warnings
-            vectors = embed_part(part, params, build.embedder, build.state_dir, dim, warnings, None)
+            size = len(made.chunk_paths)
+            _record_files(files, records, kind, what, made, n)
+            warnings += made.warnings
+            vectors = embed_part(made, params, build.embedder, build.state_dir, dim, warnings, None)
             dim = dim or vectors.dim
-            seg = segment_from(part, path_ids, n, params, perm, vectors, hashes, plain=True)
-            del part
+            docs = with_place(made.docs, made.chunk_paths, path_ids, vectors)
             for f in DOC_FIELDS:
-                columns[f].append(seg.docs[f])
-            sig.add(seg.sig)
-            sim.add(seg.sim)
-            pieces.append(_save_piece(seg.post, work / f"p{j}"))
-            n += seg.n
-            del seg
+                columns[f].append(docs[f])
+            sig.add(made.sig)
+            sim.add(vectors.sim)
+            made.piece.first = n
+            pieces.append(made.piece)
+            n += size
+            del made, docs
             if build.progress:
                 build.progress(j + 1, len(jobs), what.rel if kind == "window" else what[-1][0])
         files.update({rel: rec for rel, rec in records.items() if rec["seg"] == "bad"})
@@ -384,7 +455,7 @@ def rebuild(ws: Workspace, params: IndexParams, scan: Scan, build: Build, root: 
             for rel, rec in files.items()
             if rec["seg"] != "bad" and rec["docs"][1] > rec["docs"][0]
         )
-        arrays: dict = _merge_postings(pieces, work / "merge")
+        arrays: dict = _merge_postings(pieces, work / "merge", pool=pool)
         arrays.update(_doc_columns(columns, used, all_paths))
         del columns
         arrays.update({"sig": sig.close(), "sim": sim.close()})
@@ -399,6 +470,10 @@ def rebuild(ws: Workspace, params: IndexParams, scan: Scan, build: Build, root: 
             target.unlink()
         raise
     finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+        _HASHES.clear()  # (built in this process when there was no pool: not kept after)
         shutil.rmtree(work, ignore_errors=True)
     stats = {"mode": "rebuild", "files": len(items), "chunks": base.n, "pieces": len(jobs)}
     return Streamed(name, base, perm, used, files, dim, warnings, stats)
