@@ -237,9 +237,9 @@ KEYS: tuple[Key, ...] = (
     Key(
         "recall.similarity",
         "membership",
-        "How MinHash signatures score a query: membership (IDF-weighted containment, each "
-        "query word tested against the signature), containment (from the estimated Jaccard) "
-        "or jaccard.",
+        "How the vector half scores a query: membership (the IDF-weighted share of the "
+        "query's words a chunk holds, read from the index), containment (from MinHash "
+        "signatures' estimated Jaccard) or jaccard; the last two make the signatures.",
         ("membership", "containment", "jaccard"),
     ),
     Key(

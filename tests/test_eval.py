@@ -196,6 +196,7 @@ def test_compare_json_and_changes(logged):
         ("recall.vector_weight=-1", "must be at least 0"),
         ("recall.similarity=cosine", "must be one of membership, containment, jaccard"),
         ("index.chunk_tokens=20", "would rebuild this workspace's index"),
+        ("recall.similarity=containment", "would rebuild this workspace's index"),
     ],
 )
 def test_compare_errors(logged, pair, message):

@@ -3,12 +3,17 @@ in-memory build makes, array for array, whatever the cuts."""
 
 from __future__ import annotations
 
+import os
 import random
+import signal
+import sys
+import threading
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from openclaw_mem.errors import MemError
 from openclaw_mem.index import cache as ix
 from openclaw_mem.index import stream as index_stream
 from openclaw_mem.index.cache import IndexParams, open_index
@@ -180,3 +185,53 @@ def test_ctrl_c_stops_a_long_build_at_once_and_leaves_the_index_it_had(tmp_path)
         [*mem, "recall", "--json", "first note of the day"], capture_output=True, env=env
     )
     assert found.returncode == 0 and b"memory/2026-02-" in found.stdout
+
+
+_REAL_JOB, _REAL_BLOCK = index_stream._run_job, index_stream._merge_block
+
+
+def _dies_on_the_third_piece(job):
+    if job[-1].name == "p2":
+        os.kill(os.getpid(), signal.SIGKILL)  # as the out-of-memory killer would
+    return _REAL_JOB(job)
+
+
+def _dies_merging(job):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the workers are forked copies of this one")
+@pytest.mark.parametrize("where", ["piece", "merge"])
+def test_a_worker_killed_mid_build_fails_it_in_one_line_and_leaves_the_index(
+    tmp_path, monkeypatch, where
+):
+    """multiprocessing.Pool never returns the task of a worker that was killed: the build
+    waited for ever. Now it fails with a MemError at once, and the index is as it was."""
+    ws = _ws(tmp_path, "ws")
+    before = open_index(ws, IndexParams())
+    meta = (ws.state_dir / "index" / "meta.json").read_bytes()
+    monkeypatch.setattr(ix, "STREAM_BYTES", 1)
+    monkeypatch.setattr(index_stream, "WINDOW_BYTES", 3_000)
+    monkeypatch.setattr(index_stream, "_workers", lambda: 2)
+    if where == "piece":
+        monkeypatch.setattr(index_stream, "_run_job", _dies_on_the_third_piece)
+    else:
+        monkeypatch.setattr(index_stream, "_merge_block", _dies_merging)
+    got: list[BaseException] = []
+
+    def build() -> None:
+        try:
+            open_index(ws, IndexParams(), rebuild=True)
+        except BaseException as exc:  # what the build raised is the result
+            got.append(exc)
+
+    thread = threading.Thread(target=build, daemon=True)
+    thread.start()
+    thread.join(60)
+    assert not thread.is_alive(), "the build waited for a dead worker"
+    assert len(got) == 1 and isinstance(got[0], MemError), got
+    assert "lost a worker process" in got[0].message and "\n" not in got[0].message
+    assert (ws.state_dir / "index" / "meta.json").read_bytes() == meta
+    assert not list((ws.state_dir / "index").glob("build-*"))
+    monkeypatch.undo()
+    assert open_index(ws, IndexParams()).base.n == before.base.n  # still loads, unchanged

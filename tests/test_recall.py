@@ -177,7 +177,7 @@ def test_the_vector_half_is_the_idf_weighted_share_of_query_words_a_chunk_holds(
 def test_signatures_are_made_only_for_the_settings_that_read_them(ws):
     """The default `membership` reads the postings, so the index keeps no MinHash
     signatures; `recall.similarity = "containment"` (or "jaccard") rebuilds it with them, and
-    going back drops them again."""
+    after going back the next rebuild drops them."""
     from openclaw_mem.memory import Memory
 
     _log(ws, "2026-11-20T09:00", "redis timeout on the settlement worker")
@@ -196,7 +196,34 @@ def test_signatures_are_made_only_for_the_settings_that_read_them(ws):
         assert got[0]["path"] == by_membership[0]["path"] and "timeout" in got[0]["snippet"]
         assert 0 < got[0]["explain"]["lsh"] <= 1.0  # estimated from the signatures
     (ws.root / "mem.toml").write_text('[recall]\nsimilarity = "membership"\n', "utf-8")
-    assert sig_width() == 0
+    assert sig_width() == 256  # served as it is (the next test says why) ...
+    ws("index", "--rebuild")
+    assert sig_width() == 0  # ... until it is rebuilt
+
+
+def test_a_signed_index_serves_every_setting_so_two_processes_never_rebuild_in_turn(ws):
+    """A `mem watch` started under one `recall.similarity` and a command run under the other
+    share one index: the signed one serves both (its signatures unread by `membership`) and
+    keeps its signatures in every later delta, instead of each rebuilding it in turn."""
+    from openclaw_mem.index.cache import open_index
+    from openclaw_mem.index.segments import IndexParams
+    from openclaw_mem.recall.options import RecallOptions
+    from openclaw_mem.recall.pipeline import recall
+    from openclaw_mem.store.workspace import Workspace
+
+    _log(ws, "2026-11-20T09:00", "redis timeout on the settlement worker")
+    place = Workspace(ws.root)
+    assert open_index(place, IndexParams()).stats["mode"] == "rebuild"
+    assert open_index(place, IndexParams(signed=True)).stats["mode"] == "rebuild"  # needs them
+    served = open_index(place, IndexParams())
+    assert served.stats == {} and served.params.signed  # no rebuild back
+    _log(ws, "2026-11-21T09:00", "redis upgrade planned")
+    again = open_index(place, IndexParams())
+    assert again.stats["mode"] != "rebuild" and again.delta.sig.shape == (again.delta.n, 256)
+    assert open_index(place, IndexParams(signed=True)).stats == {}
+    # The library's own default follows the similarity asked for.
+    opts = RecallOptions(similarity="containment", now=datetime(2026, 11, 22))
+    assert "timeout" in recall(place, "redis timeout", opts, record_access=False).hits[0].snippet
 
 
 def test_the_decay_counts_recency_among_the_candidates_within_a_window(memory):

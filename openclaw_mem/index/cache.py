@@ -304,7 +304,8 @@ class _Store:
                 meta = json.loads(f.read())
         except FileNotFoundError:
             return None
-        if meta.get("stamp") != params.stamp():
+        params = params.opening(meta.get("stamp"))
+        if params is None:
             return None
         changed, stats = self._verify(meta)
         base, extra = load_segment(self.root / meta["base"], 0, params, meta["base"] in changed)
@@ -736,7 +737,7 @@ def index_state(ws: Workspace, params: IndexParams) -> dict:
     except (OSError, ValueError, KeyError, TypeError):
         return {"exists": False, "fresh": False, "files": 0, "chunks": 0, "vectors": vectors}
     scan = walk(ws, params.include, params.exclude)
-    stale = meta.get("stamp") != params.stamp() or table.stale_against(scan.stats)
+    stale = params.opening(meta.get("stamp")) is None or table.stale_against(scan.stats)
     built_with = (meta.get("stamp") or {}).get("embed", "")
     return {
         "exists": True,

@@ -18,7 +18,7 @@ import hashlib
 import math
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -110,6 +110,22 @@ class IndexParams:
         d = asdict(self)
         d["include"], d["exclude"] = list(self.include), list(self.exclude)
         return {"schema": SCHEMA, **d}
+
+    def opening(self, stamp: object) -> IndexParams | None:
+        """What an index stamped `stamp` is opened with when these are asked for: these, or
+        these with signatures when it keeps them though these do not need them (a signed
+        index serves every similarity, and stays signed until it is rebuilt for another
+        reason); None when it must be rebuilt. So a process that still has the other
+        `recall.similarity` (a `mem watch` started before the change) answers from the
+        index the new setting built instead of rebuilding it back."""
+        if stamp == self.stamp():
+            return self
+        signed = replace(self, signed=True)
+        return signed if not self.signed and stamp == signed.stamp() else None
+
+    def serves(self, wanted: IndexParams) -> bool:
+        """Whether an index open with these params answers a request for `wanted`."""
+        return self == wanted or (self.signed and replace(self, signed=wanted.signed) == wanted)
 
     def tokens(self, text: str) -> list[str]:
         return tokenize(text, cjk_unigrams=self.cjk_unigrams, stem=self.stem)
@@ -536,8 +552,8 @@ def analyze_all(
         bounds = [round(i * len(items) / pieces) for i in range(pieces + 1)]
         jobs = [(root, items[bounds[i] : bounds[i + 1]], params) for i in range(pieces)]
         parts = []
-        with worker_pool(workers) as pool:
-            for i, part in enumerate(pool.imap(_analyze_job, jobs)):
+        with worker_processes(workers) as pool:
+            for i, part in enumerate(pool.map(_analyze_job, jobs)):
                 parts.append(part)
                 if progress:
                     progress(bounds[i + 1], len(items), items[bounds[i + 1] - 1][0])
@@ -548,12 +564,36 @@ def _analyze_job(job: tuple[Path, list[tuple[str, int, int]], IndexParams]) -> P
     return analyze_files(*job)
 
 
-def worker_pool(workers: int):
-    """A pool of worker processes that leave Ctrl-C to the process that started them: the
-    terminal sends it to every process in its group, and a worker that took it would print
-    its own traceback. The parent's KeyboardInterrupt leaves the `with` block, which
-    terminates the workers; what was being built is never renamed into place."""
-    return pool_context().Pool(workers, initializer=_leave_interrupts_to_the_parent)
+@contextlib.contextmanager
+def worker_processes(workers: int):
+    """Worker processes (a concurrent.futures executor) that leave Ctrl-C to the process
+    that started them: the terminal sends it to every process in its group, and a worker
+    that took it would print its own traceback. A worker that dies (killed, out of memory)
+    fails the build with a one-line error; multiprocessing.Pool, used before, never returned
+    its task and left the build waiting for ever. Leaving the block by an error or Ctrl-C
+    cancels every task not started; one started finishes its piece (about a second) and is
+    thrown away. What was being built is never renamed into place."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    from ..errors import MemError
+
+    ex = ProcessPoolExecutor(
+        workers, mp_context=pool_context(), initializer=_leave_interrupts_to_the_parent
+    )
+    try:
+        yield ex
+    except BrokenProcessPool:
+        ex.shutdown(wait=False, cancel_futures=True)
+        raise MemError(
+            "the index build lost a worker process (killed, or out of memory?); the index "
+            "is as it was: run the command again"
+        ) from None
+    except BaseException:
+        ex.shutdown(wait=False, cancel_futures=True)
+        raise
+    else:
+        ex.shutdown(wait=True)
 
 
 def _leave_interrupts_to_the_parent() -> None:

@@ -50,7 +50,7 @@ from .segments import (
     narrowest,
     shape,
     with_place,
-    worker_pool,
+    worker_processes,
 )
 
 if TYPE_CHECKING:
@@ -205,14 +205,14 @@ def _parts(jobs: list[tuple], pool) -> Iterator[_Made]:
     pending: deque = deque()
     todo = iter(jobs)
     for job in todo:
-        pending.append(pool.apply_async(_run_job, (job,)))
+        pending.append(pool.submit(_run_job, job))
         if len(pending) > _workers():
             break
     while pending:
-        made = pending.popleft().get()
+        made = pending.popleft().result()
         nxt = next(todo, None)
         if nxt is not None:
-            pending.append(pool.apply_async(_run_job, (nxt,)))
+            pending.append(pool.submit(_run_job, nxt))
         yield made
 
 
@@ -276,7 +276,7 @@ _SHIFTED = {"ptr": 0, "bigpos": 0, "bptr": 1}
 
 
 def _merge_postings(
-    pieces: list[_Piece], scratch: Path, block_pairs: int = BLOCK_PAIRS, pool=None
+    pieces: list[_Piece], scratch: Path, block_pairs: int | None = None, pool=None
 ) -> dict:
     """The pieces' postings as one term-major segment, packed (bm25.Postings), as raw
     files for pack.write: a term-hash range (a block) at a time, the blocks in the pool's
@@ -284,7 +284,7 @@ def _merge_postings(
     documents stay ascending within a term because the pieces are in document order and
     the sort is stable."""
     total = sum(p.pairs for p in pieces)
-    blocks = max(1, -(-total // block_pairs))
+    blocks = max(1, -(-total // (block_pairs or BLOCK_PAIRS)))
     if pool is not None and total:
         workers = _workers()
         blocks = -(-blocks // workers) * workers  # every worker busy to the end
@@ -305,7 +305,7 @@ def _merge_postings(
         ]
         if spans:
             jobs.append((spans, scratch / f"b{b}"))
-    done = pool.map(_merge_block, jobs) if pool is not None else [_merge_block(j) for j in jobs]
+    done = list(pool.map(_merge_block, jobs) if pool is not None else map(_merge_block, jobs))
     out = {name: _Columns(scratch, name, dtype) for name, dtype in POST_OUT}
     moved = [0, 0]  # postings and gap bytes of the blocks so far
     for (_, folder), (posted, written) in zip(jobs, done, strict=True):
@@ -408,8 +408,6 @@ def rebuild(ws: Workspace, params: IndexParams, scan: Scan, build: Build, root: 
     warnings: list[str] = []
     records: dict[str, dict] = {}
     jobs = _jobs(ws.root, items, records, warnings)
-    all_paths = sorted(scan.stats)
-    path_ids = {p: i for i, p in enumerate(all_paths)}
     root.mkdir(parents=True, exist_ok=True)
     gen = int.from_bytes(os.urandom(4), "little")
     name = f"base-{gen:08x}.pack"
@@ -418,62 +416,80 @@ def rebuild(ws: Workspace, params: IndexParams, scan: Scan, build: Build, root: 
     work.mkdir()
     # One pool for the whole build, started before the parent holds anything of it (a
     # fork copies nothing large); the parent only joins what the workers made.
-    pool = worker_pool(_workers()) if _workers() >= 2 and len(jobs) >= 2 else None
+    parallel = _workers() >= 2 and len(jobs) >= 2
+    job = _Job(ws, params, perm, build, work, sorted(scan.stats), records, warnings)
     try:
-        sig = _Columns(work, "sig", minhash.stored_dtype(params.sig_bits), (params.sig_width,))
-        sim = _Columns(work, "sim", np.uint8, (params.sim_bytes,))
-        columns: dict[str, list[np.ndarray]] = {f: [] for f in DOC_FIELDS}
-        pieces: list[_Piece] = []
-        files: dict[str, dict] = {}
-        n = 0
-        dim = 0
-        tasks = [
-            (ws.root, kind, what, params, perm, work / f"p{j}")
-            for j, (kind, what) in enumerate(jobs)
-        ]
-        for j, made in enumerate(_parts(tasks, pool)):
-            kind, what = jobs[j]
-            size = len(made.chunk_paths)
-            _record_files(files, records, kind, what, made, n)
-            warnings += made.warnings
-            vectors = embed_part(made, params, build.embedder, build.state_dir, dim, warnings, None)
-            dim = dim or vectors.dim
-            docs = with_place(made.docs, made.chunk_paths, path_ids, vectors)
-            for f in DOC_FIELDS:
-                columns[f].append(docs[f])
-            sig.add(made.sig)
-            sim.add(vectors.sim)
-            made.piece.first = n
-            pieces.append(made.piece)
-            n += size
-            del made, docs
-            if build.progress:
-                build.progress(j + 1, len(jobs), what.rel if kind == "window" else what[-1][0])
-        files.update({rel: rec for rel, rec in records.items() if rec["seg"] == "bad"})
-        used = sorted(
-            rel
-            for rel, rec in files.items()
-            if rec["seg"] != "bad" and rec["docs"][1] > rec["docs"][0]
-        )
-        arrays: dict = _merge_postings(pieces, work / "merge", pool=pool)
-        arrays.update(_doc_columns(columns, used, all_paths))
-        del columns
-        arrays.update({"sig": sig.close(), "sim": sim.close()})
-        arrays.update({"perm_a": perm[0], "perm_b": perm[1]})
-        # Written under a name nothing points at yet: until the caller switches meta.json
-        # to it, an interruption leaves the previous index whole.
-        pack.write(target, arrays)
-        del arrays
+        with worker_processes(_workers()) if parallel else contextlib.nullcontext() as pool:
+            used, files, dim = _build(job, jobs, target, pool)
         base, _ = load_segment(target, 0, params, deep=False)
     except BaseException:
         with contextlib.suppress(OSError):
             target.unlink()
         raise
     finally:
-        if pool is not None:
-            pool.terminate()
-            pool.join()
         _HASHES.clear()  # (built in this process when there was no pool: not kept after)
         shutil.rmtree(work, ignore_errors=True)
     stats = {"mode": "rebuild", "files": len(items), "chunks": base.n, "pieces": len(jobs)}
     return Streamed(name, base, perm, used, files, dim, warnings, stats)
+
+
+@dataclass
+class _Job:
+    """What every piece of one streamed build shares."""
+
+    ws: Workspace
+    params: IndexParams
+    perm: tuple[np.ndarray, np.ndarray]
+    build: Build
+    work: Path  # its scratch folder
+    all_paths: list[str]
+    records: dict[str, dict]  # the large logs read in windows
+    warnings: list[str]
+
+
+def _build(job: _Job, jobs: list, target: Path, pool) -> tuple[list[str], dict, int]:
+    """The pieces made (in `pool` when there is one), joined and written to `target`:
+    returns the paths that kept a chunk, the file records and the embeddings' width."""
+    params, build = job.params, job.build
+    path_ids = {p: i for i, p in enumerate(job.all_paths)}
+    sig = _Columns(job.work, "sig", minhash.stored_dtype(params.sig_bits), (params.sig_width,))
+    sim = _Columns(job.work, "sim", np.uint8, (params.sim_bytes,))
+    columns: dict[str, list[np.ndarray]] = {f: [] for f in DOC_FIELDS}
+    pieces: list[_Piece] = []
+    files: dict[str, dict] = {}
+    n = dim = 0
+    tasks = [
+        (job.ws.root, kind, what, params, job.perm, job.work / f"p{j}")
+        for j, (kind, what) in enumerate(jobs)
+    ]
+    for j, made in enumerate(_parts(tasks, pool)):
+        kind, what = jobs[j]
+        size = len(made.chunk_paths)
+        _record_files(files, job.records, kind, what, made, n)
+        job.warnings.extend(made.warnings)
+        vectors = embed_part(made, params, build.embedder, build.state_dir, dim, job.warnings, None)
+        dim = dim or vectors.dim
+        docs = with_place(made.docs, made.chunk_paths, path_ids, vectors)
+        for f in DOC_FIELDS:
+            columns[f].append(docs[f])
+        sig.add(made.sig)
+        sim.add(vectors.sim)
+        made.piece.first = n
+        pieces.append(made.piece)
+        n += size
+        del made, docs
+        if build.progress:
+            build.progress(j + 1, len(jobs), what.rel if kind == "window" else what[-1][0])
+    files.update({rel: rec for rel, rec in job.records.items() if rec["seg"] == "bad"})
+    used = sorted(
+        rel for rel, rec in files.items() if rec["seg"] != "bad" and rec["docs"][1] > rec["docs"][0]
+    )
+    arrays: dict = _merge_postings(pieces, job.work / "merge", pool=pool)
+    arrays.update(_doc_columns(columns, used, job.all_paths))
+    del columns
+    arrays.update({"sig": sig.close(), "sim": sim.close()})
+    arrays.update({"perm_a": job.perm[0], "perm_b": job.perm[1]})
+    # Written under a name nothing points at yet: until the caller switches meta.json to
+    # it, an interruption leaves the previous index whole.
+    pack.write(target, arrays)
+    return used, files, dim

@@ -337,8 +337,8 @@ def recall(
     to) count the hits as used. `index`: one kept fresh by a watcher (the resident process);
     else it is opened and refreshed here. `defer` takes the counting (a locked rewrite of
     .mem/access.json, with fsync) to run once the answer is on its way."""
-    params = params or IndexParams()
-    if index is None or index.params != params:
+    params = params or IndexParams(signed=opts.similarity != "membership")
+    if index is None or not index.params.serves(params):
         index = open_index(ws, params, embedder=embedder)
     warnings = list(index.warnings)
     qv = None

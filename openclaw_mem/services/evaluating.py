@@ -407,6 +407,12 @@ def compare(
     from .reading import Reading
 
     other_mem = Reading(mem.place.with_settings(dict(overrides)), mem.warm)
+    if not mem.place.index_params.serves(other_mem.place.index_params):
+        # (recall.similarity = containment or jaccard needs signatures the index may lack)
+        raise UsageError(
+            f"--compare {', '.join(sorted(overrides))} would rebuild this workspace's index; "
+            "compare it on a copy of the workspace (cp -r, then mem eval there)"
+        )
     typed = {name: other_mem.place.config[name] for name in overrides}
     when = now or mem.place.now()
     other_k = k
