@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import queue
 import signal
 import subprocess
 import sys
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 from helpers import settings
 
-from openclaw_mem.index.cache import IndexParams
+from openclaw_mem.index.cache import IndexParams, open_index
 from openclaw_mem.index.watch import Watcher, relevant
 from openclaw_mem.recall.pipeline import RecallOptions, recall
 from openclaw_mem.store.workspace import Workspace
@@ -193,3 +194,39 @@ def test_watch_consolidate_runs_the_window(ws):
     # Four entries consolidated, the newest waits (keep_recent); a section takes at most
     # three new lines a run from the offline provider.
     assert all(t in user for t in TOPICS[:3]) and TOPICS[4] not in user
+
+
+@pytest.mark.slow
+def test_mem_watch_reads_its_settings_again_when_mem_toml_changes(ws):
+    """A `mem watch` answered with the settings it started with until it was restarted, and
+    refreshed the index with them: one started before `recall.similarity` changed rebuilt
+    the index back each time a command with the new setting had rebuilt it."""
+    for i in range(3):
+        ws("log", "--at", f"2026-11-30T09:0{i}", f"redis timeout number {i}")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "openclaw_mem", "-w", str(ws.root), "watch", "--debounce", "0.3"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(x) for x in proc.stdout], daemon=True).start()
+    try:
+        assert "answering recall" in lines.get(timeout=30)
+        assert len(ws.json("recall", "--now", "2026-12-01", "redis")["results"]) == 3
+        settings(ws.root, '[recall]\nk = 1\nsimilarity = "containment"\n')
+        line = lines.get(timeout=10)
+        assert line.endswith("mem.toml changed: settings read again\n"), line
+        assert _wait(lambda: os.path.exists(ws.root / ".mem" / "mem.sock"))
+        assert len(ws.json("recall", "--now", "2026-12-01", "redis")["results"]) == 1
+        ws("log", "--at", "2026-11-30T09:05", "redis once more")
+        line = lines.get(timeout=10)  # the watcher's refresh, under the new settings
+        assert "index refresh" in line or "index delta" in line, line
+        index = open_index(Workspace(ws.root), IndexParams(signed=True))
+        assert index.stats == {} and index.params.signed  # nobody rebuilt it back
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=10)
+    err = proc.stderr.read()
+    assert proc.returncode == 0 and "Traceback" not in err, err
+    assert lines.get(timeout=5) == "stopped\n"

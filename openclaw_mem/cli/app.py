@@ -173,6 +173,12 @@ class State:
                 warn(message)
         return self._memory
 
+    def reopened(self) -> Memory:
+        """The memory opened again: its settings read anew (a `mem watch` whose mem.toml
+        changed)."""
+        self._memory = None
+        return self.memory()
+
     def now(self) -> datetime:
         return self.memory().now()
 

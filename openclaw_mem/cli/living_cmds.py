@@ -35,7 +35,25 @@ def watch_cmd(
     # and be nothing at all if another resident already serves.
     if idle is not None and not serve.prepare_on_demand(mem):
         return
+    first = True
+    while True:
+        again = _watch(mem, consolidate, debounce, idle, first)
+        if not again:
+            break
+        first = False
+        mem = state(ctx).reopened()
+        typer.echo(f"{mem.now():%H:%M:%S} mem.toml changed: settings read again")
+    typer.echo("stopped")
 
+
+def _watch(mem, consolidate: bool, debounce: float | None, idle: float | None, first: bool) -> bool:
+    """Watch and serve with this memory's settings until stopped; True when it stopped
+    because they changed (mem.toml, or what `mem trust` trusts of it): they are read again
+    rather than answered and indexed with old ones, which would also rebuild the index
+    in turn with a command that reads the new ones."""
+    from ..serve.pool import settings_stamp
+
+    settings = settings_stamp(str(mem.root), mem.env)
     watcher = serve.watcher(
         mem,
         lambda refresh: _report_refresh(mem, refresh),
@@ -44,27 +62,32 @@ def watch_cmd(
         consolidate=consolidate,
         on_consolidated=lambda result: _report_consolidated(mem, result),
     )
+    resident = None
     try:
         watcher.start()
         resident = serve.start_resident(mem)
     finally:
-        if idle is not None:  # serving or not, the marker that held others back goes
+        if idle is not None and first:  # serving or not, the marker that held others back goes
             serve.on_demand_started(mem)
     if idle is not None and resident is None:
         watcher.stop()
-        return
+        return False
     serves = " and answering recall, context and get on .mem/mem.sock" if resident else ""
+
+    def changed() -> bool:
+        return settings_stamp(str(mem.root), mem.env) != settings
+
     try:
         # Inside the try: a Ctrl-C that lands just after this line is a stop, not exit 130.
-        typer.echo(f"watching {mem.root}{serves} (Ctrl-C stops)")
-        _serve_until_stopped(mem, resident, idle)
+        if first:
+            typer.echo(f"watching {mem.root}{serves} (Ctrl-C stops)")
+        return _serve_until_stopped(mem, resident, idle, changed) == "settings"
     except KeyboardInterrupt:
-        pass
+        return False
     finally:
         watcher.stop()
         if resident is not None:
             resident.stop()
-    typer.echo("stopped")
 
 
 @app.command("resident", hidden=True)
@@ -115,9 +138,9 @@ def _report_consolidated(mem, result) -> None:
         )
 
 
-def _serve_until_stopped(mem, resident, idle: float | None) -> None:
-    """Wait for Ctrl-C, the workspace going away, or (started on demand) idle seconds
-    without a request."""
+def _serve_until_stopped(mem, resident, idle: float | None, changed=None) -> str:
+    """Wait for Ctrl-C, the workspace going away, (started on demand) idle seconds without
+    a request, or `changed()` (the settings): says which ("settings" for the last)."""
     import threading
     import time
 
@@ -127,11 +150,14 @@ def _serve_until_stopped(mem, resident, idle: float | None) -> None:
             if resident is not None and resident.gone.is_set():
                 gone = mem.root if resident.root is not None else resident.path
                 warn(f"{gone} moved or was removed; stopping")
-                return
+                return "gone"
             if idle is not None and time.monotonic() - resident.last_request > idle:
-                return
+                return "idle"
+            if changed is not None and changed():
+                return "settings"
     except KeyboardInterrupt:
         pass
+    return "stopped"
 
 
 @app.command("forget")

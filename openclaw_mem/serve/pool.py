@@ -5,8 +5,8 @@ it over one socket in the user's runtime folder (socket_client.user_socket_file)
 embedding model is loaded once a process (embed/local.py), however many workspaces ask; what
 each workspace adds is its settings and the index it reads, so at most LIMIT stay open, the
 one asked longest ago closed first. A workspace is opened again when its folder, its
-mem.toml or this machine's trust record (`mem trust`) changed since it was opened (settings
-are read once, as `mem watch` reads them).
+mem.toml or this machine's trust record (`mem trust`) changed since it was opened, as a
+`mem watch` reads its settings again then.
 """
 
 from __future__ import annotations
@@ -38,6 +38,14 @@ def _stamp(root: str) -> tuple | None:
     if top.st_uid != os.getuid() or state.st_uid != os.getuid():
         return None
     return top.st_dev, top.st_ino, state.st_ino, _stat_of(os.path.join(root, "mem.toml"))
+
+
+def settings_stamp(root: str, env: Mapping[str, str]) -> tuple:
+    """What changes when a workspace's settings may have: its mem.toml and which versions
+    of it this machine trusts (`mem trust`)."""
+    from ..memory import Memory
+
+    return _stat_of(os.path.join(root, "mem.toml")), _stat_of(Memory.trust_record(env))
 
 
 def _stat_of(path: str) -> tuple | None:
