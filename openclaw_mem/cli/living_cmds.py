@@ -75,7 +75,8 @@ def _watch(mem, consolidate: bool, debounce: float | None, idle: float | None, f
     serves = " and answering recall, context and get on .mem/mem.sock" if resident else ""
 
     def changed() -> bool:
-        return settings_stamp(str(mem.root), mem.env) != settings
+        # A workspace that moved is the resident's to notice (it stops): nothing to reopen.
+        return mem.root.is_dir() and settings_stamp(str(mem.root), mem.env) != settings
 
     try:
         # Inside the try: a Ctrl-C that lands just after this line is a stop, not exit 130.
