@@ -105,6 +105,43 @@ def test_borrowed_context_only_adds_to_what_own_words_score(own, borrowed, query
     assert (final >= split.own - 1e-9).all()
 
 
+@settings(max_examples=120, deadline=None)
+@given(
+    own=st.lists(st.lists(words, max_size=6), min_size=1, max_size=12),
+    links=st.data(),
+    stem=st.booleans(),
+)
+def test_borrowing_analysis_is_the_analysis_of_context_and_own_tokens(own, links, stem):
+    # A context is another document's very own list (the reply borrowing what it answers,
+    # or any other), a list of its own, or empty: the pairs are those of the plain analysis.
+    from openclaw_mem.search.tokenize import stem_word
+
+    context = []
+    for _ in own:
+        kind = links.draw(st.sampled_from(["shared", "fresh", "empty"]))
+        if kind == "shared":
+            context.append(own[links.draw(st.integers(0, len(own) - 1))])
+        elif kind == "fresh":
+            context.append(links.draw(st.lists(words, max_size=6)))
+        else:
+            context.append([])
+    term_map = stem_word if stem else None
+    got = bm25.analyze_borrowing(own, context, term_map, 0.5)
+    want = bm25.analyze(
+        [c + o for c, o in zip(context, own, strict=True)], term_map, [len(c) for c in context], 0.5
+    )
+
+    def pairs(an):
+        return sorted(
+            (int(d), an.terms[int(t)], float(tf), float(ctf))
+            for d, t, tf, ctf in zip(an.doc, an.term, an.tf, an.ctf, strict=True)
+        )
+
+    assert pairs(got) == pairs(want)
+    assert got.lengths.tolist() == want.lengths.tolist()
+    assert sorted(got.terms) == sorted(want.terms)
+
+
 def test_postings_merge_keeps_live_documents():
     tokens = [["a", "b"], ["b", "c"], ["c", "c", "d"]]
     seg, _ = build_postings(tokens)

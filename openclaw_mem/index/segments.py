@@ -319,7 +319,6 @@ def _part_of(
             context.append(own_tokens[i - 1])
         else:
             context.append(toks(ctx))
-    tokens = [ctx + t for ctx, t in zip(context, own_tokens, strict=True)]
     n = len(chunks)
     meta = {
         "start": np.fromiter((c.start_line for c in chunks), np.int32, n),
@@ -334,8 +333,8 @@ def _part_of(
         **_about(chunks, own, own_tokens),
         "refers": np.fromiter((c.refers for c in chunks), bool, n),
     }
-    an = bm25.analyze(
-        tokens, stem_word if params.stem else None, [len(c) for c in context], params.context_weight
+    an = bm25.analyze_borrowing(
+        own_tokens, context, stem_word if params.stem else None, params.context_weight
     )
     texts = []
     if params.embed:

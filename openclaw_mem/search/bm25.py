@@ -254,11 +254,63 @@ def analyze(
     """Pairs from token lists; `term_map` (a stemmer) is applied once per distinct token
     rather than once per occurrence. The first context_counts[d] tokens of document d are
     borrowed context: counted apart, and context_weight each towards the length."""
-    # dict.fromkeys and map run in C: no Python bytecode per token.
-    flat = list(itertools.chain.from_iterable(doc_tokens))
-    raw = {t: i for i, t in enumerate(dict.fromkeys(flat))}
+    raw, ids = _token_ids(doc_tokens)
     lengths = np.fromiter(map(len, doc_tokens), np.int64, len(doc_tokens))
-    ids = np.fromiter(map(raw.__getitem__, flat), np.int64, len(flat))
+    ctx = np.zeros(len(doc_tokens), np.int64) if context_counts is None else context_counts
+    return _analysis(raw, ids, lengths, np.asarray(ctx, np.int64), term_map, context_weight)
+
+
+def analyze_borrowing(
+    own: Sequence[Sequence[str]],
+    context: Sequence[Sequence[str]],
+    term_map: Callable[[str], str] | None = None,
+    context_weight: float = 1.0,
+) -> Analysis:
+    """analyze() of documents whose tokens are context[d] + own[d], where a context is
+    most often the very list of the document before's own tokens (a reply borrows the
+    entry it answers): each distinct list is looked up once, and the documents are
+    assembled from the ids by one numpy gather instead of a dictionary lookup a token."""
+    n = len(own)
+    runs = list(own)
+    where = {id(t): d for d, t in enumerate(own)}
+    src = np.empty(n, np.int64)
+    for d, c in enumerate(context):
+        j = where.get(id(c))
+        if j is None:  # (the lists are alive in `context`: no id is reused meanwhile)
+            j = where[id(c)] = len(runs)
+            runs.append(c)
+        src[d] = j
+    raw, run_ids = _token_ids(runs)
+    run_len = np.fromiter(map(len, runs), np.int64, len(runs))
+    run_at = np.cumsum(run_len) - run_len
+    # Each document is two runs of run_ids, its context's then its own: one index array.
+    take_at = np.stack((run_at[src], run_at[:n]), axis=1).ravel()
+    take_len = np.stack((run_len[src], run_len[:n]), axis=1).ravel()
+    out_at = np.cumsum(take_len) - take_len
+    total = int(take_len.sum())
+    ids = run_ids[np.repeat(take_at - out_at, take_len) + np.arange(total)]
+    ctx = run_len[src]
+    return _analysis(raw, ids, ctx + run_len[:n], ctx, term_map, context_weight)
+
+
+def _token_ids(lists: Sequence[Sequence[str]]) -> tuple[dict[str, int], np.ndarray]:
+    """Every token's id in a first-seen vocabulary, the lists one after the other."""
+    # dict.fromkeys and map run in C: no Python bytecode per token.
+    flat = list(itertools.chain.from_iterable(lists))
+    raw = {t: i for i, t in enumerate(dict.fromkeys(flat))}
+    return raw, np.fromiter(map(raw.__getitem__, flat), np.int64, len(flat))
+
+
+def _analysis(
+    raw: dict[str, int],
+    ids: np.ndarray,
+    lengths: np.ndarray,
+    ctx: np.ndarray,
+    term_map: Callable[[str], str] | None,
+    context_weight: float,
+) -> Analysis:
+    """The pairs of documents of `lengths` tokens (`ids` in order, the first ctx[d] of
+    document d borrowed) over the vocabulary `raw`, mapped through term_map."""
     if term_map is None:
         vocab = raw
     else:
@@ -267,13 +319,12 @@ def analyze(
             (vocab.setdefault(term_map(t), len(vocab)) for t in raw), np.int64, len(raw)
         )
         ids = remap[ids] if len(ids) else ids
-    n = len(doc_tokens)
+    n = len(lengths)
     owner = np.repeat(np.arange(n, dtype=np.int64), lengths)
     v = max(len(vocab), 1)
     # Key = (document, term, is-context): one sort groups a document's pairs and keeps
     # text and context occurrences apart.
     keys = (owner * v + ids) * 2
-    ctx = np.zeros(n, np.int64) if context_counts is None else np.asarray(context_counts, np.int64)
     if len(keys) and ctx.any():
         first = np.repeat(np.cumsum(lengths) - lengths, lengths)
         keys += (np.arange(len(keys)) - first) < np.repeat(ctx, lengths)
