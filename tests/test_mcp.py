@@ -306,3 +306,42 @@ def test_context_status_and_forget_over_stdio(example):
     assert done["path"] == "MEMORY.md" and done["mode"] == "deprecated"
     line = (example.root / "MEMORY.md").read_text(encoding="utf-8").splitlines()[8]
     assert line.startswith("- ~~")
+
+
+@pytest.mark.slow
+def test_mem_serve_answers_with_the_settings_as_they_are_now(example):
+    """`mem serve` lives as long as its agent's session and read mem.toml once: a setting
+    the user changed meanwhile (k, min_score) counted only once the agent restarted, over
+    MCP and for the CLI calls its socket answers. It now opens the workspace again when
+    mem.toml (or what `mem trust` trusts of it) changes."""
+    root = example.root
+    socket = root / ".mem" / "mem.sock"
+
+    def cli_results() -> int:  # answered by `mem serve`'s resident over .mem/mem.sock
+        assert socket.exists()
+        return len(example.json("recall", "Redis")["results"])
+
+    async def main():
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "openclaw_mem", "-w", str(root), "serve"],
+            env=dict(os.environ),  # the CLI's settings: its resident answers it
+        )
+        async with stdio_client(params) as streams, ClientSession(*streams) as session:
+            await session.initialize()
+            seen = []
+
+            async def search() -> None:
+                got = await session.call_tool("memory_search", {"query": "Redis"})
+                seen.append((len(_data(got)["results"]), cli_results()))
+
+            await search()
+            settings(root, "[recall]\nk = 2\n")
+            await search()
+            (root / "mem.toml").write_text('[recall]\nk = "many"\n', encoding="utf-8")
+            await search()  # as a new command reads it: the last trusted settings stand
+            settings(root, "[recall]\nk = 3\n")
+            await search()
+            return seen
+
+    assert asyncio.run(main()) == [(6, 6), (2, 2), (2, 2), (3, 3)]

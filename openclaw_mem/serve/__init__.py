@@ -48,10 +48,11 @@ def answering_on(root: str | os.PathLike[str]) -> str | None:
     return user_socket_file() if ping(root) else None
 
 
-def start_resident(mem: Memory) -> Resident | None:
+def start_resident(mem: Memory, answer=None) -> Resident | None:
     """Serve this memory on .mem/mem.sock; None when another process already does. The
     embedding model is loaded first: the socket says it serves when the first query will
-    not wait for the model (a hand-started `mem watch` or `mem serve` included)."""
+    not wait for the model (a hand-started `mem watch` or `mem serve` included). `answer`:
+    how a request is answered, when not by this very memory (`mem.answer`)."""
     from ..environment import Environment
     from ..store import heap
     from .resident import Resident
@@ -60,7 +61,7 @@ def start_resident(mem: Memory) -> Resident | None:
     if ping(mem.root, user=False):  # the user's resident gives way to the workspace's own
         return None
     _load_model(mem)
-    server = Resident(mem.root, mem.answer, Environment(dict(mem.env)).settings())
+    server = Resident(mem.root, answer or mem.answer, Environment(dict(mem.env)).settings())
     if not server.start():
         return None
     heap.keep_freed_memory()  # query after query: keep the heap warm (heap.py says why)
@@ -92,12 +93,20 @@ def start_user_resident(mem: Memory, limit: int | None = None) -> Resident | Non
 def serve_mcp(mem: Memory, *, read_only: bool = False, agent: str | None = None) -> None:
     """Answer MCP requests on stdin/stdout until stdin closes (for one agent, when given);
     meanwhile answer recall, context and get for the CLI over the resident socket, where
-    each request says which agent asks."""
+    each request says which agent asks. Both answer with the settings as they are now:
+    the workspace is opened again when its mem.toml changes (pool.Current)."""
+    from ..memory import Memory
     from .mcp_server import serve_stdio
+    from .pool import Current
 
-    resident = start_resident(mem)
+    def reopen() -> Memory:
+        return Memory.open(mem.root, env=mem.env, clock=mem.clock)
+
+    current = Current(mem, reopen)  # the resident's: each request says its agent
+    mine = Current(mem.for_agent(agent), lambda: reopen().for_agent(agent))
+    resident = start_resident(mem, lambda read, defer: current().answer(read, defer))
     try:
-        serve_stdio(mem.for_agent(agent), read_only=read_only)
+        serve_stdio(mine, read_only=read_only)
     finally:
         if resident is not None:
             resident.stop()

@@ -36,6 +36,8 @@ from ..errors import MemError
 Answer = dict[str, Any]  # a tool's result: structured content, its JSON the text beside it
 
 if TYPE_CHECKING:  # the facade calls serve_stdio; at run time this module needs only its type
+    from collections.abc import Callable
+
     from ..memory import Memory
 
 INSTRUCTIONS = (
@@ -69,7 +71,11 @@ def _say(err: Any) -> str:
     return f"{where}: {msg[:1].lower()}{msg[1:]}"
 
 
-def build_server(memory: "Memory", *, read_only: bool = False):
+def build_server(memory: "Callable[[], Memory] | Memory", *, read_only: bool = False):
+    """The MCP server over `memory`: a Memory, or what gives the one to answer each call
+    with (`mem serve` hands one that reads the settings again when mem.toml changes)."""
+    if not callable(memory):
+        memory = _constant(memory)
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
     from mcp.server.mcpserver.tools import Tool
@@ -106,7 +112,7 @@ def build_server(memory: "Memory", *, read_only: bool = False):
         ] = None,
     ) -> Answer:
         """Read lines of a memory file; only inside the workspace, no symlinks."""
-        return memory.get(path, start=from_, lines=lines).to_json()
+        return memory().get(path, start=from_, lines=lines).to_json()
 
     def memory_log(
         text: Annotated[str, Field(description="The turn, verbatim.")],
@@ -114,7 +120,7 @@ def build_server(memory: "Memory", *, read_only: bool = False):
         session: Annotated[str | None, Field(description="Session id.")] = None,
     ) -> Answer:
         """Append one entry to today's daily log."""
-        return memory.log(text, role=role, session=session).to_json()
+        return memory().log(text, role=role, session=session).to_json()
 
     def tool(fn, call) -> Tool:
         # The schema comes from fn's signature; calls go to `call`, which takes the
@@ -125,7 +131,7 @@ def build_server(memory: "Memory", *, read_only: bool = False):
         "recall",
         "memory_search",
         "Search memory (BM25 + pseudo-vectors, time decay, MMR). OpenClaw's result shape.",
-        lambda query, **options: memory.search(query, **options),
+        lambda query, **options: memory().search(query, **options),
         Field,
     )
     reads, writes = _briefing_tools(memory, Field)
@@ -138,6 +144,10 @@ def build_server(memory: "Memory", *, read_only: bool = False):
         tools += [tool(memory_log, memory_log), *(tool(*pair) for pair in writes)]
     said = INSTRUCTIONS if read_only else INSTRUCTIONS + LOG_INSTRUCTION
     return MCPServer("openclaw-mem", instructions=said, version=__version__, tools=tools)
+
+
+def _constant(memory: "Memory") -> "Callable[[], Memory]":
+    return lambda: memory
 
 
 _TYPES = {"flag": bool, "int": int, "float": float, "text": str, "day": str}
@@ -186,14 +196,14 @@ def _declared(command: str, name: str, doc: str, answer, Field) -> tuple:
     return call, call
 
 
-def _briefing_tools(memory: "Memory", Field) -> tuple[list, list]:
+def _briefing_tools(memory: "Callable[[], Memory]", Field) -> tuple[list, list]:
     """memory_context and memory_status (read), memory_forget (write): the tools beyond
     OpenClaw's, each a facade call; (signature, call) pairs."""
 
     def memory_status() -> Answer:
         """What the memory holds: files, entries per day, the index, pending consolidation,
         git state."""
-        return memory.status().to_json()
+        return memory().status().to_json()
 
     def memory_forget(
         target: Annotated[
@@ -205,7 +215,7 @@ def _briefing_tools(memory: "Memory", Field) -> tuple[list, list]:
         that say it are struck through, log entries and HISTORY.md paragraphs hidden from
         recall; nothing is deleted, all is committed, `mem undo` brings it back. Only when
         the user asks."""
-        done = memory.forget(target)
+        done = memory().forget(target)
         return {
             "lines": [
                 {
@@ -227,13 +237,13 @@ def _briefing_tools(memory: "Memory", Field) -> tuple[list, list]:
         "memory_context",
         "The memory brief for a task: the user's profile, the memories recalled for it and "
         "the recent conversation, fenced as data, within a token budget.",
-        lambda query, **options: memory.context(query, **options).to_json(),
+        lambda query, **options: memory().context(query, **options).to_json(),
         Field,
     )
     return [context, (memory_status, memory_status)], [(memory_forget, memory_forget)]
 
 
-def serve_stdio(memory: "Memory", *, read_only: bool = False) -> None:
+def serve_stdio(memory: "Callable[[], Memory] | Memory", *, read_only: bool = False) -> None:
     """MCPServer.run("stdio"), with lines that are not JSON-RPC answered instead of dropped."""
     import anyio
 

@@ -48,6 +48,33 @@ def settings_stamp(root: str, env: Mapping[str, str]) -> tuple:
     return _stat_of(os.path.join(root, "mem.toml")), _stat_of(Memory.trust_record(env))
 
 
+class Current:
+    """A workspace's Memory as its settings are now, for a process that lives as long as
+    its agent's session (`mem serve`): opened again (`reopen`) when mem.toml or what `mem
+    trust` trusts of it changed since it was opened, as a `mem watch` and the user's
+    resident do, so a `recall.min_score` the user just set counts from the next call. A
+    mem.toml that no longer reads counts as it does for a new command (the last trusted
+    settings stand); an error opening it fails that call in one line and is tried again on
+    the next; a workspace that moved is the resident's to notice."""
+
+    def __init__(self, mem: Memory, reopen: Callable[[], Memory]) -> None:
+        self._mem, self._reopen = mem, reopen
+        self._stamp = settings_stamp(str(mem.root), mem.env)
+        self._lock = threading.Lock()
+
+    def __call__(self) -> Memory:
+        root = str(self._mem.root)
+        if not os.path.isdir(root):
+            return self._mem
+        stamp = settings_stamp(root, self._mem.env)
+        with self._lock:
+            if stamp != self._stamp:
+                # Read before the stamp is kept: a failure leaves the old one, to try again.
+                self._mem = self._reopen()
+                self._stamp = stamp
+            return self._mem
+
+
 def _stat_of(path: str) -> tuple | None:
     try:
         st = os.stat(path)
