@@ -597,28 +597,9 @@ def _start_worker() -> None:
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-    _keep_freed_memory()
+    from ..store import heap
 
-
-# glibc's mallopt parameters (malloc.h): M_TRIM_THRESHOLD, M_TOP_PAD, M_MMAP_THRESHOLD.
-_MALLOPT = ((-1, 1 << 30), (-2, 64 << 20), (-3, 256 << 20))
-
-
-def _keep_freed_memory() -> None:
-    """Let a build worker reuse the memory it frees instead of giving it back: each piece
-    allocates and frees the same few hundred MB of arrays and lists, and glibc would map
-    every large array afresh and return the top of the heap after each, so the kernel
-    zeroed ~1 GB of new pages a build (a third of a second of CPU at 100k chunks). Peak
-    memory is the same; it is held until the build's workers exit. Only where the C
-    library has mallopt (glibc): elsewhere nothing changes."""
-    try:
-        import ctypes
-
-        mallopt = ctypes.CDLL(None).mallopt
-    except (ImportError, OSError, AttributeError):
-        return
-    for param, value in _MALLOPT:
-        mallopt(param, value)
+    heap.keep_freed_memory(heap.BUILD_MMAP_THRESHOLD, heap.BUILD_TRIM)  # heap.py says why
 
 
 def pool_context():
