@@ -266,11 +266,14 @@ def analyze_borrowing(
     term_map: Callable[[str], str] | None = None,
     context_weight: float = 1.0,
 ) -> Analysis:
-    """analyze() of documents whose tokens are context[d] + own[d], where a context is
-    most often the very list of the document before's own tokens (a reply borrows the
-    entry it answers): each distinct list is looked up once, and the documents are
-    assembled from the ids by one numpy gather instead of a dictionary lookup a token."""
+    """analyze() of documents whose tokens are context[d] + own[d] (the same pairs, the
+    terms perhaps numbered otherwise), where a context is most often the very list of the
+    document before's own tokens (a reply borrows the entry it answers): each distinct list
+    is looked up once, and the documents are assembled from the ids by one numpy gather
+    instead of a dictionary lookup a token."""
     n = len(own)
+    if len(context) != n:
+        raise ValueError(f"analyze_borrowing: {n} documents but {len(context)} contexts")
     runs = list(own)
     where = {id(t): d for d, t in enumerate(own)}
     src = np.empty(n, np.int64)
