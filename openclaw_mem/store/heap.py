@@ -22,6 +22,7 @@ TRIM = 32 << 20  # freed heap kept mapped: the bound on what this adds to the RS
 BUILD_MMAP_THRESHOLD = 256 << 20
 BUILD_TRIM = 1 << 30
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
+_OLD_MMAP_MAX = 32 << 20
 
 
 @lru_cache(maxsize=1)
@@ -43,9 +44,12 @@ def keep_freed_memory(mmap_threshold: int = MMAP_THRESHOLD, trim: int = TRIM) ->
     libc = _libc()
     if libc is None:
         return False
-    return bool(libc.mallopt(_M_MMAP_THRESHOLD, mmap_threshold)) and bool(
-        libc.mallopt(_M_TRIM_THRESHOLD, trim)
+    # Older glibc refuses an mmap threshold above HEAP_MAX_SIZE / 2 (32 MiB on 64 bits):
+    # the largest it takes then. The trim threshold is set whatever that answered.
+    kept = bool(libc.mallopt(_M_MMAP_THRESHOLD, mmap_threshold)) or bool(
+        libc.mallopt(_M_MMAP_THRESHOLD, min(mmap_threshold, _OLD_MMAP_MAX))
     )
+    return bool(libc.mallopt(_M_TRIM_THRESHOLD, trim)) and kept
 
 
 def give_back() -> None:
