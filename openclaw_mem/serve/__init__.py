@@ -103,7 +103,8 @@ def serve_mcp(mem: Memory, *, read_only: bool = False, agent: str | None = None)
         return Memory.open(mem.root, env=mem.env, clock=mem.clock)
 
     current = Current(mem, reopen)  # the resident's: each request says its agent
-    mine = Current(mem.for_agent(agent), lambda: reopen().for_agent(agent))
+    served = mem.for_agent(agent)
+    mine = current if served is mem else Current(served, lambda: reopen().for_agent(agent))
     resident = start_resident(mem, lambda read, defer: current().answer(read, defer))
     try:
         serve_stdio(mine, read_only=read_only)
