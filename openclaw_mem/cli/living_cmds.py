@@ -51,7 +51,7 @@ def _watch(mem, consolidate: bool, debounce: float | None, idle: float | None, f
     because they changed (mem.toml, or what `mem trust` trusts of it): they are read again
     rather than answered and indexed with old ones, which would also rebuild the index
     in turn with a command that reads the new ones."""
-    from ..serve.pool import settings_stamp
+    from ..serve.pool import settings_changed, settings_stamp
 
     settings = settings_stamp(str(mem.root), mem.env)
     watcher = serve.watcher(
@@ -75,8 +75,7 @@ def _watch(mem, consolidate: bool, debounce: float | None, idle: float | None, f
     serves = " and answering recall, context and get on .mem/mem.sock" if resident else ""
 
     def changed() -> bool:
-        # A workspace that moved is the resident's to notice (it stops): nothing to reopen.
-        return mem.root.is_dir() and settings_stamp(str(mem.root), mem.env) != settings
+        return settings_changed(str(mem.root), mem.env, settings) is not None
 
     try:
         # Inside the try: a Ctrl-C that lands just after this line is a stop, not exit 130.

@@ -48,6 +48,16 @@ def settings_stamp(root: str, env: Mapping[str, str]) -> tuple:
     return _stat_of(os.path.join(root, "mem.toml")), _stat_of(Memory.trust_record(env))
 
 
+def settings_changed(root: str, env: Mapping[str, str], since: tuple) -> tuple | None:
+    """The settings' stamp now, when it differs from `since` (settings_stamp's) for a
+    workspace still there; else None. A workspace that moved or went is no settings change:
+    it is the resident's to notice (it stops), with nothing to read again."""
+    if not os.path.isdir(root):
+        return None
+    stamp = settings_stamp(root, env)
+    return stamp if stamp != since else None
+
+
 class Current:
     """A workspace's Memory as its settings are now, for a process that lives as long as
     its agent's session (`mem serve`): opened again (`reopen`) when mem.toml or what `mem
@@ -63,12 +73,9 @@ class Current:
         self._lock = threading.Lock()
 
     def __call__(self) -> Memory:
-        root = str(self._mem.root)
-        if not os.path.isdir(root):
-            return self._mem
-        stamp = settings_stamp(root, self._mem.env)
         with self._lock:
-            if stamp != self._stamp:
+            stamp = settings_changed(str(self._mem.root), self._mem.env, self._stamp)
+            if stamp is not None:
                 # Read before the stamp is kept: a failure leaves the old one, to try again.
                 self._mem = self._reopen()
                 self._stamp = stamp
