@@ -112,4 +112,7 @@ def test_the_question_a_reply_answers_is_found_through_the_reply(memory):
     hits = _recall(memory, query, "2023-09-01")
     texts = _texts(memory, hits)
     assert texts[0].startswith("Yes! They played")
-    assert hits[texts.index(ask)].score == pytest.approx(0.5 * hits[0].score, rel=0.05)
+    asked = hits[texts.index(ask)]
+    # half of the reply's score, and Caroline's turn counts less for a question about Melanie
+    assert asked.explain["speaker"] == pytest.approx(1 / 1.5, abs=1e-4)
+    assert asked.score == pytest.approx(0.5 * hits[0].score * asked.explain["speaker"], rel=0.05)

@@ -44,6 +44,7 @@ class RecallOptions:
     follow_top: int = 3  # a second pass asks again with words of the first pass's best this many:
     follow_terms: int = 3  # the rarest this many of their words that the question does not hold;
     follow_weight: float = 0.3  # what it finds adds this share of its score (recall/follow.py)
+    speaker_boost: float = 0.5  # named in the question: others' log entries count 1 / (1 + this)
     supersede: bool = True  # a later entry that updates a statement ranks above it
     superseded_weight: float = 0.9  # a superseded statement scores this share of its update
     decay: bool = True

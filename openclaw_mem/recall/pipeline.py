@@ -10,7 +10,8 @@ pass asks the three rarest words the best three candidates hold that the questio
 (a name that joins two facts), what it finds adding 0.3 of its score, never above the
 results it followed (recall/follow.py);
 dated chunks decay by `exp(-λ · age_days)` (evergreen ones never), deprecated ones count
-half; MMR (λ 0.6) over the chunks' signature similarity picks k without near-duplicates.
+half; a question that names someone who speaks in the logs ("What has Melanie painted?")
+counts other speakers' entries 1 / 1.5 (role names such as "user" name no one); MMR (λ 0.6) over the chunks' signature similarity picks k without near-duplicates.
 A chunk matches only by a content word of the question or a meaning closer than unrelated
 text and empty replies; scores are shares of the best times how much of the question the
 best holds, so `recall.min_score` means the same for every question.
@@ -145,6 +146,7 @@ def rank_index(
     ranking = follow.follow(q, ranking)
     ranking = stages.links(q, ranking)
     ranking = stages.time(q, ranking)
+    ranking = stages.speakers(q, ranking)
     ranking = currency.stage(q, ranking)
     if hidden:
         ranking = forgotten.drop(q, ranking, hidden)

@@ -27,7 +27,7 @@ from ..search import bm25, minhash, simhash
 from ..search.rank import decay_factors, distinct, fuse, mmr, normalize, top_k
 from ..search.tokenize import is_shingle, shingles
 from ..store.workspace import day_of, glob_match
-from ..text import cjk_share
+from ..text import CJK_RE, cjk_share
 
 if TYPE_CHECKING:
     from .options import RecallOptions
@@ -586,6 +586,58 @@ def in_days(index: Index, docs: np.ndarray, spans, opts: RecallOptions) -> np.nd
     return out
 
 
+# ------------------------------------------------------------------ speakers
+
+# Who speaks in an agent's own log: naming them asks about a fact, not about whose turn
+# said it ("what editor does the user prefer" is answered by USER.md as much as by a turn).
+ROLES = frozenset(
+    {"user", "assistant", "system", "tool", "agent", "human", "ai", "bot", "model", "用户", "助手"}
+)
+
+
+def speakers(q: Query, r: Ranking) -> Ranking:
+    """A question that names someone who speaks in the logs asks about what they said and
+    did: "What has Melanie painted?" is answered by Melanie's turns more than by her
+    friend's praise of a painting. Log entries by others then count 1 / (1 + speaker_boost);
+    entries by the named, and chunks no one speaks (curated lines), keep their score, so
+    no score rises and min_score still means what it meant."""
+    weight = np.ones(len(r.docs))
+    if q.opts.speaker_boost > 0 and len(r.docs):
+        from ..index.cache import agent_key
+
+        keys = np.fromiter({agent_key(n) for n in names_in(q.text)}, np.uint64)
+        spoken = q.index.doc("speaker")[r.docs]
+        by_named = (spoken[:, None] == keys[None, :]).any(axis=1)
+        if by_named.any():
+            by_others = (spoken != 0) & ~by_named
+            weight = np.where(by_others, 1.0 / (1.0 + q.opts.speaker_boost), 1.0)
+            r.score = r.score * weight
+    r.columns["speaker"] = weight
+    return r
+
+
+def names_in(text: str) -> set[str]:
+    """The spans of a question that could be a speaker's name, lower-cased as the index
+    keeps them: each word, each two words in a row ("mary ann"), and in a run of CJK
+    (written without spaces) every two to four characters (小明, 王小明). Role names and
+    single letters are left out."""
+    words, out, run = [], set(), []
+    for ch in text.lower() + " ":
+        if ch.isalnum():
+            run.append(ch)
+        elif run:
+            words.append("".join(run))
+            run = []
+    for i, w in enumerate(words):
+        if CJK_RE.search(w):
+            out.update(w[a : a + n] for n in (2, 3, 4) for a in range(len(w) - n + 1))
+        else:
+            out.add(w)
+            if i + 1 < len(words):
+                out.add(f"{w} {words[i + 1]}")
+    return {n for n in out if len(n) > 1 and n not in ROLES}
+
+
 # ------------------------------------------------------------------ uses
 
 
@@ -661,6 +713,7 @@ def _explain(
         "fused": round(float(c["fused"][i]), 4),
         "decay": round(float(c["decay"][i]), 4),
         **({"days": days} if days else {}),
+        **({"speaker": round(float(c["speaker"][i]), 4)} if 0 < c["speaker"][i] < 1 else {}),
         **({"subject": subject} if subject >= 0 else {}),
         **({"follow": round(float(c["follow"][i]), 4)} if "follow" in c and c["follow"][i] else {}),
         **({"superseded_by": newer} if newer >= 0 else {}),
