@@ -85,14 +85,34 @@ def test_a_role_named_in_the_question_weighs_nothing(memory):
     memory.log("I use Helix as my editor now.", role="user", at=datetime(2023, 8, 20, 9))
     memory.log("Noted: the user's editor is Helix.", role="assistant",
                at=datetime(2023, 8, 20, 9, 1))  # fmt: skip
-    hits = _recall(memory, "What editor does the user use?", "2023-09-01")
-    assert hits and all("speaker" not in h.explain for h in hits)
+    memory.log("Editor: Helix (see the config repo).", role="note", at=datetime(2023, 8, 21, 9))
+    for query in ("What editor does the user use?", "Which editor did I note?"):
+        hits = _recall(memory, query, "2023-09-01")
+        assert len(hits) == 3 and all("speaker" not in h.explain for h in hits), query
 
 
 def test_the_spans_that_could_name_a_speaker():
+    """Every label `mem log --speaker` takes is kept lower-cased, punctuation and all."""
     assert names_in("What has Melanie painted?") >= {"melanie", "has melanie"}
-    assert {"mary ann", "mary", "ann"} <= names_in("Did Mary Ann call?")
+    assert {"mary ann smith", "mary ann", "mary"} <= names_in("Did Mary Ann Smith call?")
+    assert {"o'brien", "jean-luc", "dr. smith", "gpt-4o", "my_bot"} <= names_in(
+        "Did O'Brien, Jean-Luc and Dr. Smith ask gpt-4o or my_bot?"
+    )
     assert {"小明", "王小明"} <= names_in("王小明上周去了哪里？")
+    assert "melanie" in names_in("Melanie画了什么？")  # a name beside CJK, no space between
+    assert "İlker".lower() in names_in("İlker ne dedi?")  # lower() leaves a combining dot
+    assert "प्रिया" in names_in("प्रिया ने क्या कहा?")  # vowel signs are marks
     assert not names_in("What did the user tell the assistant?") & {"user", "assistant"}
+    assert not names_in("check my note, and the system's") & {"note", "system"}
     assert not names_in("我的用户和助手") & {"用户", "助手"}
     assert "s" not in names_in("Melanie's kids")  # no single letters
+
+
+def test_a_label_with_punctuation_is_named_as_written(memory):
+    _say(memory, "2023-08-20T15:00", "Dr. Okafor", "I painted the clinic's waiting room mural.")
+    _say(memory, "2023-08-22T10:00", "Sam", "Dr. Okafor's painting! Painting after painting.")
+    query = "What did Dr. Okafor paint?"
+    plain = _recall(memory, query, "2023-09-01", speaker_boost=0.0)
+    assert _texts(memory, plain)[0].startswith("Dr. Okafor's painting!")
+    hits = _recall(memory, query, "2023-09-01")
+    assert _texts(memory, hits)[0] == "I painted the clinic's waiting room mural."

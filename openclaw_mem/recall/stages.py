@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..format.appending import ROLES as LOG_ROLES
 from ..index.cache import VEC_MADE, Index, days_since_epoch
 from ..search import bm25, minhash, simhash
 from ..search.rank import decay_factors, distinct, fuse, mmr, normalize, top_k
@@ -591,51 +592,68 @@ def in_days(index: Index, docs: np.ndarray, spans, opts: RecallOptions) -> np.nd
 # Who speaks in an agent's own log: naming them asks about a fact, not about whose turn
 # said it ("what editor does the user prefer" is answered by USER.md as much as by a turn).
 ROLES = frozenset(
-    {"user", "assistant", "system", "tool", "agent", "human", "ai", "bot", "model", "用户", "助手"}
+    {*LOG_ROLES, "notes", "tool", "agent", "human", "ai", "bot", "model", "用户", "助手"}
 )
+NAME_WORDS = 4  # the most words a speaker's name spans ("mary ann smith")
 
 
 def speakers(q: Query, r: Ranking) -> Ranking:
     """A question that names someone who speaks in the logs asks about what they said and
-    did: "What has Melanie painted?" is answered by Melanie's turns more than by her
-    friend's praise of a painting. Log entries by others then count 1 / (1 + speaker_boost);
-    entries by the named, and chunks no one speaks (curated lines), keep their score, so
-    no score rises and min_score still means what it meant."""
+    did: "In what ways is Caroline participating…?" is answered by Caroline's turns more
+    than by her friend's "I'm so proud of you for spreading awareness". Log entries by
+    others then count 1 / (1 + speaker_boost); entries by the named, and chunks no one
+    speaks (curated lines), keep their score, so no score rises above the best's share."""
     weight = np.ones(len(r.docs))
     if q.opts.speaker_boost > 0 and len(r.docs):
-        from ..index.cache import agent_key
-
-        keys = np.fromiter({agent_key(n) for n in names_in(q.text)}, np.uint64)
         spoken = q.index.doc("speaker")[r.docs]
-        by_named = (spoken[:, None] == keys[None, :]).any(axis=1)
-        if by_named.any():
-            by_others = (spoken != 0) & ~by_named
-            weight = np.where(by_others, 1.0 / (1.0 + q.opts.speaker_boost), 1.0)
-            r.score = r.score * weight
+        present = set(spoken[spoken != 0].tolist())
+        if present:  # the question's spans are hashed only where someone speaks
+            from ..index.cache import agent_key
+
+            named = present & {agent_key(n) for n in names_in(q.text)}
+            if named:
+                by_named = np.fromiter((s in named for s in spoken.tolist()), bool, len(spoken))
+                weight = np.where((spoken != 0) & ~by_named, 1 / (1 + q.opts.speaker_boost), 1.0)
+                r.score = r.score * weight
     r.columns["speaker"] = weight
     return r
 
 
 def names_in(text: str) -> set[str]:
     """The spans of a question that could be a speaker's name, lower-cased as the index
-    keeps them: each word, each two words in a row ("mary ann"), and in a run of CJK
-    (written without spaces) every two to four characters (小明, 王小明). Role names and
-    single letters are left out."""
-    words, out, run = [], set(), []
-    for ch in text.lower() + " ":
-        if ch.isalnum():
-            run.append(ch)
-        elif run:
-            words.append("".join(run))
-            run = []
-    for i, w in enumerate(words):
-        if CJK_RE.search(w):
-            out.update(w[a : a + n] for n in (2, 3, 4) for a in range(len(w) - n + 1))
-        else:
-            out.add(w)
-            if i + 1 < len(words):
-                out.add(f"{w} {words[i + 1]}")
+    keeps a label: one to four words in a row as written between them ("o'brien",
+    "jean-luc", "dr. smith", "mary ann smith"), and in a run of CJK (written without
+    spaces, and split from letters of other scripts beside it: "melanie画了什么") every
+    two to four characters (小明, 王小明). A word holds letters, digits and marks (İ, प्रिया).
+    Role names and single characters are left out."""
+    low = text.lower()
+    words: list[tuple[int, int]] = []  # (start, end) of each word in `low`
+    start, cjk = -1, False
+    for i, ch in enumerate(low + " "):
+        inside = ch.isalnum() or (start >= 0 and ch > "\x7f" and _mark(ch))
+        is_cjk = inside and bool(CJK_RE.match(ch))
+        if start >= 0 and (not inside or is_cjk != cjk):
+            words.append((start, i))
+            start = -1
+        if inside and start < 0:
+            start, cjk = i, is_cjk
+    out = set()
+    for n, (a, b) in enumerate(words):
+        if CJK_RE.match(low[a]):
+            run = low[a:b]
+            out.update(run[i : i + w] for w in (2, 3, 4) for i in range(len(run) - w + 1))
+        for a2, b2 in words[n : n + NAME_WORDS]:
+            if CJK_RE.match(low[a2]) and a2 != a:
+                break  # a name in letters does not run on into CJK
+            out.add(low[a:b2])
     return {n for n in out if len(n) > 1 and n not in ROLES}
+
+
+def _mark(ch: str) -> bool:
+    """A combining mark (the dot that lower-casing İ leaves, a Devanagari vowel sign)."""
+    import unicodedata
+
+    return unicodedata.category(ch).startswith("M")
 
 
 # ------------------------------------------------------------------ uses
