@@ -11,7 +11,8 @@ pass asks the three rarest words the best three candidates hold that the questio
 results it followed (recall/follow.py);
 dated chunks decay by `exp(-λ · age_days)` (evergreen ones never), deprecated ones count
 half; a question that names someone who speaks in the logs ("What has Melanie painted?")
-counts other speakers' entries 1 / 1.5 (role names such as "user" name no one); MMR (λ 0.6) over the chunks' signature similarity picks k without near-duplicates.
+counts other speakers' entries 1 / 1.5 (role names such as "user" name no one); MMR
+(λ 0.6) over the chunks' signature similarity picks k without near-duplicates.
 A chunk matches only by a content word of the question or a meaning closer than unrelated
 text and empty replies; scores are shares of the best times how much of the question the
 best holds, so `recall.min_score` means the same for every question.

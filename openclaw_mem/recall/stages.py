@@ -605,11 +605,11 @@ def speakers(q: Query, r: Ranking) -> Ranking:
     speaks (curated lines), keep their score, so no score rises above the best's share."""
     weight = np.ones(len(r.docs))
     if q.opts.speaker_boost > 0 and len(r.docs):
-        spoken = q.index.doc("speaker")[r.docs]
-        present = set(spoken[spoken != 0].tolist())
-        if present:  # the question's spans are hashed only where someone speaks
-            from ..index.cache import agent_key
+        from ..index.cache import agent_key
 
+        spoken = q.index.doc("speaker")[r.docs]
+        present = set(spoken[spoken != 0].tolist()) - _role_keys()
+        if present:  # hash the question's spans only where a person, not a role, speaks
             named = present & {agent_key(n) for n in names_in(q.text)}
             if named:
                 by_named = np.fromiter((s in named for s in spoken.tolist()), bool, len(spoken))
@@ -647,6 +647,13 @@ def names_in(text: str) -> set[str]:
                 break  # a name in letters does not run on into CJK
             out.add(low[a:b2])
     return {n for n in out if len(n) > 1 and n not in ROLES}
+
+
+@functools.cache
+def _role_keys() -> frozenset[int]:
+    from ..index.cache import agent_key
+
+    return frozenset(agent_key(r) for r in ROLES)
 
 
 def _mark(ch: str) -> bool:
