@@ -124,3 +124,26 @@ def record(root: Path, file: str, said: str):
 
     history = (root / "HISTORY.md").read_text(encoding="utf-8")
     return read_ledger(history).get((file, line_key(said)))
+
+
+def ask(memory, query: str, now: str, k: int = 10, **options):
+    """Recall as `Memory.recall` does it (a RecallResult), with some of the pipeline's own
+    options changed (RecallOptions fields: speaker_boost=0, refer_share=0, …)."""
+    from dataclasses import replace
+    from datetime import datetime
+
+    from openclaw_mem.recall.pipeline import recall
+    from openclaw_mem.recall.reads import Read
+
+    read = Read("recall", query=query, k=k, now=datetime.fromisoformat(now))
+    opts = replace(memory.reading.options(read), **options)
+    return recall(memory.ws, query, opts, memory.index_params, False, memory.embedder)
+
+
+def entry_lines(memory, hits) -> list[str]:
+    """Each hit's first line after its entry heading: what the entry says."""
+    out = []
+    for h in hits:
+        lines = (memory.root / h.path).read_text(encoding="utf-8").split("\n")
+        out.append(lines[h.start_line])
+    return out

@@ -5,30 +5,15 @@ by "it" is found through the entry it answers, and says which entry that is."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime
 
-from openclaw_mem.recall.pipeline import RecallOptions, recall
-from openclaw_mem.recall.reads import Read
+from helpers import ask, entry_lines
+
+from openclaw_mem.recall.pipeline import RecallOptions
 
 
 def _said(memory, at: str, text: str, speaker: str = "Jolene") -> None:
     memory.log(text, speaker=speaker, at=datetime.fromisoformat(at))
-
-
-def _recall(memory, query: str, now: str, k: int = 10, **options):
-    """Recall as `Memory.recall` does it, with some of the pipeline's own options changed."""
-    read = Read("recall", query=query, k=k, now=datetime.fromisoformat(now))
-    opts = replace(memory.reading.options(read), **options)
-    return recall(memory.ws, query, opts, memory.index_params, False, memory.embedder)
-
-
-def _first_lines(memory, hits) -> list[str]:
-    out = []
-    for h in hits:
-        lines = (memory.root / h.path).read_text(encoding="utf-8").split("\n")
-        out.append(lines[h.start_line])  # the line after the entry heading
-    return out
 
 
 def test_a_question_that_names_a_month_finds_the_entry_of_that_month(memory):
@@ -36,20 +21,20 @@ def test_a_question_that_names_a_month_finds_the_entry_of_that_month(memory):
     _said(memory, "2023-03-02T10:00", "The garden project is going slowly, the project needs rain.")
     _said(memory, "2023-04-18T10:00", "New project at work: a robotics project, a big project.")
     q = "What project was Jolene working on in the beginning of January 2023?"
-    hits = _recall(memory, q, "2023-05-01").hits
-    assert "electrical engineering" in _first_lines(memory, hits)[0]
+    hits = ask(memory, q, "2023-05-01").hits
+    assert "electrical engineering" in entry_lines(memory, hits)[0]
     assert hits[0].explain["days"] == "in"
     # without reading the question's dates, the April entry (most words, newest) is first
-    plain = _recall(memory, q, "2023-05-01", dates=False).hits
-    assert "robotics" in _first_lines(memory, plain)[0]
+    plain = ask(memory, q, "2023-05-01", dates=False).hits
+    assert "robotics" in entry_lines(memory, plain)[0]
 
 
 def test_a_chinese_question_that_names_last_summer(memory):
     _said(memory, "2022-07-10T20:00", "我们去了青岛看海，吃了很多海鲜。", "user")
     _said(memory, "2023-07-10T20:00", "我们去了成都，吃了火锅，看了熊猫。", "user")
     _said(memory, "2023-09-20T20:00", "我们去了超市买菜。", "user")
-    hits = _recall(memory, "去年夏天我们去了哪里？", "2023-10-01").hits
-    assert "青岛" in _first_lines(memory, hits)[0]
+    hits = ask(memory, "去年夏天我们去了哪里？", "2023-10-01").hits
+    assert "青岛" in entry_lines(memory, hits)[0]
 
 
 def test_a_when_question_prefers_the_entry_that_says_when(memory):
@@ -60,8 +45,8 @@ def test_a_when_question_prefers_the_entry_that_says_when(memory):
     )
     _said(memory, "2023-06-12T09:00", "I went to the support group yesterday, it was moving.")
     _said(memory, "2023-06-14T09:00", "The support group helps me so much, support group forever.")
-    hits = _recall(memory, "When did Jolene go to the support group?", "2023-07-01").hits
-    assert "yesterday" in _first_lines(memory, hits)[0]
+    hits = ask(memory, "When did Jolene go to the support group?", "2023-07-01").hits
+    assert "yesterday" in entry_lines(memory, hits)[0]
 
 
 def test_a_reply_by_pronoun_is_found_through_the_turn_it_answers(memory):
@@ -71,8 +56,8 @@ def test_a_reply_by_pronoun_is_found_through_the_turn_it_answers(memory):
     _said(memory, "2023-05-01T10:00", "Corn snakes eat a mouse a week.", "user")
     _said(memory, "2023-05-02T10:00", "A snake sheds its skin when it grows.", "user")
     question = "Where did I get my snake Seraphim?"
-    result = _recall(memory, question, "2023-05-10")
-    lines = _first_lines(memory, result.hits)
+    result = ask(memory, question, "2023-05-10")
+    lines = entry_lines(memory, result.hits)
     reply = next(h for h, line in zip(result.hits, lines, strict=True) if "Paris" in line)
     carrier = next(h for h, line in zip(result.hits, lines, strict=True) if "Seraphim" in line)
     # two links back ("it" answers "Where is she from?", which points at Seraphim): the
@@ -81,15 +66,15 @@ def test_a_reply_by_pronoun_is_found_through_the_turn_it_answers(memory):
     assert reply.to_json()["subject"] == carrier.citation
     assert (reply.start_line, reply.end_line) == (9, 10)
     # without the link the reply is not found: it shares no word with the question
-    plain = _recall(memory, question, "2023-05-10", refer_share=0)
-    assert not any("Paris" in line for line in _first_lines(memory, plain.hits))
+    plain = ask(memory, question, "2023-05-10", refer_share=0)
+    assert not any("Paris" in line for line in entry_lines(memory, plain.hits))
 
 
 def test_a_new_subject_after_a_found_turn_is_not_pulled_in(memory):
     _said(memory, "2023-05-08T14:00", "My second snake Seraphim arrived yesterday.", "Ana")
     _said(memory, "2023-05-08T14:01", "Cool. Unrelated: my band plays on Friday.", "Ben")
-    hits = _recall(memory, "snake Seraphim", "2023-05-10").hits
-    assert not any("band" in line for line in _first_lines(memory, hits))
+    hits = ask(memory, "snake Seraphim", "2023-05-10").hits
+    assert not any("band" in line for line in entry_lines(memory, hits))
 
 
 def test_the_options_default_to_what_the_benchmark_chose():

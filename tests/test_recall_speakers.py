@@ -6,26 +6,11 @@ English and Chinese."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime
 
-from openclaw_mem.recall.pipeline import recall
-from openclaw_mem.recall.reads import Read
+from helpers import ask, entry_lines
+
 from openclaw_mem.recall.stages import names_in
-
-
-def _recall(memory, query: str, now: str, k: int = 10, **options):
-    read = Read("recall", query=query, k=k, now=datetime.fromisoformat(now))
-    opts = replace(memory.reading.options(read), **options)
-    return recall(memory.ws, query, opts, memory.index_params, False, memory.embedder).hits
-
-
-def _texts(memory, hits) -> list[str]:
-    out = []
-    for h in hits:
-        lines = (memory.root / h.path).read_text(encoding="utf-8").split("\n")
-        out.append(lines[h.start_line])  # the line after the entry heading
-    return out
 
 
 def _say(memory, at: str, speaker: str, text: str) -> None:
@@ -48,23 +33,25 @@ def test_a_question_naming_a_speaker_finds_their_own_turn_first(memory):
     _two_friends(memory)
     query = "What has Melanie painted?"
     # by the words alone, her friend's praise (the name and "painting" twice) comes first
-    plain = _recall(memory, query, "2023-09-01", speaker_boost=0.0)
-    assert _texts(memory, plain)[0].startswith("Wow, Melanie")
-    hits = _recall(memory, query, "2023-09-01")
-    assert _texts(memory, hits)[0] == MELANIES
+    plain = ask(memory, query, "2023-09-01", speaker_boost=0.0).hits
+    assert entry_lines(memory, plain)[0].startswith("Wow, Melanie")
+    hits = ask(memory, query, "2023-09-01").hits
+    assert entry_lines(memory, hits)[0] == MELANIES
     assert "speaker" not in hits[0].explain  # Melanie's turn keeps its score
-    praise = _texts(memory, hits).index(PRAISE)
+    praise = entry_lines(memory, hits).index(PRAISE)
     assert hits[praise].explain["speaker"] == round(1 / 1.5, 4)  # Caroline's counts less
     assert max(h.score for h in hits) <= plain[0].score  # nothing rises
     firsts = {(h[0].path, h[0].start_line, h[0].score) for h in
-              (_recall(memory, query, "2023-09-01", k=k) for k in range(1, 11))}  # fmt: skip
+              (ask(memory, query, "2023-09-01", k=k).hits for k in range(1, 11))}  # fmt: skip
     assert len(firsts) == 1, firsts  # the first hit never depends on k
 
 
 def test_a_question_naming_both_people_weighs_both_alike(memory):
     _two_friends(memory)
-    hits = _recall(memory, "What did Caroline and Melanie paint?", "2023-09-01")
-    plain = _recall(memory, "What did Caroline and Melanie paint?", "2023-09-01", speaker_boost=0.0)
+    hits = ask(memory, "What did Caroline and Melanie paint?", "2023-09-01").hits
+    plain = ask(
+        memory, "What did Caroline and Melanie paint?", "2023-09-01", speaker_boost=0.0
+    ).hits
     assert hits and [(h.path, h.start_line, h.score) for h in hits] == [
         (h.path, h.start_line, h.score) for h in plain
     ]
@@ -73,10 +60,10 @@ def test_a_question_naming_both_people_weighs_both_alike(memory):
 def test_a_chinese_name_counts_without_spaces_around_it(memory):
     _say(memory, "2023-08-20T15:00", "小明", "我最近画了一匹马，挂在客厅里。")
     _say(memory, "2023-08-21T15:00", "小红", "小明画的画太好看了！我也想画画。")
-    plain = _recall(memory, "小明画了什么？", "2023-09-01", speaker_boost=0.0)
-    assert _texts(memory, plain)[0].startswith("小明画的画")
-    hits = _recall(memory, "小明画了什么？", "2023-09-01")
-    assert _texts(memory, hits)[0] == "我最近画了一匹马，挂在客厅里。"
+    plain = ask(memory, "小明画了什么？", "2023-09-01", speaker_boost=0.0).hits
+    assert entry_lines(memory, plain)[0].startswith("小明画的画")
+    hits = ask(memory, "小明画了什么？", "2023-09-01").hits
+    assert entry_lines(memory, hits)[0] == "我最近画了一匹马，挂在客厅里。"
 
 
 def test_a_role_named_in_the_question_weighs_nothing(memory):
@@ -87,7 +74,7 @@ def test_a_role_named_in_the_question_weighs_nothing(memory):
                at=datetime(2023, 8, 20, 9, 1))  # fmt: skip
     memory.log("Editor: Helix (see the config repo).", role="note", at=datetime(2023, 8, 21, 9))
     for query in ("What editor does the user use?", "Which editor did I note?"):
-        hits = _recall(memory, query, "2023-09-01")
+        hits = ask(memory, query, "2023-09-01").hits
         assert len(hits) == 3 and all("speaker" not in h.explain for h in hits), query
 
 
@@ -112,7 +99,7 @@ def test_a_label_with_punctuation_is_named_as_written(memory):
     _say(memory, "2023-08-20T15:00", "Dr. Okafor", "I painted the clinic's waiting room mural.")
     _say(memory, "2023-08-22T10:00", "Sam", "Dr. Okafor's painting! Painting after painting.")
     query = "What did Dr. Okafor paint?"
-    plain = _recall(memory, query, "2023-09-01", speaker_boost=0.0)
-    assert _texts(memory, plain)[0].startswith("Dr. Okafor's painting!")
-    hits = _recall(memory, query, "2023-09-01")
-    assert _texts(memory, hits)[0] == "I painted the clinic's waiting room mural."
+    plain = ask(memory, query, "2023-09-01", speaker_boost=0.0).hits
+    assert entry_lines(memory, plain)[0].startswith("Dr. Okafor's painting!")
+    hits = ask(memory, query, "2023-09-01").hits
+    assert entry_lines(memory, hits)[0] == "I painted the clinic's waiting room mural."

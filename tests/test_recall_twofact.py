@@ -5,32 +5,14 @@ later, in English and Chinese; and neither costs the stable first hit nor absten
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime
 
 import pytest
-
-from openclaw_mem.recall.pipeline import recall
-from openclaw_mem.recall.reads import Read
+from helpers import ask, entry_lines
 
 
 def _said(memory, at: str, text: str, role: str = "user") -> None:
     memory.log(text, role=role, at=datetime.fromisoformat(at))
-
-
-def _recall(memory, query: str, now: str, k: int = 10, **options):
-    """Recall as `Memory.recall` does it, with some of the pipeline's own options changed."""
-    read = Read("recall", query=query, k=k, now=datetime.fromisoformat(now))
-    opts = replace(memory.reading.options(read), **options)
-    return recall(memory.ws, query, opts, memory.index_params, False, memory.embedder).hits
-
-
-def _texts(memory, hits) -> list[str]:
-    out = []
-    for h in hits:
-        lines = (memory.root / h.path).read_text(encoding="utf-8").split("\n")
-        out.append(lines[h.start_line])  # the line after the entry heading
-    return out
 
 
 def _two_facts(memory) -> None:
@@ -51,14 +33,14 @@ def test_the_second_pass_finds_the_turn_that_answers_through_a_name(memory):
     _two_facts(memory)
     answer = "Tomas finished his degree in marine biology at Porto."
     # it shares no word with the question: one pass never finds it, however many are asked
-    alone = _recall(memory, QUESTION, "2026-10-10", k=20, follow_weight=0.0)
-    assert answer not in _texts(memory, alone)
-    hits = _recall(memory, QUESTION, "2026-10-10")  # the defaults follow Tomas
-    assert answer in _texts(memory, hits)
-    found = hits[_texts(memory, hits).index(answer)]
+    alone = ask(memory, QUESTION, "2026-10-10", k=20, follow_weight=0.0).hits
+    assert answer not in entry_lines(memory, alone)
+    hits = ask(memory, QUESTION, "2026-10-10").hits  # the defaults follow Tomas
+    assert answer in entry_lines(memory, hits)
+    found = hits[entry_lines(memory, hits).index(answer)]
     assert found.explain["follow"] > 0
     # followed, not asked: it ranks below the entry that names Tomas
-    assert _texts(memory, hits).index(answer) > _texts(memory, hits).index(
+    assert entry_lines(memory, hits).index(answer) > entry_lines(memory, hits).index(
         "Ana told me her brother is Tomas, he lives in Lisbon now."
     )
 
@@ -67,7 +49,7 @@ def test_the_second_pass_keeps_the_first_hit_whatever_k(memory):
     _two_facts(memory)
     firsts = set()
     for k in range(1, 11):
-        hits = _recall(memory, QUESTION, "2026-10-10", k=k)
+        hits = ask(memory, QUESTION, "2026-10-10", k=k).hits
         firsts.add((hits[0].path, hits[0].start_line, hits[0].score))
     assert len(firsts) == 1, firsts
 
@@ -75,7 +57,7 @@ def test_the_second_pass_keeps_the_first_hit_whatever_k(memory):
 def test_the_second_pass_finds_nothing_for_a_question_that_matched_nothing(memory):
     _two_facts(memory)
     for query in ("zzqxv qqwwzzk", "pangolin"):
-        assert _recall(memory, query, "2026-10-10", follow_weight=1.0) == []
+        assert ask(memory, query, "2026-10-10", follow_weight=1.0).hits == []
 
 
 def test_a_months_last_week_finds_last_week_said_days_later(memory):
@@ -84,8 +66,8 @@ def test_a_months_last_week_finds_last_week_said_days_later(memory):
     _said(memory, "2023-10-04T10:00", "I went hiking with my sister.")
     _said(memory, "2023-11-02T10:00", "I went hiking last week with my sister.")
     _said(memory, "2023-11-20T10:00", "Bought new hiking boots.")
-    hits = _recall(memory, "Where did I go hiking in the last week of October 2023?", "2023-12-01")
-    assert _texts(memory, hits)[0] == "I went hiking last week with my sister."
+    hits = ask(memory, "Where did I go hiking in the last week of October 2023?", "2023-12-01").hits
+    assert entry_lines(memory, hits)[0] == "I went hiking last week with my sister."
     assert hits[0].explain["days"] == "in"
 
 
@@ -93,8 +75,8 @@ def test_a_months_last_week_in_chinese_finds_shang_zhou(memory):
     _said(memory, "2023-10-04T10:00", "我和姐姐去爬山了。")
     _said(memory, "2023-11-02T10:00", "上周我和姐姐去爬山了。")
     _said(memory, "2023-11-20T10:00", "买了新的登山鞋。")
-    hits = _recall(memory, "2023年10月最后一周，我和谁去爬山了？", "2023-12-01")
-    assert _texts(memory, hits)[0] == "上周我和姐姐去爬山了。"
+    hits = ask(memory, "2023年10月最后一周，我和谁去爬山了？", "2023-12-01").hits
+    assert entry_lines(memory, hits)[0] == "上周我和姐姐去爬山了。"
 
 
 def test_the_question_a_reply_answers_is_found_through_the_reply(memory):
@@ -107,12 +89,13 @@ def test_the_question_a_reply_answers_is_found_through_the_reply(memory):
                speaker="Melanie", at=datetime.fromisoformat("2023-08-28T15:34"))  # fmt: skip
     _said(memory, "2023-08-29T09:00", "My pop playlist is mostly old songs.")
     query = "Where did Melanie hear the pop song everyone was dancing to?"
-    ask = "Did you go to the Summer Sounds festival?"
-    assert ask not in _texts(memory, _recall(memory, query, "2023-09-01", question_share=0.0))
-    hits = _recall(memory, query, "2023-09-01")
-    texts = _texts(memory, hits)
+    question = "Did you go to the Summer Sounds festival?"
+    plain = ask(memory, query, "2023-09-01", question_share=0.0).hits
+    assert question not in entry_lines(memory, plain)
+    hits = ask(memory, query, "2023-09-01").hits
+    texts = entry_lines(memory, hits)
     assert texts[0].startswith("Yes! They played")
-    asked = hits[texts.index(ask)]
+    asked = hits[texts.index(question)]
     # half of the reply's score, and Caroline's turn counts less for a question about Melanie
     assert asked.explain["speaker"] == pytest.approx(1 / 1.5, abs=1e-4)
     assert asked.score == pytest.approx(0.5 * hits[0].score * asked.explain["speaker"], rel=0.05)
