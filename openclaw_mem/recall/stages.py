@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..format.appending import ROLES as LOG_ROLES
-from ..index.cache import VEC_MADE, Index, days_since_epoch
+from ..index.cache import VEC_MADE, Index, agent_key, days_since_epoch
 from ..search import bm25, minhash, simhash
 from ..search.rank import decay_factors, distinct, fuse, mmr, normalize, top_k
 from ..search.tokenize import is_shingle, shingles
@@ -193,8 +193,6 @@ def mask(index: Index, opts: RecallOptions) -> np.ndarray:
     if opts.current:
         out &= ~deprecated_then(index, opts)
     if opts.agent:
-        from ..index.cache import agent_key
-
         owner = index.doc("agent")
         mine = (owner == 0) | (owner == agent_key(opts.agent))
         # Another agent's log entries are its own conversation; curated lines it owns are
@@ -203,8 +201,6 @@ def mask(index: Index, opts: RecallOptions) -> np.ndarray:
         is_log = np.array(logs or [False])[index.doc("path_id")]
         out &= mine | (~is_log & (not opts.isolated))
     if opts.role:
-        from ..index.cache import agent_key
-
         out &= index.doc("speaker") == agent_key(opts.role.strip().lower())
     return out
 
@@ -605,8 +601,6 @@ def speakers(q: Query, r: Ranking) -> Ranking:
     speaks (curated lines), keep their score, so no score rises above the best's share."""
     weight = np.ones(len(r.docs))
     if q.opts.speaker_boost > 0 and len(r.docs):
-        from ..index.cache import agent_key
-
         spoken = q.index.doc("speaker")[r.docs]
         present = set(spoken[spoken != 0].tolist()) - _role_keys()
         if present:  # hash the question's spans only where a person, not a role, speaks
@@ -651,8 +645,6 @@ def names_in(text: str) -> set[str]:
 
 @functools.cache
 def _role_keys() -> frozenset[int]:
-    from ..index.cache import agent_key
-
     return frozenset(agent_key(r) for r in ROLES)
 
 
