@@ -564,6 +564,34 @@ GIBBERISH = (
     "what is the airspeed of an unladen swallow",
 )
 
+# Questions about what no LoCoMo conversation holds, put as people put them: some share a
+# word with the small talk (a word match is an answer), the rest may be found by meaning.
+UNRELATED = (
+    "what did I say about kubernetes", "what did I say about terraform modules",
+    "what is the airspeed of an unladen swallow", "when is my dentist appointment",
+    "what is the capital of Mongolia", "how do I rotate the API keys",
+    "which database does the billing service use",
+    "what did we decide about the Rust borrow checker", "what is my blood type",
+    "where did I park the car", "what was the score of the cricket match",
+    "how much did the plumber charge", "what's the wifi password", "did I renew my passport",
+    "what is the postgres connection pool size", "who won the chess tournament in Reykjavik",
+    "what did the landlord say about the lease", "which VPN do I use at work",
+)  # fmt: skip
+
+
+def answered(sets: list[Set], opts: RecallOptions) -> tuple[int, int, int, int]:
+    """How many GIBBERISH and UNRELATED questions, asked of each conversation, get any
+    result (of how many)."""
+    counts = [0, 0, 0, 0]
+    for s in sets:
+        o = replace(opts, k=10, now=s.now)
+        for slot, questions in ((0, GIBBERISH), (2, UNRELATED)):
+            for text in questions:
+                qvec = s.qv(text) if s.qv else None
+                counts[slot] += bool(rank_index(s.index, text, o, None, qvec, s.vectors, s.texts))
+                counts[slot + 1] += 1
+    return counts[0], counts[1], counts[2], counts[3]
+
 
 def abstention(sets: list[Set], opts: RecallOptions, floors: list[float]) -> None:
     """What recall.min_score costs and buys: for each floor, R@10 of the part's own
@@ -770,6 +798,8 @@ def main() -> None:
                     by, mean_lines = breakdown(sets, replace(base_opts, **VARIANTS[variants[-1]]))
                     print_rows(f"  by category, {variants[-1]}:", by)
                     print(f"  mean lines per result (top 10): {mean_lines:.2f}")
+                g, ng, u, nu = answered(sets, base_opts)
+                print(f"  answered at all: gibberish {g} of {ng}, unrelated {u} of {nu}")
                 moved = first_hit_moves(sets, base_opts)
                 print(f"  questions whose first hit changes with k (1..10): {moved} of {nq}")
                 if args.abstain:

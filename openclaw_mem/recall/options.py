@@ -30,7 +30,7 @@ class RecallOptions:
     context_cap: float = default("recall.context_cap")
     vector_z: float = 2.0  # a chunk matches by meaning this many spreads above unrelated text
     context_alone: float = 0.0  # a match by borrowed words alone scores this share of them
-    meaning_alone: float = 0.2  # a match by meaning alone: this strength at least (stages.py)
+    meaning_alone: float = 0.0  # a match by meaning alone: this strength at least (benchmarks.md)
     vector_mix: float = 0.3  # with embeddings, the vector half is words + this x meaning
     meaning_pool: int = 200  # chunks nominated by their signatures, re-ranked by exact cosine
     cross_script: int = 3  # the best this many by meaning count in full across scripts

@@ -417,8 +417,8 @@ def fusion(q: Query, s: Signals, cand: np.ndarray) -> Ranking | None:
         meant = s.has[cand] & (q.vector.z(meaning_c) >= opts.vector_z)
         meant &= meaning_c > q.vector.filler  # closer than an empty reply ("ok", "谢谢")
         meant &= _about_the_subject(q, cand, meaning_c)
-        # A chunk that shares no word with the question must be clearly near it: an
-        # unrelated question still lies a little above the floor of half the memory.
+        # Off by default (docs/benchmarks.md): a floor for a chunk that shares no word with
+        # the question; 0.2 stops unrelated questions but also the README's UTC+8 answer.
         alone = meant & ~signal
         meant &= ~alone | (q.vector.strength(meaning_c, opts.vector_z) >= opts.meaning_alone)
         signal |= meant
