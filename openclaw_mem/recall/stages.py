@@ -26,7 +26,7 @@ from ..format.appending import ROLES as LOG_ROLES
 from ..index.cache import VEC_MADE, Index, agent_key, days_since_epoch
 from ..search import bm25, minhash, simhash
 from ..search.rank import decay_factors, distinct, fuse, mmr, normalize, top_k
-from ..search.tokenize import is_shingle, shingles
+from ..search.tokenize import is_shingle, shingles, tokenize
 from ..store.workspace import day_of, glob_match
 from ..text import CJK_RE, cjk_share
 
@@ -462,8 +462,6 @@ def frame_of(question: str) -> str:
     """The words of a question that say how it is asked and not what about (function
     words, "say", "tell", a lone letter), in order; "" when it has no such words or
     nothing else (then there is nothing to tell apart)."""
-    from ..search.tokenize import tokenize
-
     words = question.split()
     kept = [w for w in words if not any(_content(t) for t in tokenize(w, cjk_unigrams=False))]
     if not kept or len(kept) == len(words):
