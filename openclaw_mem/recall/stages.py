@@ -416,11 +416,11 @@ def fusion(q: Query, s: Signals, cand: np.ndarray) -> Ranking | None:
         meaning_c = _exact_meaning(q, s, cand)
         meant = s.has[cand] & (q.vector.z(meaning_c) >= opts.vector_z)
         meant &= meaning_c > q.vector.filler  # closer than an empty reply ("ok", "谢谢")
-        meant &= _about_the_subject(q, cand, meaning_c)
-        # Off by default (docs/benchmarks.md): a floor for a chunk that shares no word with
-        # the question; 0.2 stops unrelated questions but also the README's UTC+8 answer.
-        alone = meant & ~signal
-        meant &= ~alone | (q.vector.strength(meaning_c, opts.vector_z) >= opts.meaning_alone)
+        meant[meant] = _about_the_subject(q, cand[meant], meaning_c[meant])
+        if opts.meaning_alone > 0:  # off by default (docs/benchmarks.md): 0.2 stops
+            # unrelated questions, and the README's UTC+8 answer with them
+            alone = meant & ~signal
+            meant &= ~alone | (q.vector.strength(meaning_c, opts.vector_z) >= opts.meaning_alone)
         signal |= meant
         meaning_c = meaning_c * meant
     keep = signal & (s.text[cand] + words_c + meaning_c > 0)
