@@ -17,7 +17,9 @@ from openclaw_mem.memory import Memory
 from openclaw_mem.serve import resident
 
 NOW = "2026-12-01"
-NOTHING = ("zzqxv qqwwzzk", "pangolin", "what did I say about pangolins")
+# Gibberish, a topic never written about, and questions made only of function words, which
+# every chunk holds ("the", "I", 的): they are about nothing.
+NOTHING = ("zzqxv qqwwzzk", "pangolin", "what did I say about pangolins", "the", "I", "的", "do it")
 FILLERS = ("谢谢", "ok", "thanks", "嗯", "好的，谢谢")
 
 
@@ -204,3 +206,14 @@ def test_the_frame_of_a_question_is_how_it_is_asked():
     assert frame_of("What did Melanie paint recently?") == "What did"
     # nothing to tell apart: all subject, all frame, or words the English list cannot read
     assert frame_of("pangolin") == frame_of("how are you") == frame_of("我住在哪里") == ""
+
+
+def test_a_question_of_function_words_has_no_subject_but_one_character_words_do():
+    from openclaw_mem.recall.stages import subject_of
+    from openclaw_mem.search.tokenize import tokenize
+
+    assert subject_of(tokenize("猫")) == {"猫"}  # a one-character word is a subject
+    assert subject_of(tokenize("我的猫")) == {"的猫"}  # 我的 is two function characters
+    assert subject_of(tokenize("redis 超时 the")) == {"redis", "超时"}
+    for about_nothing in ("the", "I", "的", "我的", "do it", "what did I say", "是吗"):
+        assert subject_of(tokenize(about_nothing)) == frozenset(), about_nothing

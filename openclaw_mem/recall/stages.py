@@ -14,7 +14,7 @@ Pure functions of the index and the options: the same query gives the same ranki
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -226,13 +226,14 @@ def admit(q: Query) -> Signals:
     text comes (opts.vector_z). Borrowed context and a signature's false positive can raise
     a matching chunk, never make one match."""
     index, opts = q.index, q.opts
+    subject = subject_of(q.tokens)
     split = bm25.scores(
         index.segments,
         index.live,
         index.doc("length"),
         q.tokens,
         context_weight=index.params.context_weight,
-        content=_content,
+        content=subject.__contains__,
     )
     lexical = split.matched | (split.borrowed & (opts.context_alone > 0))
     # Text and word scores are 0 outside the admitted chunks, so they are computed, and
@@ -248,7 +249,7 @@ def admit(q: Query) -> Signals:
     s = Signals(split, lexical, admitted, text, words, text_a, words_a)
     s.cover = np.zeros(len(q.mask))
     s.cover[admitted] = coverage(index, q.tokens, admitted)
-    if q.vector is not None and index.dim > 0 and opts.mode != "bm25":
+    if subject and q.vector is not None and index.dim > 0 and opts.mode != "bm25":
         q_bits = simhash.sign_bits(q.vector.vector, index.planes())[0]
         s.estimate = np.concatenate(
             [
@@ -321,26 +322,50 @@ def _framing() -> frozenset[str]:
     return frozenset(stem_word(w) for w in FRAMING.split())
 
 
+# Single characters that only hold a Chinese sentence together (的 了 是 我 吗 这…): a
+# question made of them alone ("的", "我") is about nothing, as "the" or "I" is.
+_CJK_FUNCTION = frozenset("的了着是在我你您他她它们和与及或吗呢吧啊呀哦嗯这那也都就很个之把被")
+
+
 def _content(token: str) -> bool:
     """A word that can make a chunk match: not a function word, not how a question is put,
-    not a lone Latin letter (the "s" of "what's my cat's name" is in every "Mom's")."""
-    return is_shingle(token) and token not in _framing() and not _letter(token)
+    not a lone Latin letter (the "s" of "what's my cat's name" is in every "Mom's"), not a
+    pair of Chinese function characters (我的, 是吗)."""
+    return (
+        is_shingle(token)
+        and token not in _framing()
+        and not _letter(token)
+        and not (len(token) == 2 and token[0] in _CJK_FUNCTION and token[1] in _CJK_FUNCTION)
+    )
 
 
 def _letter(token: str) -> bool:
     return len(token) == 1 and token.isascii() and token.isalpha()
 
 
+def subject_of(q_tokens: Sequence[str]) -> frozenset[str]:
+    """The tokens of a question that can make a chunk match: its content words, or, in a
+    question that has none, its single CJK characters other than function characters (猫
+    is a word; 的 is not). Empty for a question made only of function words, framing words
+    and lone letters ("the", "do it", "what did I say"): it matches nothing."""
+    words = frozenset(t for t in q_tokens if _content(t))
+    if words:
+        return words
+    return frozenset(
+        t for t in q_tokens if len(t) == 1 and CJK_RE.match(t) and t not in _CJK_FUNCTION
+    )
+
+
 def coverage(index: Index, q_tokens: list[str], docs: np.ndarray) -> np.ndarray:
     """How much of the question each of `docs` holds, the same for every question: the
-    IDF-weighted share of its content words (all its words when it has none) found in the
-    chunk's own text. A word of the question the memory never saw counts at the highest
-    IDF, so "where did we camp in Patagonia" is a weak match for a chunk that says "camp";
-    a CJK pair it never saw counts nothing (a question's pairs across word boundaries,
-    such as 用什 in 用什么语言, are absent from any memory)."""
+    IDF-weighted share of its subject (`subject_of`) found in the chunk's own text. A word
+    of the question the memory never saw counts at the highest IDF, so "where did we camp
+    in Patagonia" is a weak match for a chunk that says "camp"; a CJK pair it never saw
+    counts nothing (a question's pairs across word boundaries, such as 用什 in 用什么语言,
+    are absent from any memory)."""
     if len(docs) == 0:
         return np.zeros(0)
-    words = sorted({t for t in q_tokens if _content(t)} or shingles(q_tokens) or set(q_tokens))
+    words = sorted(subject_of(q_tokens))
     n = max(index.n_live, 1)
     held, total = np.zeros(len(index.live)), 0.0
     for t in words:

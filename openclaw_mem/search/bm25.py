@@ -465,14 +465,15 @@ def scores(
     """BM25 of every document (dead ones score 0), split into what its own text scores and
     what its borrowed context adds on top (term frequency own + context_weight * context).
     `matched` marks documents whose own text holds a query term that `content` accepts (a
-    word that carries meaning, not "I" or "the"); every query term when none does."""
+    word that carries meaning, not "I" or "the"; every term without `content`): a query
+    none of whose terms it accepts matches nothing."""
     size = len(live)
     matched = np.zeros(size, bool)
     borrowed = np.zeros(size, bool)
     n = int(live.sum())
     if n == 0 or not query:
         return TextScores(np.zeros(size), np.zeros(size), matched, borrowed)
-    meaningful = {t for t in query if content is None or content(t)} or set(query)
+    meaningful = {t for t in query if content is None or content(t)}
     avgdl = float(doc_len[live].sum()) / n or 1.0
     cache: dict[str, tuple | None] = {}
     hits = []
