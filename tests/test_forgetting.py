@@ -45,6 +45,25 @@ def test_forget_deprecates_by_default_and_deletes_with_hard(memory):
     assert [h.path for h in hits if "USER" in h.path and "Doudou" in h.snippet] == []
 
 
+def test_a_heading_or_a_line_of_prose_is_not_a_line_to_forget(memory):
+    """`forget USER.md:3` on "## Identity" struck the heading into a bullet
+    ("- ~~## Identity~~") and broke the grouping `mem context` reads; a paragraph's line
+    became a bullet and left its continuation dangling. Only a `- ` line is forgotten."""
+    user = memory.root / "USER.md"
+    text = USER.replace("## Preferences\n", "## Preferences\n\nLin is picky about\ntooling.\n")
+    user.write_text(text, encoding="utf-8")
+    lines = text.split("\n")
+    for n, what in (
+        (1, "is a heading"),
+        (3, "is a heading"),
+        (lines.index("Lin is picky about") + 1, "is prose"),
+    ):
+        for hard in (False, True):
+            with pytest.raises(UsageError, match=what):
+                memory.forget(f"USER.md:{n}", hard=hard)
+    assert user.read_text(encoding="utf-8") == text  # nothing written
+
+
 def test_the_cli_reports_what_it_forgot_and_commits(ws):
     _user(ws)
     out = ws("forget", "USER.md:6").stdout

@@ -20,6 +20,7 @@ from ..format.markdown import (
     core,
     entry_heading,
     heading,
+    is_bullet,
     is_live_bullet,
     is_struck,
     parse_citation,
@@ -198,6 +199,15 @@ def _forgotten(
         line = lines[first - 1]
         if not core(line):
             raise UsageError(f"{rel}:{first} is blank; nothing to forget")
+        # Only a bullet is one remembered line: striking a heading or a line of a paragraph
+        # would turn it into a bullet and break the file's structure.
+        if _structure(line):
+            raise UsageError(f"{rel}:{first} is a heading; give one of the `- ` lines under it")
+        if not is_bullet(line):
+            raise UsageError(
+                f"{rel}:{first} is prose, not a remembered `- ` line; edit it by hand, or "
+                "forget the words it holds"
+            )
         split = _matched_facts(line, query) if query is not None else None
         if split is not None:  # forget the fact the words name, keep the line's others
             done = _forget_facts(rel, lines, doc, first, before, split, hard, today)
