@@ -70,6 +70,12 @@ def test_lines_both_machines_added_to_one_section_merge_without_a_person(tmp_pat
         assert not git.Repo(machine.root).is_dirty(untracked_files=True)
 
 
-def test_sync_without_a_remote_says_how_to_add_one(ws):
-    result = ws("sync", ok=False)
+def test_sync_without_a_remote_says_how_to_add_one_and_writes_nothing(example):
+    """It used to take over the example's line markers first, leaving memory/.consolidated
+    behind a sync that never started."""
+    from helpers import snapshot
+
+    before = snapshot(example.root)
+    result = example("sync", ok=False)
     assert result.exit_code == 5 and "git remote add origin URL" in result.stderr
+    assert snapshot(example.root) == before

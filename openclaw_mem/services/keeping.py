@@ -44,9 +44,6 @@ class Keeping:
         place = self.place
         with transaction(place.root):  # what a kill interrupted is finished first
             finished = self._finish_interrupted()
-        # An older workspace's line markers are taken over by id before the first merge by
-        # entry can move lines under them.
-        record(place.ws, [])
         held: list[str] = []
         history_before: list[str] = []  # HISTORY.md as this machine had it (the vetting)
 
@@ -76,6 +73,9 @@ class Keeping:
             message=sync_message,
             after_merge=after,
             vet=vet,
+            # An older workspace's line markers are taken over by id before the first merge
+            # by entry can move lines under them; not before the remote is known to be there.
+            before=lambda: record(place.ws, []),
         )
         said = [f"finished a {what} a kill had interrupted" for what in finished]
         return replace(result, warnings=tuple(said + self._after_sync(result, held)))

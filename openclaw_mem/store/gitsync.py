@@ -81,15 +81,17 @@ def sync(
     message: Callable[[list[str]], str],
     after_merge: Callable[[dict[str, Any]], tuple[list[str], str]] | None = None,
     vet: Vet | None = None,
+    before: Callable[[], None] | None = None,
 ) -> SyncResult:
     """Commit local memory changes (message(paths) says what they are), merge the remote's,
-    push. vet(ours, merged) sees what this machine held and what the merge (or the
-    remote's commit taken as it is) holds, and returns what to set right before anything
-    is written: committed on top, in the same transaction. after_merge(notes) runs inside
-    the transaction after a merge and returns (paths it changed, the commit message for
-    them)."""
+    push. before() runs once the remote and the branch are known, before anything else is
+    written: a sync that cannot start writes nothing. vet(ours, merged) sees what this
+    machine held and what the merge (or the remote's commit taken as it is) holds, and
+    returns what to set right before anything is written: committed on top, in the same
+    transaction. after_merge(notes) runs inside the transaction after a merge and returns
+    (paths it changed, the commit message for them)."""
     with git_errors("mem sync", root):
-        return _sync(root, remote, branch, merge, message, after_merge, vet)
+        return _sync(root, remote, branch, merge, message, after_merge, vet, before)
 
 
 def _prepared(repo, root, remote: str, branch: str | None) -> str:
@@ -112,9 +114,11 @@ def _prepared(repo, root, remote: str, branch: str | None) -> str:
     return branch
 
 
-def _sync(root, remote, branch, merge, message, after_merge, vet) -> SyncResult:
+def _sync(root, remote, branch, merge, message, after_merge, vet, before) -> SyncResult:
     repo = require_repo(root)
     branch = _prepared(repo, root, remote, branch)
+    if before is not None:
+        before()
     remote_ref = f"refs/remotes/{remote}/{branch}"
     committed = None
     for _ in range(ATTEMPTS):
