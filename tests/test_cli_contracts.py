@@ -270,6 +270,26 @@ def test_commits_keep_the_author_git_is_given(ws, monkeypatch):
     assert [c["author"] for c in ws.json("history", "-n", "1")["commits"]] == ["Lin Wei"]
 
 
+def test_an_empty_commit_message_is_refused_and_nothing_is_staged(ws):
+    """`mem commit -m ""` said "the branch moved while committing" (git refused an empty
+    reflog message) and left the log staged; "   " made a commit with no subject."""
+    import subprocess
+
+    ws("log", "one line")
+    head = ws.json("history", "-n", "1")["commits"][0]
+    for message in ("", "   ", "\n"):
+        result = ws("commit", "-m", message, ok=False)
+        assert result.exit_code == 2 and "commit message is empty" in result.stderr, result
+    assert ws.json("history", "-n", "1")["commits"][0] == head
+    staged = subprocess.run(
+        ["git", "-C", str(ws.root), "diff", "--cached", "--name-only"],
+        capture_output=True,
+        text=True,
+    ).stdout
+    assert staged == ""
+    assert "(1 file, +5 -0)" in ws("commit", "-m", "a note").stdout
+
+
 def test_the_fast_path_and_the_full_app_read_one_declaration_of_each_per_turn_command():
     """One declaration (serve/turns.py) for both paths: the typer commands are built from
     it, so an option added to a command cannot become text on one path."""

@@ -8,6 +8,7 @@ module lazily: gitpython costs ~0.1 s.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import time
@@ -19,7 +20,7 @@ from typing import Any
 
 import git
 
-from ..errors import GitError, NotFound
+from ..errors import GitError, NotFound, UsageError
 from .workspace import ARCHIVE_DIR, GITATTRIBUTES, MEMORY_DIR, SKILL_FILE
 
 _FALLBACK_IDENTITY = {"name": "openclaw-mem", "email": "mem@localhost"}
@@ -243,6 +244,8 @@ def commit_memory(
     repository's index (gittree.py): never half an entry an agent was appending."""
     from .transaction import transaction
 
+    if message is not None and not message.strip():
+        raise UsageError("the commit message is empty; give words to -m, or leave -m out")
     repo = require_repo(root)
     with transaction(root):
         changed = changed_memory_files(repo, root)
@@ -321,8 +324,11 @@ def commit_snapshot(repo: git.Repo, root: Path, rels: Sequence[str], message: st
     # can hold up, and until the branch moves nothing is committed.
     _with_retry(lambda: gittree.sync_index(repo, sha, list(entries)), "git commit")
     try:
-        gittree.move_head(repo, sha, head, message.split("\n", 1)[0])
+        gittree.move_head(repo, sha, head, message.split("\n", 1)[0] or "commit")
     except git.GitCommandError:
+        if head:  # nothing was committed: nothing stays staged either
+            with contextlib.suppress(git.GitCommandError):
+                gittree.sync_index(repo, head, list(entries))
         raise GitError("git commit failed: the branch moved while committing") from None
     return sha
 
