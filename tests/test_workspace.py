@@ -187,3 +187,26 @@ def test_init_says_whose_name_it_commits_under_when_git_knows_none(tmp_path, mon
         "committed as openclaw-mem <mem@localhost>: git has no user.name / user.email here; "
         '`git config --global user.name "…"` (and user.email) makes the next commits yours'
     ]
+
+
+def test_init_refuses_what_is_in_the_way_before_writing_anything(tmp_path, runner):
+    """A file named memory made init exit 1 ("File exists") after writing AGENTS.md, USER.md
+    and HISTORY.md; a parent that is a file, or /proc, exited 1 with Python's words."""
+    blocked = tmp_path / "blocked"
+    blocked.mkdir()
+    (blocked / "memory").write_text("x", encoding="utf-8")
+    got = runner.invoke(app, ["init", str(blocked)])
+    assert got.exit_code == 2 and "memory in the way" in got.stderr, got.stderr
+    assert sorted(p.name for p in blocked.iterdir()) == ["memory"]  # nothing written
+    (tmp_path / "folder" / "USER.md").mkdir(parents=True)
+    got = runner.invoke(app, ["init", str(tmp_path / "folder")])
+    assert got.exit_code == 2 and "USER.md/ in the way" in got.stderr, got.stderr
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x", encoding="utf-8")
+    for target, code in ((a_file, 2), (a_file / "sub", 9)):
+        got = runner.invoke(app, ["init", str(target)])
+        assert got.exit_code == code and got.stderr.count("\n") == 1, got.stderr
+        assert "Traceback" not in got.stderr
+    # A file named as the workspace is not a missing one that init would make.
+    with pytest.raises(WorkspaceNotFound, match="is not a directory"):
+        resolve_workspace(a_file, {}, tmp_path, tmp_path)

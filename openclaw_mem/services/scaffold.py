@@ -30,9 +30,36 @@ def _write_new(path: Path, text: str) -> bool:
     return True
 
 
+def _in_the_way(root: Path, skill: bool) -> None:
+    """Refuse, before anything is written, a workspace whose folder or memory/ is a file
+    or whose core files are folders: init would stop half way and leave half a workspace."""
+    import os
+
+    from ..errors import UsageError
+
+    if os.path.lexists(root) and not root.is_dir():
+        raise UsageError(f"{root} exists and is not a directory; nothing was written")
+    files = [*CORE_FILES, CONFIG_FILE, *([SKILL_FILE] if skill else [])]
+    wrong = [n + "/" for n in files if (root / n).is_dir()]
+    memory = root / MEMORY_DIR
+    if os.path.lexists(memory) and not memory.is_dir():
+        wrong.append(MEMORY_DIR)
+    if wrong:
+        raise UsageError(
+            f"{root}: {', '.join(wrong)} in the way (a file where mem init puts a folder, or "
+            "a folder where it puts a file); move it aside. Nothing was written"
+        )
+
+
 def init_workspace(root: Path, *, use_git: bool = True, skill: bool = False) -> InitReport:
+    from ..errors import WriteError
+
+    _in_the_way(root, skill)
     report = InitReport(root)
-    root.mkdir(parents=True, exist_ok=True)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a parent that is a file, a read-only or virtual file system
+        raise WriteError(root, exc) from None
     templates = templates_dir()
     for name in CORE_FILES:
         if _write_new(root / name, read_text(templates / name)):

@@ -62,6 +62,15 @@ def _shown(path: str) -> str:
     return str(PurePath(path))
 
 
+def _missing(how: str, root: str) -> WorkspaceNotFound:
+    """The error for a named workspace that is no directory: init's hint only where init
+    can make one (a file there would only be refused again)."""
+    shown = _shown(root)
+    if os.path.lexists(root):
+        return WorkspaceNotFound(f"{how}{shown} is not a directory; name a workspace folder")
+    return WorkspaceNotFound(f"{how}{shown} does not exist{_HINT}: mem init {shown}")
+
+
 def find_root(
     flag: str | None, env: Mapping[str, str], cwd: str | None, home: str
 ) -> tuple[str, str]:
@@ -70,17 +79,13 @@ def find_root(
     if flag is not None:
         root = os.path.expanduser(flag)
         if not os.path.isdir(root):
-            shown = _shown(root)
-            raise WorkspaceNotFound(f"workspace {shown} does not exist{_HINT}: mem init {shown}")
+            raise _missing("workspace ", root)
         _named_workspace(root, "--workspace")
         return os.path.realpath(root), "flag --workspace"
     if env.get("MEM_WORKSPACE"):
         root = os.path.expanduser(env["MEM_WORKSPACE"])
         if not os.path.isdir(root):
-            shown = _shown(root)
-            raise WorkspaceNotFound(
-                f"MEM_WORKSPACE={shown} does not exist{_HINT}: mem init {shown}"
-            )
+            raise _missing("MEM_WORKSPACE=", root)
         _named_workspace(root, "MEM_WORKSPACE")
         return os.path.realpath(root), "env MEM_WORKSPACE"
     start = candidate = os.path.abspath(cwd if cwd is not None else current_dir())
