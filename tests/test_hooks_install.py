@@ -73,6 +73,7 @@ def test_the_users_own_settings_are_kept_and_restored_byte_for_byte(ws, tmp_path
 
 def test_a_file_edited_since_the_install_keeps_the_edit(ws, tmp_path):
     project = tmp_path / "p"
+    project.mkdir()
     scope = ["--scope", "local", "--dir", str(project)]
     ws("hooks", "install", "claude-code", *scope)
     path = project / ".claude" / "settings.local.json"
@@ -132,6 +133,13 @@ def test_codex_user_and_project_scopes(ws, tmp_path, monkeypatch):
     ws("hooks", "uninstall", "codex")
     assert not (codex_home / "hooks.json").exists() and codex_home.exists()
     project = tmp_path / "repo"
+    for scope in ("project", "local"):  # a mistyped --dir made the tree it named
+        missing = ws(
+            "hooks", "install", "claude-code", "--scope", scope, "--dir", str(project), ok=False
+        )
+        assert missing.exit_code == 2 and "is not a project folder" in missing.stderr
+        assert not project.exists()
+    project.mkdir()
     ws("hooks", "install", "codex", "--scope", "project", "--dir", str(project))
     assert (project / ".codex" / "hooks.json").exists()
     local = ws("hooks", "install", "codex", "--scope", "local", ok=False)

@@ -57,6 +57,8 @@ def _where(ctx: typer.Context, harness: str, scope: str, directory: Path | None)
     if harness == "openclaw":
         return mem, None, home
     folder = str(directory) if directory is not None else st.term.cwd
+    if scope != "user" and not os.path.isdir(folder):  # a typo would make a new tree
+        raise UsageError(f"--dir {folder} is not a project folder (no such directory)")
     return mem, harnesses.settings_path(harness, scope, st.env, home, folder), home
 
 
