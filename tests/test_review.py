@@ -31,6 +31,11 @@ def test_propose_then_review_with_a_rejected_and_a_reworded_edit(mem, llm, monke
 
     shown = mem("review", ident).stdout
     assert "+- Go code is checked with golangci-lint" in shown and "--accept-all" in shown
+    # An action that says nothing or two things at once is refused, not shown or guessed.
+    for wrong in (("--reject", "1"), ("--accept", "--drop"), ("--accept-all", "--reject", "1")):
+        refused = mem("review", ident, *wrong, ok=False)
+        assert refused.exit_code == 2 and refused.stdout == "", (wrong, refused.stdout)
+    assert snapshot(mem.root) == before
     # Reword edit 2 in "the editor": a script that writes the new wording into the file.
     script = (
         "import sys; open(sys.argv[1], 'w').write('Go style: golangci-lint + gofumpt, always.')"

@@ -113,6 +113,14 @@ def review_cmd(
         raise UsageError(
             f"{acting[0]} needs a proposal id: `mem review` lists them (see `mem review --help`)"
         )
+    if drop and len(acting) > 1:  # which one was meant cannot be told
+        raise UsageError(f"--drop discards the proposal; it takes no {acting[0]}")
+    if reject and not accept:  # rejecting alone would only show it, exit 0
+        raise UsageError(
+            "--accept-all applies every edit; --reject N goes with --accept"
+            if accept_all
+            else "--reject N leaves edit N out of an accept: add --accept"
+        )
     mem = st.memory()
     if reoffer:
         if proposal is not None:
