@@ -385,7 +385,9 @@ def proposal_view(term: Environment, p: Pending, diff: str) -> None:
     for r in p.rejected:
         out.print(f"  [yellow]! refused ({escape(r['reason'])})[/yellow] {escape(r['summary'])}")
     sys.stdout.write(visible(diff))
-    out.print(f"accept: mem review {p.id} --accept-all  (or --reject N / --edit N / --drop)")
+    out.print(
+        f"accept: mem review {p.id} --accept-all  (or --accept --reject N / --edit N / --drop)"
+    )
 
 
 def consolidation_json(report: Report) -> dict:
