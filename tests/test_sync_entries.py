@@ -32,19 +32,19 @@ def without_ids(text: str) -> str:
 
 def test_two_entries_in_the_same_minute_stay_two_and_time_order_holds(tmp_path):
     a, b = _clones(tmp_path, 2)
-    a("log", "--at", "2026-12-01T00:37", "--role", "user", "from A")
-    b("log", "--at", "2026-12-01T00:37", "--role", "user", "from B")
+    a("log", "--at", "2026-12-01T00:37", "--role", "user", "ping from A")
+    b("log", "--at", "2026-12-01T00:37", "--role", "user", "pong from B")
     a("log", "--at", "2026-12-01T10:02", "--role", "user", "A, later")
     b("log", "--at", "2026-12-01T10:01", "--role", "user", "B, a minute before")
     a("sync")
     b("sync")
     a("sync")
     expected = (
-        "# 2026-12-01\n\n## 00:37 · user\nfrom A\n\n## 00:37 · user\nfrom B\n\n"
+        "# 2026-12-01\n\n## 00:37 · user\nping from A\n\n## 00:37 · user\npong from B\n\n"
         "## 10:01 · user\nB, a minute before\n\n## 10:02 · user\nA, later\n\n"
     )
     assert _log(a) == _log(b) == expected
-    hits = a.json("recall", "--json", "from B")["results"]
+    hits = a.json("recall", "--json", "pong from B")["results"]
     assert any(h["startLine"] == 6 and h["endLine"] == 7 for h in hits)  # its own range
 
 
