@@ -36,6 +36,11 @@ CASES = [
     (["log", "hi", "--session"], 2, "requires an argument"),
     (["log", "hi", "-s"], 2, "requires an argument"),
     (["recall", "--json", "hello", "--path"], 2, "requires an argument"),
+    # What is missing is named as the docs name it (it was "missing argument 'words'").
+    (["get"], 2, "missing argument 'PATH'"),
+    (["recall", "--json"], 2, "missing argument 'QUERY'"),
+    (["context"], 2, "missing argument 'QUERY'"),
+    (["log", "--role", "user"], 2, "missing argument 'TEXT'"),
 ]
 
 

@@ -19,7 +19,9 @@ _KINDS = {"flag": bool, "int": int, "float": float, "text": str, "day": str}
 def _parameters(turn: turns.Turn) -> list[inspect.Parameter]:
     """The typer signature of a declared command: its words, then its options in order."""
     keyword = inspect.Parameter.KEYWORD_ONLY
-    words = typer.Argument(help=turn.words_help, show_default=False)
+    # Named as the docs name it (PATH, QUERY…), in the usage line and in "missing argument".
+    metavar = "PATH" if turn.name == "get" else turn.argument.upper()
+    words = typer.Argument(help=turn.words_help, metavar=metavar, show_default=False)
     shape = str if turn.name == "get" else list[str]
     out = [
         inspect.Parameter("ctx", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=typer.Context),
