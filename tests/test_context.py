@@ -51,7 +51,9 @@ def test_every_budget_is_respected_counting_cjk(example_memory, example):
         assert estimate_tokens(text) <= budget, budget
     data = example.json("context", "--now", "2026-11-27T18:00", "--budget", "300", "跑步 marathon")
     assert data["tokens"] == estimate_tokens(data["text"]) <= 300  # what --json reports
-    assert example("context", "--budget", "10", "x", ok=False).exit_code == 2  # below the floor
+    for below in ("0", "10"):  # below the floor: one floor, one message (it was two)
+        got = example("context", "--budget", below, "x", ok=False)
+        assert got.exit_code == 2 and "x>=50" in got.stderr, got.stderr
 
 
 def test_memories_are_grouped_as_preferences_history_goals(example_memory):

@@ -182,7 +182,7 @@ TURNS = {
                     "--budget",
                     dest="budget",
                     kind="int",
-                    min=1,
+                    min=50,  # context.budget's own floor: one rule, one message
                     help="Token budget (context.budget).",
                     mcp_range=(50, 100_000),
                 ),
