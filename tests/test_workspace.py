@@ -210,3 +210,17 @@ def test_init_refuses_what_is_in_the_way_before_writing_anything(tmp_path, runne
     # A file named as the workspace is not a missing one that init would make.
     with pytest.raises(WorkspaceNotFound, match="is not a directory"):
         resolve_workspace(a_file, {}, tmp_path, tmp_path)
+
+
+def test_a_file_named_memory_is_named_by_log_and_status(ws):
+    """`mem log` said "cannot write …/memory/2026-12-03.md: File exists" and `mem status`
+    showed "memory/ (0 daily logs)" as if all were well."""
+    import shutil
+
+    shutil.rmtree(ws.root / "memory")
+    (ws.root / "memory").write_text("not a folder\n", encoding="utf-8")
+    got = ws("log", "hello", ok=False)
+    assert got.exit_code == 9 and "memory is a file, not a folder" in got.stderr, got.stderr
+    assert (ws.root / "memory").read_text(encoding="utf-8") == "not a folder\n"
+    warnings = ws.json("status")["warnings"]
+    assert any(w.startswith("memory is a file, not the folder of daily logs") for w in warnings)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 from ..errors import BadEncoding
 from ..format.logs import read_entries
-from ..store.workspace import Workspace, day_of
+from ..store.workspace import MEMORY_DIR, Workspace, day_of
 from ..text import article
 
 
@@ -87,6 +88,12 @@ def workspace_status(
         files.append(FileInfo(rel, path.stat().st_size, kind))
     counts: dict[date, int] = {today - timedelta(days=k): 0 for k in range(days - 1, -1, -1)}
     warnings: list[str] = []
+    logs = ws.root / MEMORY_DIR
+    if os.path.lexists(logs) and not logs.is_dir():  # else every `mem log` fails unexplained
+        warnings.append(
+            f"{MEMORY_DIR} is a file, not the folder of daily logs: `mem log` cannot write; "
+            "move it aside"
+        )
     from ..format.markdown import has_conflict_markers, lines_of
     from ..safety.secrets import find
     from ..store.fsutil import read_text

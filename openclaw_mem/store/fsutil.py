@@ -204,6 +204,19 @@ def _mkdirs_for(path: Path) -> None:
     os.makedirs(os.path.dirname(os.fspath(path)) or ".", exist_ok=True)
 
 
+def _in_the_way(path: Path, exc: OSError) -> OSError:
+    """The error of a folder that could not be made because a file has its name ("File
+    exists" says nothing of which): the file named, else `exc` as it is."""
+    if exc.errno not in (errno.EEXIST, errno.ENOTDIR):
+        return exc
+    folder = os.path.dirname(os.fspath(path))
+    while folder and folder != os.path.dirname(folder):
+        if os.path.lexists(folder) and not os.path.isdir(folder):
+            return OSError(exc.errno, f"{folder} is a file, not a folder")
+        folder = os.path.dirname(folder)
+    return exc
+
+
 class lock_file:  # used like a function: `with lock_file(path) as held:`
     """Hold an exclusive lock on a lock file in .mem/ (created if missing) for the block:
     the one way mem serialises its processes. Without `wait`, BlockingIOError when another
@@ -352,7 +365,7 @@ class locked_append_fd:  # used like a function: `with locked_append_fd(p) as fd
         try:
             _mkdirs_for(path)
         except OSError as exc:
-            raise WriteError(path, exc) from None
+            raise WriteError(path, _in_the_way(path, exc)) from None
         while True:
             fd = _open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o666, self.rel)
             try:
