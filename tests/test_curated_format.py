@@ -183,6 +183,16 @@ def test_a_consolidations_commit_message_says_what_its_diff_shows(example):
     assert cuts and all(w in words for w in cuts), cuts
 
 
+def test_the_log_commit_before_a_consolidation_names_the_logs_it_holds(example):
+    """It named every log the batch read (six, cut at 200 characters, mid-path) while
+    holding only the one that had changed since the last commit."""
+    example("log", "--at", "2026-11-28T08:00", "--role", "user", "I moved to Shenzhen last week")
+    example("consolidate", "--now", "2026-11-28T09:00")
+    log_commit = git.Repo(example.root).head.commit.parents[0]
+    assert set(log_commit.stats.files) == {"memory/2026-11-28.md"}
+    assert log_commit.message.split("\n")[0] == "mem log: memory/2026-11-28.md"
+
+
 def test_forgetting_one_fact_of_a_line_keeps_its_links_on_both_halves(ws):
     ws("log", "--at", "2026-11-24T11:30", "--role", "user", "I use Go. I have a cat, Miso.")
     line = "- Uses Go at work. Has a cat called Miso. [2026-11-24](memory/2026-11-24.md#L3-L4)"

@@ -293,10 +293,14 @@ def _write_batch(
         # into them, and `mem undo` must revert the distilled edits, never the log itself.
         logs = sorted({t.path for t in taken})
         batch.kept = kept_secrets(ws.root, logs, opts.redact_extra)
-        message = f"{COMMIT_LOG} {', '.join(logs)[:200]}"
-        if batch.kept:
-            kept = ", ".join(batch.kept)
-            message += f"\n\nholds what looks like a secret (log.redact is off): {kept}"
+
+        def message(committed: list[str]) -> str:  # the logs that changed, not all read
+            said = f"{COMMIT_LOG} {gitrepo.paths_said(committed)}"
+            if batch.kept:  # lines added over HEAD: in the logs committed here
+                kept = ", ".join(batch.kept)
+                said += f"\n\nholds what looks like a secret (log.redact is off): {kept}"
+            return said
+
         gitrepo.commit_memory(ws.root, message, logs)
     if paragraph:  # a held edit accepted later has no paragraph of its own: a person's line
         # What mem knows of each line this batch wrote in the end (reapplied, reworded).

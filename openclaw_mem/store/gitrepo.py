@@ -236,15 +236,25 @@ def _with_retry(action, what: str):
         delay = min(delay * 2, 1.0)
 
 
+def paths_said(rels: Sequence[str], most: int = 3) -> str:
+    """The first few paths of a commit for its subject, and how many more: never one cut
+    in the middle."""
+    shown = ", ".join(map(_printable_path, rels[:most]))
+    return shown + (f" and {len(rels) - most} more" if len(rels) > most else "")
+
+
 def commit_memory(
-    root: Path, message: str | None = None, paths: Sequence[str] | None = None
+    root: Path,
+    message: str | Callable[[list[str]], str] | None = None,
+    paths: Sequence[str] | None = None,
 ) -> CommitInfo | None:
     """Commit memory files (all changed ones, or just `paths`); None when nothing changed.
+    A callable message is made from the files the commit holds.
     The commit holds the bytes read under each file's append lock, built apart from the
     repository's index (gittree.py): never half an entry an agent was appending."""
     from .transaction import transaction
 
-    if message is not None and not message.strip():
+    if isinstance(message, str) and not message.strip():
         raise UsageError("the commit message is empty; give words to -m, or leave -m out")
     repo = require_repo(root)
     with transaction(root):
@@ -255,10 +265,9 @@ def commit_memory(
         if not changed:
             return None
         if message is None:
-            shown = ", ".join(map(_printable_path, changed[:3])) + (
-                f" and {len(changed) - 3} more" if len(changed) > 3 else ""
-            )
-            message = f"mem: update {shown}"
+            message = f"mem: update {paths_said(changed)}"
+        elif callable(message):
+            message = message(changed)
         with git_errors("git commit", root):
             commit_snapshot(repo, root, changed, message)
         return last_commit(repo, root)
