@@ -40,6 +40,10 @@ def test_demo_runs_offline_the_same_every_run_and_leaves_nothing_behind(runner, 
     assert max(map(len, out.splitlines())) < 400  # piped: no rule drawn 10,000 wide
     assert "Zhang Lei and the user start the Atlas on-call rotation" in out
     assert "memory/2026-11-05.md#L3-L4" in out  # the Redis 连接超时 incident is recalled
+    # Piped, a recall prints as `mem recall` does to a pipe: one hit a line, no header.
+    recalled = out.split("$ mem recall")[1].split("\n\n")[0].splitlines()[1:]
+    assert [line.split("\t")[0] for line in recalled] == ["1", "2", "3"], recalled
+    assert "#\tscore" not in out
     assert "memory/2026-11-24.md#L3-L4" in out  # 我现在主要用Go写后端了
     entries = read_entries(target / "memory" / "2026-11-28.md")
     assert [e.role for e in entries] == ["user", "assistant", "user"]

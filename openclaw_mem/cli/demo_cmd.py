@@ -135,8 +135,13 @@ def _demo(ctx: typer.Context, root: Path, keep: bool) -> None:
 
     for query in DEMO_QUERIES:
         _step(term, f'mem recall --now {DEMO_NOW:%Y-%m-%d} -k 3 "{query}"')
-        hits = mem.answer(Read("recall", query=query, k=3))["results"]
-        render.recall_table(term, hits, query, explain=False)
+        found = mem.answer(Read("recall", query=query, k=3))
+        if term.stdout_tty:
+            render.recall_table(term, found["results"], query, explain=False)
+        else:  # as `mem recall` prints to a pipe: one hit a line, no header
+            from ..serve.fast_output import render as plain_render
+
+            typer.echo(plain_render("recall", found, "tsv")["stdout"], nl=False)
 
     _step(term, f"mem consolidate --provider offline --now {DEMO_NOW:%Y-%m-%dT%H:%M}")
     render.consolidation_view(term, mem.consolidate(provider="offline"))
