@@ -113,14 +113,17 @@ def _raw(root, *lines: str) -> list[dict]:
     text = "\n".join(
         [json.dumps(init), '{"jsonrpc":"2.0","method":"notifications/initialized"}', *lines]
     )
-    out = subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "openclaw_mem", "-w", str(root), "serve"],
         input=text + "\n",
         capture_output=True,
         text=True,
         timeout=60,
-    ).stdout
-    return [json.loads(line) for line in out.splitlines() if line.strip()]
+    )
+    # A tool's error is the client's to show: nothing on stderr (the SDK's INFO log drew a
+    # multi-line box there for each one).
+    assert "Tool '" not in done.stderr, done.stderr
+    return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 
 
 @pytest.mark.slow
@@ -131,10 +134,13 @@ def test_lines_that_are_not_json_rpc_get_json_rpc_errors(example):
         '{"foo": 1}',
         '{"jsonrpc": "2.0", "method": 5, "id": 1}',
         '{"jsonrpc": "2.0", "id": 2, "method": "ping"}',
+        '{"jsonrpc": "2.0", "id": 3, "method": "tools/call", '
+        '"params": {"name": "memory_get", "arguments": {"path": "nosuch.md"}}}',
     )
     errors = [a["error"]["code"] for a in answers if "error" in a]
     assert errors == [-32700, -32600, -32600]
     assert {"jsonrpc": "2.0", "id": 2, "result": {}} in answers
+    assert next(a for a in answers if a.get("id") == 3)["result"]["isError"] is True
 
 
 def test_bad_arguments_are_one_line(example):

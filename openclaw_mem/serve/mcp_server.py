@@ -143,7 +143,11 @@ def build_server(memory: "Callable[[], Memory] | Memory", *, read_only: bool = F
     if not read_only:
         tools += [tool(memory_log, memory_log), *(tool(*pair) for pair in writes)]
     said = INSTRUCTIONS if read_only else INSTRUCTIONS + LOG_INSTRUCTION
-    return MCPServer("openclaw-mem", instructions=said, version=__version__, tools=tools)
+    # WARNING, not the SDK's INFO: a tool error is the client's answer (isError, one line);
+    # logged too, it became a multi-line box on stderr for every mistyped path.
+    return MCPServer(
+        "openclaw-mem", instructions=said, version=__version__, tools=tools, log_level="WARNING"
+    )
 
 
 def _constant(memory: "Memory") -> "Callable[[], Memory]":
