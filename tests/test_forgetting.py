@@ -120,6 +120,22 @@ def test_the_cli_says_a_redacted_log_line_remains_in_git_history(ws):
     assert git.Repo(ws.root).head.commit.message.startswith("forget: memory/2026-11-24.md:3-4")
 
 
+def test_undo_brings_back_a_hidden_log_entry_but_never_a_redacted_one(ws):
+    """Undo took every forget that named a log for a redaction: a soft forget of an entry
+    was skipped, and undo reverted an older commit instead (or found nothing to undo)."""
+    ws("log", "--at", "2026-11-24T09:00", "--role", "user", "I live in Hangzhou.")
+    ws("log", "--at", "2026-11-24T09:01", "--role", "user", "My cat is called Miso.")
+    ws("commit", "-m", "log")
+    ws("forget", "memory/2026-11-24.md:3")
+    assert ws("recall", "--json", "--now", "2026-11-25", "Hangzhou", ok=False).exit_code == 1
+    ws("undo")
+    hits = ws.json("recall", "--now", "2026-11-25", "Hangzhou")["results"]
+    assert [h["startLine"] for h in hits] == [3]
+    ws("forget", "--hard", "memory/2026-11-24.md:7")
+    assert ws("undo", ok=False).exit_code == 4  # a redaction is not undone, nothing else is left
+    assert "Miso" not in (ws.root / "memory" / "2026-11-24.md").read_text(encoding="utf-8")
+
+
 def test_forget_refuses_other_files_and_escapes(memory):
     (memory.root / "SOUL.md").write_text("# Soul\n- be kind\n", encoding="utf-8")
     for target, hard, error, code in [

@@ -56,7 +56,11 @@ def plan(ws: Workspace) -> Plan:
     """What `mem undo` would do now."""
     person = None
     for info, files in gitrepo.memory_commits(ws.root):
-        redaction = info.subject.startswith(COMMIT_FORGET) and f" {MEMORY_DIR}/" in info.subject
+        # A redaction (--hard, of a log or HISTORY.md) is never undone: it took words out on
+        # purpose. A soft forget of a log entry is only a record in HISTORY.md: undone.
+        redaction = info.subject.startswith(COMMIT_FORGET) and info.subject.endswith(
+            "(redacted)"
+        )
         if info.subject.startswith(UNDOABLE) and not redaction:
             files = [f for f in files if not _is_log(f)]
             reverted = _reverted(ws, info, files)
