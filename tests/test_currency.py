@@ -39,6 +39,9 @@ UPDATES = [
     ("I cycle to work.", "My bike got stolen, I take the tram to work now."),
     ("The team uses Discord for chat.", "We dropped Discord, everyone is on Slack now."),
     ("I use tabs in Python.", "On second thought, spaces in Python from now on."),
+    # A relation that is a slot of the user's changes that slot; a team's change is shared.
+    ("My manager is Chen Wei.", "My manager is now Daniel."),
+    ("The standup is at 9:30.", "They moved the standup to 10:00."),
 ]
 NOT_UPDATES = [
     ("I love hiking in the Alps.", "I now go hiking every Sunday."),  # a habit, not a change
@@ -53,6 +56,17 @@ NOT_UPDATES = [
     ("记住我喜欢喝茶", "我搬到深圳了"),
     ("Work was rough this week.", "My car broke down on the way to work."),  # not a change
     ("I love my cat Miso.", "I'm going to work on the garden this weekend."),
+    # Someone else's change is theirs, and a supposed or planned one is none yet.
+    ("I live in Hangzhou.", "My friend Tom moved to Shenzhen last week."),
+    ("I live in Hangzhou.", "My friend moved to Shenzhen."),
+    ("I live in Hangzhou.", "Tom moved to Shenzhen last week."),
+    ("I live in Hangzhou.", "My boss Dana just moved to Singapore."),
+    ("I use vim for everything.", "She switched to Emacs last year."),
+    ("我住在杭州。", "我朋友上周搬到深圳了。"),
+    ("I live in Hangzhou.", "If I moved to Shenzhen, I'd be closer to my parents."),
+    ("I live in Hangzhou.", "I'm thinking about moving to Shenzhen."),
+    ("我住在杭州。", "我打算明年搬到深圳。"),
+    ("我住在杭州。", "我要不要搬到深圳？"),
 ]
 
 
@@ -77,6 +91,37 @@ FILLER = [
     ("2026-11-26T10:00", "user", "Watched a documentary about octopuses tonight."),
     ("2026-11-27T11:00", "assistant", "Octopuses are remarkable animals."),
 ]
+
+
+def test_a_friends_move_a_question_or_a_plan_leaves_the_users_home_as_it_was(ws):
+    """"My friend Tom moved to Shenzhen" struck the user's "Lives in Hangzhou" and labelled
+    the entry superseded; 我要不要搬到深圳？ became the line "要不要搬到深圳" in its place."""
+    _log(ws, ("2026-11-01T09:00", "user", "I live in Hangzhou."))
+    ws("consolidate", "--provider", "offline", "--now", "2026-11-01T10:00")
+    home = [x for x in _live(ws) if "Hangzhou" in x]
+    assert home, _live(ws)
+    _log(
+        ws,
+        ("2026-11-10T20:00", "user", "My friend Tom moved to Shenzhen last week."),
+        ("2026-11-10T20:05", "user", "我要不要搬到深圳？"),
+        ("2026-11-10T20:10", "user", "If I moved to Shenzhen, I'd be closer to my parents."),
+        ("2026-11-10T20:15", "user", "我打算明年搬到深圳。"),
+    )
+    hits = ws.json("recall", "where do I live", "--now", "2026-11-11T09:00")["results"]
+    assert not any(h.get("supersededBy") for h in hits), hits
+    ws("consolidate", "--provider", "offline", "--now", "2026-11-10T21:00")
+    live = _live(ws)
+    assert [x for x in live if "Hangzhou" in x] == home, live  # still live, as it was
+    assert not any("要不要" in x for x in live), live  # a question is no fact
+
+
+def _live(ws) -> list[str]:
+    return [
+        line
+        for name in ("USER.md", "MEMORY.md")
+        for line in (ws.root / name).read_text(encoding="utf-8").splitlines()
+        if line.startswith("- ") and "~~" not in line
+    ]
 
 
 def test_recall_ranks_the_move_above_the_home_it_replaced_and_labels_that(ws):

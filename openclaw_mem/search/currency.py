@@ -81,7 +81,8 @@ _LEAD_RE = Lazy(
     r"update|on\s+second\s+thoughts?)\b|^\s*(?:不对|更正|纠正|其实)",
     re.I,
 )
-_QUESTION_RE = Lazy(r"[?？]\s*$|吗[。.!！]?\s*$|是不是|有没有")
+# A question, said with its mark or without: 吗, and the A-not-A forms (要不要, 能不能, 有没有).
+_QUESTION_RE = Lazy(r"[?？]\s*$|吗[。.!！]?\s*$|([\u4e00-\u9fff])[不没]\1")
 
 # A subject a person has one of at a time (or holds one value of), said in English and
 # Chinese. Each slot: the words that name it. Matched on a case-folded text, whole words
@@ -287,6 +288,10 @@ class Statement:
     changed_slots: frozenset[str] = frozenset()
     changed_words: frozenset[str] = frozenset()
     named_slots: frozenset[str] = frozenset()  # the slots of the strong clauses alone
+    # Changes someone else's clauses say of their own slots: (slots, words, who), taken
+    # only against an older statement that names them too ("Lena lives in Bremen" updates
+    # "My sister Lena lives in Hamburg", never "I live in Hamburg").
+    others: tuple[tuple[frozenset[str], frozenset[str], frozenset[str]], ...] = ()
 
     @property
     def changes(self) -> bool:
@@ -345,7 +350,9 @@ def read_statement(text: str) -> Statement:
     clauses = [c for c in _CLAUSE_RE.split(text) if c.strip()]
     strong = bool(_STRONG_RE.search(text)) or any(map(_LEAD_RE.match, clauses))
     weak = bool(_WEAK_RE.search(text))
-    changed = _changed(clauses, True) if strong or weak else ""
+    changed = _changed(clauses, True) if strong or weak else []
+    if not changed:  # its only words of change were supposed or planned: no change yet
+        strong = weak = False
     # What a strong change is about is in its own clauses ("Sold the Mazda yesterday, I
     # take the tram now": the Mazda); the weak ones may name a slot ("now").
     named = _changed(clauses, False) if strong else changed
@@ -355,37 +362,173 @@ def read_statement(text: str) -> Statement:
         weak=weak,
         question=bool(_QUESTION_RE.search(text)),
         sentences=tuple(map(_sentence, said)) if len(said) <= MAX_SENTENCES else (),
-        changed_slots=slots_of(changed) if changed else frozenset(),
-        changed_words=_words(named) if named else frozenset(),
-        named_slots=slots_of(named) if named else frozenset(),
+        changed_slots=_slots_in(changed),
+        changed_words=_words_in(named),
+        named_slots=_slots_in(named),
+        others=_others_in(changed),
     )
 
 
-def _changed(clauses: list[str], weak: bool) -> str:
-    """The clauses that say a change (strongly, or with `weak` weakly too); a clause that
-    is only its word of change ("Actually,", "Correction:", 不对，) takes the clause after
-    it, which says what changed."""
-    out = []
-    for i, c in enumerate(clauses):
-        found = [m.group() for m in _STRONG_RE.finditer(c)]
-        lead = _LEAD_RE.match(c)
-        found += [lead.group()] if lead else []
-        found += [m.group() for m in _WEAK_RE.finditer(c)] if weak else []
-        if not found:
+# A change of these is everyone's that shares them: "they cancelled the standup" moves the
+# user's standup too. Any other slot is a person's own: "my friend Tom moved to Shenzhen" is
+# Tom's move, never the user's.
+SHARED = frozenset("meeting deadline hosting repo_host chat ci database framework lesson".split())
+# Whose change a clause says, read from the word before its word of change: "I", "we",
+# "my bike", a thing ("the launch") are the writer's; "he", "she", "they", "you", a name
+# ("Tom", "my friend Tom") or a relation ("my sister") someone else's. A relation that is
+# itself a slot of the user's ("my manager is now Daniel") changes that slot alone.
+_SELF = frozenset("i i'm i've i'd we we're we've me us my our".split())
+_OTHERS = frozenset("he he's she she's they they're they've you you're you've".split())
+_RELATION_SLOT = {
+    **dict.fromkeys("boss manager supervisor".split(), "manager"),
+    **dict.fromkeys(
+        "partner wife husband girlfriend boyfriend fiance fiancee fiancé fiancée".split(),
+        "partner",
+    ),
+    **dict.fromkeys("landlord landlady".split(), "landlord"),
+    **dict.fromkeys("doctor dentist therapist".split(), "doctor"),
+}
+_RELATIONS = frozenset(
+    """sister sisters brother brothers mom mum mother dad father parents parent son sons
+    daughter daughters kid kids child children baby family grandma grandmother grandpa
+    grandfather grandparents aunt uncle cousin cousins niece nephew friend friends roommate
+    flatmate neighbor neighbour neighbors neighbours colleague colleagues coworker coworkers
+    co-worker classmate classmates buddy mate""".split()
+)
+# Words that may stand between "my" and the relation ("my new manager", "my best friend"),
+# and capitalised words that start a clause without being anyone ("Last week", "Actually").
+_BETWEEN = frozenset("new old best little big older younger former current".split())
+_STARTERS = frozenset(
+    """last this next yesterday today tonight since after before then so and but also
+    actually recently finally oh well the a an anyway btw update ok okay yes no""".split()
+)
+_ENGLISH_WORD_RE = Lazy(r"[A-Za-z][\w'’-]*")
+_ZH_OTHER_RE = Lazy(
+    r"^(?:我的?|我们的?)?(?:朋友|同事|同学|室友|邻居|姐姐|妹妹|哥哥|弟弟|妈妈|爸爸|父母|儿子|"
+    r"女儿|家人|表[哥姐弟妹]|堂[哥姐弟妹]|叔叔|阿姨)|^(?:他|她|他们|她们|你|你们)"
+)
+_ZH_RELATION_SLOT = (
+    (Lazy(r"^(?:我的?|我们的?)?(?:老板|经理|领导|上司|主管)"), "manager"),
+    (Lazy(r"^(?:我的?)?(?:女朋友|男朋友|老婆|老公|对象|妻子|丈夫)"), "partner"),
+    (Lazy(r"^(?:我的?)?房东"), "landlord"),
+)
+# A change only supposed, wished or planned is none yet: "If I moved to Shenzhen, …",
+# "thinking about switching to Zed", 我打算明年搬到深圳.
+_SUPPOSED_RE = Lazy(
+    rf"{_W}(?:if|whether|might|maybe|perhaps|would|i['’]d|thinking\s+(?:about|of)|"
+    rf"consider(?:ing)?|plan(?:s|ning)?\s+to|hoping\s+to|hope\s+to|should\s+i|"
+    rf"in\s+case){_E}|如果|要是|假如|万一|打算|计划|准备|考虑|可能|也许|或许|要不要|是否|"
+    r"(?<!不)想(?:要)?(?=搬|换|改|去|转|辞|跳|卖|戒)",
+    re.I,
+)
+
+
+Whose = tuple[frozenset[str], frozenset[str]] | None
+
+
+def _whose(clause: str, at: int) -> Whose:
+    """Whose change a clause says, read from its subject (before `at`, its word of change):
+    None for the writer's own ("I", "we", "my bike", a thing: every slot); else the slots
+    it changes for everyone (the shared ones, and the one a relation names: "my boss
+    Dana" is the manager) and the words that name who it is ("sister", "lena")."""
+    before = clause[:at].strip()
+    if _CJK_CHAR_RE.search(before[:2]):
+        for pattern, slot in _ZH_RELATION_SLOT:
+            found = pattern.match(before)
+            if found:
+                return SHARED | {slot}, _words(found.group())
+        found = _ZH_OTHER_RE.match(before)
+        return (SHARED, _words(found.group())) if found else None
+    words = _ENGLISH_WORD_RE.findall(clause)
+    lowered = [w.lower().replace("’", "'") for w in words]
+    n = len(_ENGLISH_WORD_RE.findall(before))
+    if any(w in _SELF and w not in ("my", "our") for w in lowered[:n]):
+        return None  # "Last week I moved", "Tom and I moved": the writer's
+    for i in range(n):
+        w = lowered[i]
+        if w in ("my", "our"):
+            k = i + 1
+            while k < len(lowered) and lowered[k] in _BETWEEN:
+                k += 1
+            owned = lowered[k] if k < len(lowered) else ""
+            if owned not in _RELATION_SLOT and owned not in _RELATIONS:
+                return None  # "my bike got stolen": the writer's
+            name = words[k + 1] if k + 1 < len(words) and words[k + 1][:1].isupper() else ""
+            who = _words(f"{owned} {name}")
+            return SHARED | ({_RELATION_SLOT[owned]} if owned in _RELATION_SLOT else set()), who
+        if w in _OTHERS:
+            return SHARED, frozenset()  # "he", "they": who is not said here
+        if w in _RELATION_SLOT:
+            return SHARED | {_RELATION_SLOT[w]}, _words(w)
+        if w in _RELATIONS:
+            return SHARED, _words(w)
+        if w in _STARTERS:
             continue
-        out.append(c)
+        # A name where a subject stands, before any other word: "Tom moved", "Henrik left"
+        # (not "spaces in Python", whose subject was a thing).
+        return (SHARED, _words(w)) if words[i][:1].isupper() else None
+    return None
+
+
+def _changed(clauses: list[str], weak: bool) -> list[tuple[str, Whose]]:
+    """The clauses that say a change (strongly, or with `weak` weakly too), each with the
+    slots its subject may change (`_whose`); a clause that is only its word of change
+    ("Actually,", "Correction:", 不对，) takes the clause after it, which says what changed.
+    A change only supposed or planned (`_SUPPOSED_RE`) says none."""
+    out: list[tuple[str, Whose]] = []
+    for i, c in enumerate(clauses):
+        found = list(_STRONG_RE.finditer(c))
+        lead = _LEAD_RE.match(c)
+        found += [lead] if lead else []
+        found += list(_WEAK_RE.finditer(c)) if weak else []
+        if not found or _SUPPOSED_RE.search(c):
+            continue
+        out.append((c, _whose(c, min(m.start() for m in found))))
         rest = c
-        for word in found:
-            rest = rest.replace(word, " ")
+        for m in found:
+            rest = rest.replace(m.group(), " ")
         if not _words(rest) and i + 1 < len(clauses):
-            out.append(clauses[i + 1])
-    return " . ".join(out)
+            after = clauses[i + 1]
+            if not _SUPPOSED_RE.search(after):
+                out.append((after, _whose(after, len(after))))
+    return out
+
+
+def _slots_in(parts: list[tuple[str, Whose]]) -> frozenset[str]:
+    slots: set[str] = set()
+    for clause, whose in parts:
+        found = slots_of(clause)
+        slots |= found if whose is None else found & whose[0]
+    return frozenset(slots)
+
+
+def _words_in(parts: list[tuple[str, Whose]]) -> frozenset[str]:
+    """The content words of the changes; someone else's counts only when it names none of
+    a person's own slots ("Tom sold the Mazda" may be the Mazda the user drove; "my friend
+    moved to Shenzhen" says nothing of where the user lives)."""
+    words: set[str] = set()
+    for clause, whose in parts:
+        if whose is None or not slots_of(clause) - whose[0]:
+            words |= _words(clause)
+    return frozenset(words)
+
+
+def _others_in(parts: list[tuple[str, Whose]]) -> tuple:
+    return tuple(
+        (slots_of(clause) - whose[0], _words(clause), whose[1])
+        for clause, whose in parts
+        if whose is not None and whose[1] and slots_of(clause) - whose[0]
+    )
 
 
 def _updated(old: Sentence, new: Statement) -> bool:
     if old.asks:
         return False
-    slots = old.slots & new.changed_slots
+    changed_slots, changed_words = new.changed_slots, new.changed_words
+    for slots_o, words_o, who in new.others:
+        if who & old.words:  # the older statement speaks of them too
+            changed_slots, changed_words = changed_slots | slots_o, changed_words | words_o
+    slots = old.slots & changed_slots
     if not new.strong:
         # "now" alone restates a fact whose words it all says again ("I live in Oolong now"
         # twice: numbers aside, nothing of the older statement is gone).
@@ -396,10 +539,10 @@ def _updated(old: Sentence, new: Statement) -> bool:
     # A change of a slot the older statement does not name ("the worker's deadline moved"
     # and "started the worker's prototype") must share much more with it.
     of_old = OF_CHANGE if new.named_slots - old.slots else OF_OLD
-    shared = len(old.words & new.changed_words)
+    shared = len(old.words & changed_words)
     return (
         shared > 0
-        and shared >= OF_CHANGE * len(new.changed_words)
+        and shared >= OF_CHANGE * len(changed_words)
         and shared >= of_old * len(old.words)
     )
 

@@ -54,7 +54,9 @@ MAX_SOURCES = 3  # entries a line cites (its comment is read on every turn): the
 
 _SENTENCE_RE = re.compile(r"(?<=[.!?])\s+|[。！？；;\n]+")
 _QUESTION_RE = re.compile(
-    r"[?？]\s*$|^(?:what|how|why|when|where|who|which|can|could|do|does|is|are)\b|吗$|么$", re.I
+    r"[?？]\s*$|^(?:what|how|why|when|where|who|which|can|could|do|does|is|are)\b|吗$|么$|"
+    r"([\u4e00-\u9fff])[不没]\1",  # 要不要, 能不能, 有没有: asked even without its mark
+    re.I,
 )
 _RULE_WORDS = re.compile(
     r"\b(?:always|never|don't|do not|must)\b|每次|总是|不要|别|禁止|必须|不许", re.I
