@@ -140,16 +140,11 @@ def test_a_disk_that_refuses_the_streamed_build_leaves_recall_working(tmp_path, 
         open_index(ws, IndexParams(), must_save=True)
 
 
-@pytest.mark.slow
-def test_ctrl_c_stops_a_long_build_at_once_and_leaves_the_index_it_had(tmp_path):
-    """Issue 33: Ctrl-C during `mem index` must stop it within a second with exit 130, as a
-    terminal sends it (to the whole process group, worker processes included: none of them
-    prints a traceback), and leave the index that was there working."""
-    import os
-    import signal
+def _long_build(tmp_path):
+    """A workspace indexed once (28 notes) and then given ~11 MB more, so that a rebuild
+    takes seconds; its `mem` command line and environment."""
     import subprocess
     import sys
-    import time
 
     root = tmp_path / "ws"
     (root / "memory").mkdir(parents=True)
@@ -168,6 +163,16 @@ def test_ctrl_c_stops_a_long_build_at_once_and_leaves_the_index_it_had(tmp_path)
             said = " ".join(rnd.choice(words) for _ in range(25))
             lines += [f"## {9 + j // 6:02d}:{j % 60:02d} · user", said, ""]
         (root / "memory" / f"old-{n:04d}.md").write_text("\n".join(lines), encoding="utf-8")
+    return mem, env
+
+
+def _building(mem, env):
+    """A `mem index --rebuild` started in a session of its own, once its worker processes
+    read (on a loaded machine a fixed wait could land while the interpreter still imports,
+    before any build exists to stop); and their pids."""
+    import subprocess
+    import time
+
     build = subprocess.Popen(
         [*mem, "index", "--rebuild"],
         stdout=subprocess.PIPE,
@@ -175,14 +180,27 @@ def test_ctrl_c_stops_a_long_build_at_once_and_leaves_the_index_it_had(tmp_path)
         env=env,
         start_new_session=True,
     )
-    # Started, its worker processes reading: on a loaded machine a fixed wait could land
-    # while the interpreter still imports, before any build exists to stop.
     children = Path(f"/proc/{build.pid}/task/{build.pid}/children")
     deadline = time.monotonic() + 20
     while children.exists() and not children.read_text() and time.monotonic() < deadline:
         time.sleep(0.05)
     time.sleep(0.5 if children.exists() else 1.0)
     assert build.poll() is None, "the build ended before it could be interrupted"
+    workers = [int(p) for p in children.read_text().split()] if children.exists() else []
+    return build, workers
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_a_long_build_at_once_and_leaves_the_index_it_had(tmp_path):
+    """Issue 33: Ctrl-C during `mem index` must stop it within a second with exit 130, as a
+    terminal sends it (to the whole process group, worker processes included: none of them
+    prints a traceback), and leave the index that was there working."""
+    import signal
+    import subprocess
+    import time
+
+    mem, env = _long_build(tmp_path)
+    build, _ = _building(mem, env)
     sent = time.monotonic()
     os.killpg(build.pid, signal.SIGINT)
     _, err = build.communicate(timeout=30)
@@ -193,6 +211,40 @@ def test_ctrl_c_stops_a_long_build_at_once_and_leaves_the_index_it_had(tmp_path)
         [*mem, "recall", "--json", "first note of the day"], capture_output=True, env=env
     )
     assert found.returncode == 0 and b"memory/2026-02-" in found.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform != "linux", reason="the workers are forked copies of it")
+def test_a_build_killed_outright_leaves_no_worker_and_no_lock_behind(tmp_path):
+    """`kill -9` of a build (its parent alone, as the OOM killer does) left its forked
+    workers running, holding .mem/index.lock: every recall after waited 30 s and failed."""
+    import signal
+    import subprocess
+    import time
+
+    mem, env = _long_build(tmp_path)
+    build, workers = _building(mem, env)
+    assert workers, "no worker process to orphan"
+    os.kill(build.pid, signal.SIGKILL)
+    build.communicate(timeout=30)
+    started = time.monotonic()
+    found = subprocess.run(
+        [*mem, "recall", "--json", "first note of the day"], capture_output=True, env=env
+    )
+    assert found.returncode == 0 and b"memory/2026-02-" in found.stdout, found.stderr[-300:]
+    assert time.monotonic() - started < 20  # no wait for a lock nobody will free
+
+    def alive(pid: int) -> bool:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return False
+        return state not in ("Z", "X")
+
+    deadline = time.monotonic() + 10
+    while any(map(alive, workers)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(map(alive, workers)), [w for w in workers if alive(w)]
 
 
 _REAL_JOB, _REAL_BLOCK = index_stream._run_job, index_stream._merge_block

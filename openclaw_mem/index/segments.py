@@ -577,7 +577,9 @@ def worker_processes(workers: int):
 
     from ..errors import MemError
 
-    ex = ProcessPoolExecutor(workers, mp_context=pool_context(), initializer=_start_worker)
+    ex = ProcessPoolExecutor(
+        workers, mp_context=pool_context(), initializer=_start_worker, initargs=(os.getpid(),)
+    )
     try:
         yield ex
     except BrokenProcessPool:
@@ -593,13 +595,37 @@ def worker_processes(workers: int):
         ex.shutdown(wait=True)
 
 
-def _start_worker() -> None:
+def _start_worker(parent: int) -> None:
     import signal
 
+    from ..store.fsutil import forget_locks
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    # A parent killed outright (kill -9, the OOM killer) must not leave its workers behind:
+    # they end with it (Linux), and never hold its locks (index.lock) meanwhile.
+    forget_locks()
+    _die_with(parent)
     from ..store import heap
 
     heap.keep_freed_memory(heap.BUILD_MMAP_THRESHOLD, heap.BUILD_TRIM)  # heap.py says why
+
+
+def _die_with(parent: int) -> None:
+    """Have the kernel kill this worker when its parent dies (Linux's PR_SET_PDEATHSIG);
+    elsewhere a worker orphaned that way waits on its queue, holding no lock."""
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before the request took effect
+        os._exit(1)
 
 
 def pool_context():

@@ -217,6 +217,23 @@ def _in_the_way(path: Path, exc: OSError) -> OSError:
     return exc
 
 
+# The descriptors this process holds a lock through. A forked child shares each one's lock
+# (flock belongs to the open file, not the process), so a build's worker that outlived its
+# killed parent held .mem/index.lock for ever: workers close these first (forget_locks).
+_HELD: set[int] = set()
+
+
+def forget_locks() -> None:
+    """In a forked child: close the descriptors the parent locks through, without unlocking
+    (an unlock would free the parent's lock too), so the locks end with the parent."""
+    for fd in list(_HELD):
+        try:
+            os.close(fd)
+        except OSError:  # closed already
+            continue
+    _HELD.clear()
+
+
 class lock_file:  # used like a function: `with lock_file(path) as held:`
     """Hold an exclusive lock on a lock file in .mem/ (created if missing) for the block:
     the one way mem serialises its processes. Without `wait`, BlockingIOError when another
@@ -242,11 +259,13 @@ class lock_file:  # used like a function: `with lock_file(path) as held:`
             os.close(fd)
             raise
         self.fd = fd
+        _HELD.add(fd)
         return True
 
     def __exit__(self, *exc: object) -> None:
         if self.fd >= 0:
             fd, self.fd = self.fd, -1
+            _HELD.discard(fd)
             try:
                 _unlock(fd)
             except OSError:
@@ -378,10 +397,12 @@ class locked_append_fd:  # used like a function: `with locked_append_fd(p) as fd
             _unlock(fd)
             os.close(fd)
         self.fd = fd
+        _HELD.add(fd)
         return fd
 
     def __exit__(self, *exc: object) -> None:
         fd, self.fd = self.fd, -1
+        _HELD.discard(fd)
         try:
             _unlock(fd)
         except OSError:
