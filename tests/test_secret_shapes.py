@@ -26,6 +26,9 @@ def _material(seed: str, n: int) -> str:
 _PEM_LINES = [_material(f"pem{i}", 64) for i in range(40)] + [_material("pem-last", 28) + "=="]
 PEM = "\n".join(["-----BEGIN RSA PRIVATE KEY-----", *_PEM_LINES, "-----END RSA PRIVATE KEY-----"])
 _SPLIT = "sk-proj-" + _material("split", 40).replace("+", "x").replace("/", "y")
+# An AWS secret key with neither / nor + (about a quarter of real ones): the bare shape
+# cannot tell it from any 40 letters, its label or its key id beside it can.
+_AWS_PLAIN = _material("aws-plain", 40).replace("+", "q").replace("/", "Z")
 
 # name -> (what is logged, a word recall finds it by, the parts that must never be shown)
 SHAPES = {
@@ -73,6 +76,17 @@ SHAPES = {
         ["Cang9ku!2026"],
     ),
     "pw:": ("staging grafana pw: Gr4f-ana77x", "grafana", ["Gr4f-ana77x"]),
+    "aws create-access-key json": (
+        f'the deploy credentials: "AccessKeyId": "AKIAEXAMPLEQ3EGSRTYU", '
+        f'"SecretAccessKey": "{_AWS_PLAIN}",',
+        "credentials",
+        [_AWS_PLAIN, "AKIAEXAMPLEQ3EGSRTYU"],
+    ),
+    "aws key id and secret": (
+        f"the billing export uses aws key AKIAEXAMPLEQ3EGSRTYU secret {_AWS_PLAIN}",
+        "billing",
+        [_AWS_PLAIN, "AKIAEXAMPLEQ3EGSRTYU"],
+    ),
     "split key": (
         f"new eval key, pasted in two lines: {_SPLIT[:18]}\n{_SPLIT[18:]}\nrotate next month",
         "eval",

@@ -43,6 +43,11 @@ SECRETS = [
         ["wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"],
     ),
     (
+        "aws key AKIAEXAMPLEQ3EGSRTYU secret GTd7FguoV8FWnFbB0JxXujr4qqaaEXAMPLEKEYzz",
+        "aws secret key (beside its key id)",
+        ["GTd7FguoV8FWnFbB0JxXujr4qqaaEXAMPLEKEYzz", "AKIAEXAMPLEQ3EGSRTYU"],
+    ),
+    (
         "SERVICE_CREDENTIAL=aB3xY9kLmN0pQrStUvWx12 in staging",
         "generated value assignment",
         ["aB3xY9kLmN0pQrStUvWx12"],

@@ -111,7 +111,10 @@ _PEM = (
     r"|(?:\r?\n[ \t>]{0,8}+[A-Za-z0-9+/=]{1,256}+){0,1000}+)"
 )
 _AWS_SECRET = (
-    r"(?<![A-Za-z0-9])(?i:aws[_. -]?secret[_. -]?(?:access[_. -]?)?key)[\"'`]?\*{0,2}"
+    # "aws_secret_access_key = …", and "SecretAccessKey": "…" as `aws iam
+    # create-access-key` prints it.
+    r"(?<![A-Za-z0-9])(?i:aws[_. -]?secret[_. -]?(?:access[_. -]?)?key|"
+    r"secret[_. -]?access[_. -]?key)[\"'`]?\*{0,2}"
     r"[ \t]{0,4}(?:=>|:=|[=:：])[ \t]{0,4}\*{0,2}[\"'`]?"
     r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
 )
@@ -138,6 +141,14 @@ _TOKEN_HEADER = (
 _CURL_USER = (
     r"(?<![A-Za-z0-9_-])(?:-u|--user)[ \t]{1,4}[\"']?[^\s:\"'$]{1,64}:"
     r"(?P<secret>[^\s\"']{3,256}+)"
+)
+# A key id and, later on its line, 40 base64 characters: the pair as people paste it ("aws
+# key AKIA… secret …"), whatever characters the secret happens to hold (about a quarter of
+# them have no / or + for the bare shape below to go by).
+_AWS_PAIR = (
+    r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])[^\n]{0,120}?"
+    r"(?<![A-Za-z0-9/+=])(?P<secret>(?=[A-Za-z0-9/+]{0,39}[a-z])(?=[A-Za-z0-9/+]{0,39}[A-Z])"
+    r"[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
 )
 # A 40-character base64 run with upper and lower case, a digit and a / or +: the shape of an
 # AWS secret access key, found without its label or key id. Lookaheads scan at most 40.
@@ -338,6 +349,7 @@ FAMILIES: tuple[tuple[str, str], ...] = (
     ("key material line", _KEY_LINE),
     ("wallet seed phrase", _SEED),
     ("aws secret key (bare)", _AWS_BARE),
+    ("aws secret key (beside its key id)", _AWS_PAIR),
     ("generated value assignment", _ENV_ASSIGNMENT),
     ("token header", _TOKEN_HEADER),
     ("curl user password", _CURL_USER),
