@@ -185,3 +185,25 @@ def test_an_embedding_request_carries_no_secret(ws, llm, monkeypatch):
     ws("recall", "payments", ok=False)
     sent = "".join(str(r) for r in llm.embed_requests)
     assert llm.embed_requests and "sk_live_51Hx" not in sent and "[REDACTED]" in sent
+
+
+def test_one_endless_line_is_recalled_by_its_head_with_its_secrets_hidden(ws):
+    """A log of one 46 MB line took minutes a recall: supersession and the secret scan read
+    the whole chunk for a snippet of 700 characters. They read its head now; a key at the
+    head is still hidden, and the line states nothing that supersedes."""
+    from openclaw_mem.search.currency import MAX_STATEMENT, read_statement
+
+    key = "ghp_" + "a1B2c3D4" * 5
+    words = " ".join(
+        f"w{i % 997} uniqbigword" if i % 50 == 0 else f"w{i % 997}" for i in range(60_000)
+    )
+    line = f"I moved to Porto, token {key} " + words
+    (ws.root / "memory" / "2026-10-06.md").write_text(
+        f"# 2026-10-06\n\n## 09:00 · user\n{line}\n", encoding="utf-8"
+    )
+    hits = ws.json("recall", "-k", "3", "uniqbigword")["results"]
+    assert hits and hits[0]["path"] == "memory/2026-10-06.md"
+    assert all(key[:12] not in h["snippet"] for h in hits)
+    assert "I moved to Porto" in hits[0]["snippet"]
+    said = read_statement(line)
+    assert len(line) > MAX_STATEMENT and not said.changes and said.sentences == ()

@@ -215,6 +215,26 @@ class _FarLines(Sequence):
         self.count = count
 
 
+class _Heads(Sequence):
+    """A file's lines as a snippet can show them: each cut to its first LONG_LINE characters.
+    A snippet shows a long line's start alone, and a secret that starts there and reaches
+    past the cut is longer than any key; the redaction then reads kilobytes, not the
+    megabytes of one endless line, on every recall that finds it."""
+
+    LONG_LINE = 20_000
+
+    def __init__(self, lines: Sequence[str]) -> None:
+        self.lines = lines
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [line[: self.LONG_LINE] for line in self.lines[i]]
+        return self.lines[i][: self.LONG_LINE]
+
+
 def snippet(lines: list[str], terms: set[str], limit: int = SNIPPET_CHARS) -> str:
     """The lines (metadata comments left out), or the run of them richest in query terms
     that fits `limit` characters."""
@@ -381,7 +401,7 @@ def _hit(lines: _Lines, doc: int, explain: dict, opts: RecallOptions, terms: set
     index = lines.index
     rel, own = lines.of(doc)
     lo, hi = int(lines.start[doc]), int(lines.end[doc])
-    shown = redact_excerpt(lines.file(rel), lo, hi, opts.redact_extra)
+    shown = redact_excerpt(_Heads(lines.file(rel)), lo, hi, opts.redact_extra)
     deprecated = bool(stages.deprecated_then(index, opts)[doc])
     if index.doc("deprecated")[doc] and not deprecated:  # as of a day before it was struck
         shown = [f"- {struck_text(line)}" if is_struck(line) else line for line in shown]

@@ -345,7 +345,14 @@ def _sentence(text: str) -> Sentence:
     return Sentence(slots_of(text), _words(text), held, bool(_QUESTION_RE.search(text)))
 
 
+# Past this, a text is a pasted page or one endless line, no statement of a fact: it neither
+# updates nor is updated, and its regexes are not run over megabytes on every recall.
+MAX_STATEMENT = 4000
+
+
 def read_statement(text: str) -> Statement:
+    if len(text) > MAX_STATEMENT:
+        return Statement(strong=False, weak=False, question=False, sentences=())
     text = " ".join(text.split())
     clauses = [c for c in _CLAUSE_RE.split(text) if c.strip()]
     strong = bool(_STRONG_RE.search(text)) or any(map(_LEAD_RE.match, clauses))
