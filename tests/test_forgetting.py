@@ -241,3 +241,25 @@ def test_forgetting_by_words_strikes_only_the_fact_they_name(memory):
     user.write_text(f"# USER\n\n## Identity\n\n{family}", encoding="utf-8")
     memory.forget("USER.md:5")  # a place, not words: the whole line
     assert user.read_text(encoding="utf-8").splitlines()[4].startswith("- ~~Manager: 陈姐")
+
+
+def test_undo_of_a_consolidation_or_a_forget_keeps_what_a_person_saved_before_it(ws):
+    """A hand edit saved and not committed went into the consolidation's (or the forget's)
+    commit, and `mem undo` of that commit took the edit away with it."""
+    user = ws.root / "USER.md"
+    ws("log", "--at", "2026-11-01T09:00", "--role", "user", "I live in Hangzhou.")
+    ws("consolidate", "--provider", "offline", "--now", "2026-11-01T10:00")
+    user.write_text(user.read_text(encoding="utf-8") + "- Likes green tea.\n", encoding="utf-8")
+    ws("log", "--at", "2026-11-10T20:00", "--role", "user", "My cat is called Miso.")
+    ws("consolidate", "--provider", "offline", "--now", "2026-11-10T21:00")
+    assert "Miso" in user.read_text(encoding="utf-8")
+    ws("undo")
+    text = user.read_text(encoding="utf-8")
+    assert "- Likes green tea." in text and "Miso" not in text, text
+    user.write_text(text + "- Plays the cello.\n", encoding="utf-8")
+    ws("forget", "Hangzhou")
+    ws("undo")
+    text = user.read_text(encoding="utf-8")
+    assert "- Plays the cello." in text and "- Likes green tea." in text, text
+    subjects = [c["subject"] for c in ws.json("history", "-n", "20")["commits"]]
+    assert sum(s.startswith("edit: USER.md") for s in subjects) == 2, subjects

@@ -289,6 +289,9 @@ def _write_batch(
     if committing:
         from ..store import gitrepo
 
+        # What a person saved in the files since the last commit goes in a commit of its
+        # own: `mem undo` of this run must revert the distilled edits, never their edit.
+        gitrepo.commit_hand_edits(ws.root, [*DOCUMENTS, HISTORY_FILE])
         # The logs read go in a commit of their own first: the marker is about to point
         # into them, and `mem undo` must revert the distilled edits, never the log itself.
         logs = sorted({t.path for t in taken})

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ..store.commits import COMMIT_CLEANUP, COMMIT_CONSOLIDATE, COMMIT_FORGET
+from ..store.workspace import CURATED_FILES, HISTORY_FILE
 from .place import Place
 from .results import CleanupResult, ForgetResult
 
@@ -152,6 +153,7 @@ class Curating:
         place = self.place
         place.check_writable_state()
         with transaction(place.root):
+            place.keep_hand_edits([*CURATED_FILES, HISTORY_FILE])
             now = place.now()
             found = place_of(target)
             if found is None:
@@ -179,7 +181,6 @@ class Curating:
 
     def _forget_place(self, target: str, found, hard: bool, now) -> ForgetResult:
         from ..consolidate.citations import refresh
-        from ..store.workspace import HISTORY_FILE
         from ..upkeep.forget_words import hide_place
         from ..upkeep.forgetting import forget
 
@@ -223,6 +224,7 @@ class Curating:
 
         place.check_writable_state()
         with transaction(place.root):
+            place.keep_hand_edits([*CURATED_FILES, HISTORY_FILE])
             target = archive(place.ws, stale, now)
             paths = sorted({s.path for s in stale} | {target})
             message = f"{COMMIT_CLEANUP} archived {len(stale)} stale line(s) to {target}"

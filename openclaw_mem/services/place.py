@@ -227,6 +227,22 @@ class Place:
             return None, []
         return self.commit(paths, message)
 
+    def keep_hand_edits(self, paths: list[str]) -> None:
+        """Before a forget or a cleanup changes `paths`: what a person saved in them since
+        the last commit is committed on its own (gitrepo.commit_hand_edits), under the rule
+        commit_change follows. A commit git refuses here leaves the edit to go with mem's
+        change, as before; the change's own commit says what git refused."""
+        if self.config["git.autocommit"] == "never":
+            return
+        from ..store import gitrepo
+
+        if gitrepo.open_repo(self.root) is None:
+            return
+        try:
+            gitrepo.commit_hand_edits(self.root, paths)
+        except GitError:
+            return
+
     def commit(self, paths: list[str], message: str) -> tuple[str | None, list[str]]:
         """(short sha or None, warnings). The write landed whatever happens here: a commit
         that fails is a warning, never an error (an agent that retried would write twice)."""

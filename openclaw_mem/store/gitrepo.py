@@ -236,6 +236,17 @@ def _with_retry(action, what: str):
         delay = min(delay * 2, 1.0)
 
 
+def commit_hand_edits(root: Path, rels: Sequence[str]) -> CommitInfo | None:
+    """Commit, on their own, the changes a person saved in `rels` since the last commit:
+    run before mem changes those files, so that mem's commit holds mem's change alone and
+    `mem undo` of it leaves the person's edit where it is. None when there were none."""
+    from .commits import COMMIT_HAND
+
+    return commit_memory(
+        root, lambda done: f"{COMMIT_HAND} {paths_said(done)} (saved by hand)", rels
+    )
+
+
 def paths_said(rels: Sequence[str], most: int = 3) -> str:
     """The first few paths of a commit for its subject, and how many more: never one cut
     in the middle."""
