@@ -115,6 +115,22 @@ def test_a_friends_move_a_question_or_a_plan_leaves_the_users_home_as_it_was(ws)
     assert not any("要不要" in x for x in live), live  # a question is no fact
 
 
+def test_changed_my_mind_updates_the_curated_preference_offline(ws):
+    """The README's own example: the offline rules held "Spaces, not tabs" as someone
+    else's ("E1 says this of spaces, not of the user"), and the profile kept the tabs; its
+    history read "The user spaces, not tabs"."""
+    _log(ws, ("2026-11-01T09:00", "user", "I prefer tabs over spaces."))
+    ws("consolidate", "--provider", "offline", "--now", "2026-11-01T10:00")
+    assert any("tabs over spaces" in x for x in _live(ws)), _live(ws)
+    _log(ws, ("2026-11-10T09:00", "user", "Changed my mind: spaces, not tabs."))
+    ws("consolidate", "--provider", "offline", "--now", "2026-11-10T10:00")
+    live = _live(ws)
+    assert not any("tabs over spaces" in x for x in live), live
+    assert any(x.startswith("- Spaces, not tabs") for x in live), live
+    history = (ws.root / "HISTORY.md").read_text(encoding="utf-8")
+    assert "The user spaces" not in history, history
+
+
 def _live(ws) -> list[str]:
     return [
         line

@@ -183,7 +183,13 @@ def verb_first(text: str) -> bool:
         or w in PAST
         or w in ("is", "was", "has", "had", "does", "did", "used", "got")
         or w.endswith(("n't", "ed"))
-        or (w.endswith("s") and not w.endswith("ss") and not opens_with_subject(text))
+        or (
+            w.endswith("s")
+            and not w.endswith("ss")
+            and not opens_with_subject(text)
+            # "Spaces, not tabs": a noun and its contrast, not a verb and its object
+            and not re.match(rf"\W*{re.escape(words[0])}\s*,", text)
+        )
     )
 
 

@@ -65,14 +65,24 @@ def said_of(line: str, text: str, *, answered: bool = False) -> str | None:
     if not wanted:
         return None
     clauses = [c for c in _CLAUSE_RE.split(text) if c and c.strip()]
-    best, shared = "", 0
-    for clause in clauses:
+    best, shared, at = "", 0, 0
+    for i, clause in enumerate(clauses):
         n = len(_words(clause) & wanted)
         if n > shared:
-            best, shared = clause, n
+            best, shared, at = clause, n, i
     if not shared:
         return None
-    return _subject(best, wanted, line, answered)
+    # A clause with no subject goes on from the one before it: "Changed my mind: spaces,
+    # not tabs" says the spaces of the writer who changed their mind.
+    after_self = at > 0 and _speaks_of_self(clauses[at - 1])
+    return _subject(best, wanted, line, answered or after_self)
+
+
+def _speaks_of_self(clause: str) -> bool:
+    return any(
+        w.lower().replace("’", "'") in SELF or w.lower() in ("my", "mine", "myself")
+        for w in _WORD_RE.findall(clause)
+    )
 
 
 def _subject(clause: str, wanted: set[str], line: str, answered: bool) -> str | None:
