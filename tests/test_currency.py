@@ -131,6 +131,23 @@ def test_changed_my_mind_updates_the_curated_preference_offline(ws):
     assert "The user spaces" not in history, history
 
 
+def test_a_curated_line_is_superseded_by_a_later_entry_before_the_next_consolidation(ws):
+    """"- Lives in Hangzhou [2026-11-01](memory/…)" was never superseded: its source link
+    made it too long to hold its fact, so `--current` still returned it and the brief's
+    profile still said it after "I moved to Shenzhen last week"."""
+    _log(ws, ("2026-11-01T09:00", "user", "I live in Hangzhou."))
+    ws("consolidate", "--provider", "offline", "--now", "2026-11-01T10:00")
+    _log(ws, ("2026-11-10T20:00", "user", "I moved to Shenzhen last week."))
+    now = "2026-11-11T09:00"
+    hits = ws.json("recall", "where do I live", "--now", now)["results"]
+    line = next(h for h in hits if h["path"] == "USER.md")
+    assert line["supersededBy"].startswith("memory/2026-11-10.md"), line
+    current = ws.json("recall", "where do I live", "--current", "--now", now)["results"]
+    assert [h["path"] for h in current] == ["memory/2026-11-10.md"], current
+    brief = ws("context", "where do I live", "--now", now).stdout
+    assert "Hangzhou" not in brief and "Shenzhen" in brief, brief
+
+
 def _live(ws) -> list[str]:
     return [
         line

@@ -184,9 +184,22 @@ def _pairs(
 
 
 def _statement(text: str) -> cur.Statement:
-    """A chunk's statement, its headings left out (an entry's time and speaker)."""
-    body = "\n".join(line for line in text.split("\n") if not line.startswith("#"))
-    return cur.read_statement(body)
+    """A chunk's statement, its headings left out (an entry's time and speaker). A curated
+    line is read without its source links ("- Lives in Hangzhou [2026-11-01](memory/…)"),
+    whose dates and path made it too long to hold its fact, and it holds the fact it states
+    of whom its file is about, in whatever person it is written."""
+    from dataclasses import replace
+
+    from ..format.markdown import BULLET_RE, core
+
+    lines = [line for line in text.split("\n") if not line.startswith("#")]
+    bullets = [line for line in lines if line.strip()]
+    curated = bool(bullets) and all(BULLET_RE.match(line) for line in bullets)
+    body = "\n".join(core(line) if BULLET_RE.match(line) else line for line in lines)
+    said = cur.read_statement(body)
+    if curated:
+        said = replace(said, sentences=tuple(replace(s, holds=True) for s in said.sentences))
+    return said
 
 
 def stage(q: Query, r: Ranking) -> Ranking:
