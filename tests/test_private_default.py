@@ -121,8 +121,11 @@ def test_the_fast_path_warns_as_the_full_app_does(ws):
 def test_the_commits_that_keep_a_secret_say_so_without_it(ws):
     ws("log", "--at", "2026-11-30T09:00", "--role", "user", "I moved to Porto last month")
     ws("log", "--at", "2026-11-30T09:01", "--role", "user", f"wifi password: {SECRET}9")
+    ws("log", "--at", "2026-11-30T09:02", "--role", "user", f"a pw: {SECRET.title()}7 here")
     result = ws("consolidate", "--now", "2026-11-30T12:00")
     assert "committed verbatim in the log" in result.stderr and SECRET not in result.stderr
+    # Its own how-to is not taken for a password ("PATH:[REDACTED]" after the family's name).
+    assert "`mem forget --hard PATH:LINE`" in result.stderr, result.stderr
     repo = git.Repo(ws.root)
     consolidated, logged = list(repo.iter_commits(max_count=2))
     assert logged.message.startswith("mem log:")

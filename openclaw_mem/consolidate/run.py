@@ -100,10 +100,12 @@ def consolidate(
     report.dry_run = dry_run
     kept = [where for batch in report.batches for where in batch.kept]
     if kept:  # "redacted before anything was sent" is not the whole story: git keeps it
+        # The places last: a family's name ("a password in a sentence") followed by the
+        # how-to's "PATH:LINE" read as a password and was redacted in the warning itself.
         report.warnings.append(
-            f"committed verbatim in the log, as log.redact is off: what looks like a secret at "
-            f"{', '.join(kept)}; `mem forget --hard PATH:LINE` redacts it (git history keeps "
-            "it until rewritten)"
+            "committed verbatim in the log, as log.redact is off (`mem forget --hard "
+            "PATH:LINE` redacts it; git history keeps it until rewritten): what looks like a "
+            f"secret at {', '.join(kept)}"
         )
     if opts.user_budget and isinstance(mode, Apply):
         report.warnings += _user_budget(ws, opts.user_budget)
