@@ -48,6 +48,11 @@ SECRETS = [
         ["GTd7FguoV8FWnFbB0JxXujr4qqaaEXAMPLEKEYzz", "AKIAEXAMPLEQ3EGSRTYU"],
     ),
     (
+        "run the migration with --password Zq8vLm2Np4Rt2 to connect",
+        "command-line password",
+        ["Zq8vLm2Np4Rt2"],
+    ),
+    (
         "SERVICE_CREDENTIAL=aB3xY9kLmN0pQrStUvWx12 in staging",
         "generated value assignment",
         ["aB3xY9kLmN0pQrStUvWx12"],
@@ -325,6 +330,7 @@ def test_labels_quotes_and_hosts_are_kept(text: str, expected: str) -> None:
 
 
 ORDINARY = [
+    "the --password flag is required, --token too",
     "- Uses Go <!-- fact i=0.7 c=0.9 2026-11-28 -->",
     "- 主要用 Go 写后端 <!-- preference i=0.6 c=0.8 2026-11-30 -->",
     "Decided in memory/2026-11-05.md#L3-L4 and src/app.py#L12-L14",

@@ -206,7 +206,11 @@ _CLI_PASSWORD = (
     r"(?:(?<![A-Za-z0-9_-])(?:mysql(?:dump|admin|import|check|show|pump|sh)?|mariadb(?:-dump"
     r"|-admin)?)(?![A-Za-z0-9_-])[^\n|;&]{0,200}?(?<=[ \t])-p"
     r"|(?<![A-Za-z0-9_-])sshpass[ \t]{1,4}-p[ \t]{0,4}"
-    r"|(?<![A-Za-z0-9_-])redis-cli(?![A-Za-z0-9_-])[^\n|;&]{0,200}?(?<=[ \t])-a[ \t]{1,4})"
+    r"|(?<![A-Za-z0-9_-])redis-cli(?![A-Za-z0-9_-])[^\n|;&]{0,200}?(?<=[ \t])-a[ \t]{1,4}"
+    # Any tool's long option, its value after a space ("--password Zq8v…"; the "=" form is
+    # an assignment's): quoted, or made up (a digit or a symbol: not "the --password flag").
+    r"|(?<![A-Za-z0-9_-])--(?:password|passwd|pass|pwd|secret|token|api-key|apikey)"
+    r"[ \t]{1,4}(?!-)(?=['\"]|[^\s'\"]{0,255}[0-9!@#^&*()_+=~./:]))"
     r"(?![$%<{])(?:'(?P<secret_sq>[^'\r\n]{1,256}+)'|\"(?P<secret_dq>[^\"\r\n]{1,256}+)\""
     r"|(?P<secret>[^\s'\"]{1,256}+))"
 )
