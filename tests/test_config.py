@@ -61,6 +61,9 @@ def test_mem_config_command(ws):
     data = ws.json("config")
     assert data["git.autocommit"] == {"value": "never", "source": "mem.toml"}
     assert ws("config", "log.default_role").stdout == "note\n"
+    # A value as mem.toml and the table write it: true and 0.7, not Python's True.
+    assert ws("config", "log.redact").stdout in ("true\n", "false\n")
+    assert ws("config", "recall.vector_weight").stdout == "0.7\n"
     table = ws("config").stdout
     assert "git.autocommit" in table and "mem.toml" in table
     bad = ws("config", "nope", ok=False)

@@ -1,5 +1,6 @@
 """`mem init`, `mem status`, `mem config`."""
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -105,8 +106,9 @@ def config_cmd(
         render.print_json(
             {name: {"value": value, "source": source} for name, value, source in rows}
         )
-    elif key is not None:
-        typer.echo(rows[0][1])
+    elif key is not None:  # as the table and mem.toml write it (true, not Python's True)
+        value = rows[0][1]
+        typer.echo(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
     else:
         render.config_table(st.term, rows)
 
