@@ -180,6 +180,28 @@ def test_a_dropped_mark_from_a_remote_does_not_retire_this_machines_entry(tmp_pa
     assert "1 consolidation mark" in said
 
 
+def test_a_curated_mark_needs_a_line_that_says_the_entry_not_a_word_in_common(tmp_path):
+    """A `curated` mark retired this machine's entry when any curated line shared one word
+    with it ("moved"): the dentist appointment left consolidation, said nowhere."""
+    a, b = clones(tmp_path, 2)
+    said = "My dentist appointment moved to 2027-01-14 at 10am."
+    a("log", "--at", "2026-12-01T09:00", "--role", "user", said)
+    user = a.root / "USER.md"
+    user.write_text(user.read_text(encoding="utf-8") + "- Moved to Porto\n", encoding="utf-8")
+    a("commit")
+    a("sync")
+    b("sync")
+    eid = _ids(a)[0]
+
+    def change(texts: dict) -> None:
+        texts["memory/.consolidated"] += f"{eid} curated {DAY}\n"
+
+    _push(b, change, "memory/.consolidated")
+    told = a("sync").stderr
+    assert [e.id for e in pending_entries(Workspace(a.root))] == [eid]
+    assert "1 consolidation mark" in told
+
+
 def test_a_remote_takes_its_own_entries_as_it_says(tmp_path):
     # The claims a remote can back stand: its own entries, consolidated there.
     a, b = clones(tmp_path, 2)

@@ -13,8 +13,9 @@ access writes them, so what arrives is a claim about this machine's entries, not
   did not have, the record is written, so they never count: the record is what counts.
 - A line the remote added to the record for an entry this machine held before the merge
   retires that entry only when this machine can check it: `curated` where a line of the
-  merged curated files says it (shares a word with it: a line written from it, or one it
-  repeats), `noise` where the entry is an acknowledgement (format/noise.py) or a repeat.
+  merged curated files says it (the entry holds most of the line's words: a line written
+  from it, or one it repeats), `noise` where the entry is an acknowledgement
+  (format/noise.py) or a repeat.
   `dropped` and `legacy` cannot be checked: left out, the entry stays pending here,
   offered once more, never lost. `offline` and `passed` retire nothing for good (the entry
   stays pending for a model, or `mem review --reoffer` offers it again).
@@ -116,7 +117,7 @@ def _marks(mine: str, theirs: str, held: dict[str, str], merged: Read) -> tuple[
     """The merged record without the lines it gained for entries this machine held that
     cannot be checked here, and how many those were."""
     had = {m[1] for m in map(_LINE_RE.match, mine.splitlines()) if m}
-    said: tuple[set[str], set[str]] | None = None
+    said: list[set[str]] | None = None
     repeated = {t for t, n in Counter(held.values()).items() if n > 1}
     kept, left_out = [], 0
     for line in theirs.splitlines(keepends=True):
@@ -131,22 +132,23 @@ def _marks(mine: str, theirs: str, held: dict[str, str], merged: Read) -> tuple[
         if m[2] == "curated":
             said = _said(merged) if said is None else said
             latin, cjk = words(text)
-            if latin & said[0] or cjk & said[1]:
+            if any(len(line_words & (latin | cjk)) * 2 > len(line_words) for line_words in said):
                 kept.append(line)  # a line here says it (a new one, or one it repeats)
                 continue
         left_out += 1
     return "".join(kept), left_out
 
 
-def _said(merged: Read) -> tuple[set[str], set[str]]:
-    """Every word the merged curated files' lines say."""
-    latin: set[str] = set()
-    cjk: set[str] = set()
+def _said(merged: Read) -> list[set[str]]:
+    """The words of each line of the merged curated files. An entry is said by a line most
+    of whose words it holds: a word in common with any line ("moved", in a file that says
+    "Moved to Porto") let a remote retire any entry."""
+    out = []
     for line in _lines(merged).values():
-        a, b = words(struck_text(line))
-        latin |= a
-        cjk |= b
-    return latin, cjk
+        latin, cjk = words(struck_text(line))
+        if latin or cjk:
+            out.append(latin | cjk)
+    return out
 
 
 def _lines(read: Read) -> dict[tuple[str, str], str]:
