@@ -222,9 +222,11 @@ def test_review_shows_no_hand_edited_key(ws, llm):
     data["paragraph"] = data["paragraph"].replace("Deploy notes.", f"Deploy notes, {key}.")
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     needles = ("AKIAEXAMPLEKEY123456", "Hx7kQ2vN9pL4mR8sT1wY5zB3cD6fG0jK2lM4nP7q")
+    # A proposal edited outside mem is no proposal (its seal fails): never shown, nor its key.
+    assert ws.json("review")["proposals"] == []
     for args in (("review", data["id"]), ("review", data["id"], "--json")):
-        out = ws(*args)
-        assert _clean(out.stdout + out.stderr, needles) and "[REDACTED]" in out.stdout
+        out = ws(*args, ok=False)
+        assert out.exit_code == 4 and _clean(out.stdout + out.stderr, needles)
 
 
 @pytest.mark.slow

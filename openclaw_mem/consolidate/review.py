@@ -49,6 +49,7 @@ class Pending:
     cites: list[list[dict]] = field(default_factory=list)  # per edit: {"id", "path"} cited
     last_lines: dict[str, int] = field(default_factory=dict)  # proposals of an older mem
     made_ns: int = 0  # when it was saved first: orders proposals made in the same second
+    seal: str = ""  # made on this machine (`_seal`): a file from anywhere else is none
 
     @classmethod
     def make(
@@ -122,6 +123,24 @@ def _folder(ws: Workspace) -> Path:
     return ws.state_dir / FOLDER
 
 
+def _seal(ws: Workspace, pending: Pending) -> str:
+    """A keyed digest of a proposal, keyed with what only this machine knows of its .mem/
+    folder (its device, inode and user: safety/prebuilt.py's salt_of). A proposal committed
+    with `git add -f` and cloned, or written by hand, does not check: it is never offered,
+    and its entries are offered again. "" when .mem/ is no real folder."""
+    import hashlib
+    import hmac
+
+    from ..safety.prebuilt import salt_of
+
+    salt = salt_of(str(ws.state_dir))
+    if salt is None:
+        return ""
+    held = {k: v for k, v in asdict(pending).items() if k != "seal"}
+    body = json.dumps(held, sort_keys=True, ensure_ascii=False, default=str).encode("utf-8")
+    return hmac.new(salt, body, hashlib.sha256).hexdigest()
+
+
 def save(ws: Workspace, pending: Pending, *, new: bool = False) -> str:
     base, n = pending.id, 1
     if new:
@@ -132,11 +151,16 @@ def save(ws: Workspace, pending: Pending, *, new: bool = False) -> str:
         n += 1
         pending.id = f"{base}-{n}"
     path = _folder(ws) / f"{pending.id}.json"
+    ws.state_dir.mkdir(parents=True, exist_ok=True)  # the seal is keyed with the folder
+    pending.seal = _seal(ws, pending)
     atomic_write_text(path, json.dumps(asdict(pending), ensure_ascii=False, indent=1))
     return pending.id
 
 
 def load_all(ws: Workspace) -> list[Pending]:
+    """The proposals made here (sealed, `_seal`), in the order they were made."""
+    import hmac
+
     out = []
     folder = _folder(ws)
     if not folder.is_dir():
@@ -145,7 +169,8 @@ def load_all(ws: Workspace) -> list[Pending]:
     for path in folder.glob("*.json"):
         with contextlib.suppress(OSError, ValueError, TypeError, KeyError, AttributeError):
             pending = Pending(**json.loads(read_text(path)))
-            if _valid(pending, path):
+            seal = _seal(ws, pending)
+            if _valid(pending, path) and seal and hmac.compare_digest(pending.seal, seal):
                 made_ns = pending.made_ns if isinstance(pending.made_ns, int) else 0
                 made.append((pending.created, made_ns, path.name, pending))
     # In the order they were made: two of one second have ids that sort by their digest.
