@@ -318,6 +318,17 @@ def test_undo_reverts_with_a_new_commit(mem, llm):
     assert mem("undo", ok=False).exit_code == 4  # nothing left to undo
 
 
+def test_undo_of_the_first_consolidation_leaves_an_older_workspace_as_it_was(example):
+    """workspace.example records what was consolidated with HISTORY.md markers of the older
+    kind; the first run writes memory/.consolidated in their place. Its undo left the record
+    with its header alone, which stands for "nothing consolidated": 20 pending became 79."""
+    before = example.json("status")["consolidation"]["pending"]
+    example("consolidate", "--provider", "offline")
+    example("undo")
+    assert example.json("status")["consolidation"]["pending"] == before
+    assert not (example.root / "memory" / ".consolidated").exists()
+
+
 def test_auto_respects_the_window_and_keeps_the_newest(mem, llm):
     settings(mem.root, "[consolidate]\nmemory_window = 5\nkeep_recent = 2\n")
     assert "within the window of 5" in run(mem, llm, "--auto").stdout

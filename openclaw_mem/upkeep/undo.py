@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ..consolidate.progress import PROGRESS_FILE
 from ..errors import ConflictError, NotFound, UsageError
 from ..format.markdown import core, split_doc
 from ..format.merge import merge_file
@@ -101,6 +102,12 @@ def _a_persons_change(ws: Workspace, info: CommitInfo, files: list[str]) -> bool
     )
 
 
+def _holds_anything(rel: str, text: str) -> bool:
+    if rel == PROGRESS_FILE:
+        return any(line.strip() and not line.startswith("#") for line in text.splitlines())
+    return bool(text.strip())
+
+
 def _reverted(ws: Workspace, info: CommitInfo, files: list[str]) -> dict[str, str | None]:
     """The files as reverting `info` would leave them; {} when that changes nothing."""
     out: dict[str, str | None] = {}
@@ -115,7 +122,11 @@ def _reverted(ws: Workspace, info: CommitInfo, files: list[str]) -> dict[str, st
                 f"cannot undo {info.short} cleanly: a later edit rewrote {rel} where it "
                 f"changed; nothing was changed. Edit it by hand (git show {info.short})"
             )
-        new = None if before is None and not merged.text.strip() else merged.text
+        # A file the change made, left with nothing of its own, goes: the record of
+        # consolidated entries (memory/.consolidated) keeps its header, and a header-only
+        # record would stand for "nothing consolidated", not for the older workspace's
+        # HISTORY.md markers it replaced (every entry they covered pending again).
+        new = None if before is None and not _holds_anything(rel, merged.text) else merged.text
         if new != now:
             out[rel] = new
     return out
