@@ -148,6 +148,21 @@ def test_a_curated_line_is_superseded_by_a_later_entry_before_the_next_consolida
     assert "Hangzhou" not in brief and "Shenzhen" in brief, brief
 
 
+def test_a_short_chinese_move_supersedes_in_recall_and_in_the_profile(ws):
+    """"我搬到深圳了。" shares no word with "我住在杭州。" but the slot's own 搬: recall never
+    nominated it, and the offline rules found it too short to stand as a line (five
+    characters, against eight letters)."""
+    _log(ws, ("2026-11-01T09:00", "user", "我住在杭州。"))
+    ws("consolidate", "--provider", "offline", "--now", "2026-11-01T10:00")
+    _log(ws, ("2026-11-10T20:00", "user", "我搬到深圳了。"))
+    hits = ws.json("recall", "我住在哪", "--now", "2026-11-11T09:00")["results"]
+    assert hits[0]["path"] == "memory/2026-11-10.md", hits
+    assert all(h.get("supersededBy") for h in hits[1:] if "杭州" in h["snippet"]), hits
+    ws("consolidate", "--provider", "offline", "--now", "2026-11-10T21:00")
+    live = _live(ws)
+    assert not any("杭州" in x for x in live) and any("深圳" in x for x in live), live
+
+
 def _live(ws) -> list[str]:
     return [
         line

@@ -122,6 +122,9 @@ def _subject_tokens(index: Index, statements: Sequence[cur.Statement]) -> list[s
         for slot in s.slots:
             named = (*cur.SLOTS[slot], *cur.SLOT_HINTS.get(slot, ()))
             words += [t for t in index.params.tokens(" ".join(named)) if len(t) > 1]
+            # A slot's one-character Chinese words are its own (搬 for home, 车, 猫): "我搬到
+            # 深圳了" shares nothing else with "我住在杭州".
+            words += [w for w in named if len(w) == 1 and not w.isascii()]
         words += sorted(s.words)
     return words
 

@@ -78,7 +78,9 @@ def as_update(edit: dict | None, sentence: str, existing, added) -> dict | None:
     old = replaced(said, existing)
     if edit is None:
         text = said_now(sentence)
-        if len(text) < 8:
+        # Too short to stand as a line: eight letters, or four Chinese characters, which
+        # say as much ("搬到深圳了": moved to Shenzhen).
+        if len(text) < (4 if re.search(r"[\u4e00-\u9fff]", text) else 8):
             return None
         edit = added(section_of(text), text)
     if old is not None and edit is not None:
