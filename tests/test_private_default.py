@@ -134,6 +134,24 @@ def test_the_commits_that_keep_a_secret_say_so_without_it(ws):
         assert SECRET not in commit.message
 
 
+def test_mem_commit_and_sync_say_which_log_line_holds_a_secret_without_it(tmp_path):
+    """Only the `mem log:` and consolidation commits said it; `mem commit` ("mem: update …")
+    and sync's commit of the logs kept the line in silence."""
+    from helpers import clones
+
+    a, b = clones(tmp_path, 2)
+    a("log", "--at", "2026-11-30T09:01", "--role", "user", f"wifi password: {SECRET}9")
+    a("commit", "-m", "my notes")
+    b("log", "--at", "2026-11-30T09:02", "--role", "user", f"the vpn password: {SECRET}8")
+    b("sync")
+    for m, said in ((a, "my notes"), (b, "mem sync:")):
+        commit = next(
+            c for c in git.Repo(m.root).iter_commits(max_count=5) if c.message.startswith(said)
+        )
+        assert "memory/2026-11-30.md:" in commit.message and "log.redact" in commit.message
+        assert SECRET not in commit.message
+
+
 # Families no clause of whose gate the hint's words cover, each with the word it needs (read
 # from the family's pattern: its labels) or, for shapes, the run of RUN characters it needs.
 _NEEDS_WORD = {

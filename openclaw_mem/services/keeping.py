@@ -15,6 +15,8 @@ from .place import Place
 from .results import Audit, Doctor, IndexSummary
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ..store.gitrepo import CommitInfo
     from ..store.gitsync import SyncResult
     from .status import Status
@@ -70,7 +72,7 @@ class Keeping:
             remote or place.config["sync.remote"],
             place.config["sync.branch"],
             merge,
-            message=sync_message,
+            message=self._saying_secrets(sync_message),
             after_merge=after,
             vet=vet,
             # An older workspace's line markers are taken over by id before the first merge
@@ -289,9 +291,31 @@ class Keeping:
     # ------------------------------------------------------------- git's record
 
     def commit(self, message: str | None = None) -> CommitInfo | None:
-        from ..store.gitrepo import commit_memory
+        from ..store.gitrepo import commit_memory, paths_said
 
-        return commit_memory(self.place.root, message)
+        if message is not None and not message.strip():
+            return commit_memory(self.place.root, message)  # refused there, in one line
+        return commit_memory(
+            self.place.root,
+            self._saying_secrets(lambda paths: message or f"mem: update {paths_said(paths)}"),
+        )
+
+    def _saying_secrets(self, message: Callable[[list[str]], str]) -> Callable[[list[str]], str]:
+        """`message` for a commit of these paths, and which log line it keeps holds what
+        looks like a secret (as the `mem log:` and consolidation commits say it)."""
+        from ..consolidate.write import kept_secrets
+
+        place = self.place
+
+        def said(paths: list[str]) -> str:
+            logs = [p for p in paths if p.startswith("memory/") and p.endswith(".md")]
+            kept = kept_secrets(place.root, logs, place.redact_extra)
+            note = ", ".join(kept)
+            return message(paths) + (
+                f"\n\nholds what looks like a secret (log.redact is off): {note}" if kept else ""
+            )
+
+        return said
 
     def history(self, limit: int = 20, path: Path | None = None) -> list[CommitInfo]:
         from ..store.gitrepo import history
