@@ -94,7 +94,7 @@ FILLER = [
 
 
 def test_a_friends_move_a_question_or_a_plan_leaves_the_users_home_as_it_was(ws):
-    """"My friend Tom moved to Shenzhen" struck the user's "Lives in Hangzhou" and labelled
+    """ "My friend Tom moved to Shenzhen" struck the user's "Lives in Hangzhou" and labelled
     the entry superseded; 我要不要搬到深圳？ became the line "要不要搬到深圳" in its place."""
     _log(ws, ("2026-11-01T09:00", "user", "I live in Hangzhou."))
     ws("consolidate", "--provider", "offline", "--now", "2026-11-01T10:00")
@@ -132,7 +132,7 @@ def test_changed_my_mind_updates_the_curated_preference_offline(ws):
 
 
 def test_a_curated_line_is_superseded_by_a_later_entry_before_the_next_consolidation(ws):
-    """"- Lives in Hangzhou [2026-11-01](memory/…)" was never superseded: its source link
+    """ "- Lives in Hangzhou [2026-11-01](memory/…)" was never superseded: its source link
     made it too long to hold its fact, so `--current` still returned it and the brief's
     profile still said it after "I moved to Shenzhen last week"."""
     _log(ws, ("2026-11-01T09:00", "user", "I live in Hangzhou."))
@@ -149,7 +149,7 @@ def test_a_curated_line_is_superseded_by_a_later_entry_before_the_next_consolida
 
 
 def test_a_short_chinese_move_supersedes_in_recall_and_in_the_profile(ws):
-    """"我搬到深圳了。" shares no word with "我住在杭州。" but the slot's own 搬: recall never
+    """ "我搬到深圳了。" shares no word with "我住在杭州。" but the slot's own 搬: recall never
     nominated it, and the offline rules found it too short to stand as a line (five
     characters, against eight letters)."""
     _log(ws, ("2026-11-01T09:00", "user", "我住在杭州。"))

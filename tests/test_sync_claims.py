@@ -164,20 +164,26 @@ def test_a_deleted_record_does_not_take_consolidations_back(tmp_path):
     assert [e.entry.text for e in pending_entries(Workspace(a.root))] == ["My cat is called Pepel."]
 
 
-def test_a_dropped_mark_from_a_remote_does_not_retire_this_machines_entry(tmp_path):
-    a, b = clones(tmp_path, 2)
-    a("log", "--at", "2026-12-01T09:00", "--role", "user", "I'm vegetarian.")
-    a("sync")
+def _marked_by_the_remote(a: Mem, b: Mem, how: str) -> None:
+    """B marks A's (synced) entry `how` in memory/.consolidated and pushes; A syncs: the
+    entry stays pending there, and the mark not taken is said."""
     b("sync")
     eid = _ids(a)[0]
 
     def change(texts: dict) -> None:
-        texts["memory/.consolidated"] += f"{eid} dropped {DAY}\n"
+        texts["memory/.consolidated"] += f"{eid} {how} {DAY}\n"
 
     _push(b, change, "memory/.consolidated")
     said = a("sync").stderr
     assert [e.id for e in pending_entries(Workspace(a.root))] == [eid]
     assert "1 consolidation mark" in said
+
+
+def test_a_dropped_mark_from_a_remote_does_not_retire_this_machines_entry(tmp_path):
+    a, b = clones(tmp_path, 2)
+    a("log", "--at", "2026-12-01T09:00", "--role", "user", "I'm vegetarian.")
+    a("sync")
+    _marked_by_the_remote(a, b, "dropped")
 
 
 def test_a_curated_mark_needs_a_line_that_says_the_entry_not_a_word_in_common(tmp_path):
@@ -190,16 +196,7 @@ def test_a_curated_mark_needs_a_line_that_says_the_entry_not_a_word_in_common(tm
     user.write_text(user.read_text(encoding="utf-8") + "- Moved to Porto\n", encoding="utf-8")
     a("commit")
     a("sync")
-    b("sync")
-    eid = _ids(a)[0]
-
-    def change(texts: dict) -> None:
-        texts["memory/.consolidated"] += f"{eid} curated {DAY}\n"
-
-    _push(b, change, "memory/.consolidated")
-    told = a("sync").stderr
-    assert [e.id for e in pending_entries(Workspace(a.root))] == [eid]
-    assert "1 consolidation mark" in told
+    _marked_by_the_remote(a, b, "curated")
 
 
 def test_a_remote_takes_its_own_entries_as_it_says(tmp_path):
