@@ -149,7 +149,7 @@ def test_a_full_disk_after_the_files_are_written_says_they_were(ws, monkeypatch)
     real = gitrepo.commit_memory
 
     def full(root, message=None, paths=None):
-        if message and message.startswith("consolidate"):
+        if isinstance(message, str) and message.startswith("consolidate"):
             raise WriteError(root / ".git", OSError(28, "No space left on device"))
         return real(root, message, paths)
 

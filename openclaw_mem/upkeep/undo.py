@@ -20,10 +20,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..consolidate.progress import PROGRESS_FILE
 from ..errors import ConflictError, NotFound, UsageError
 from ..format.markdown import core, split_doc
-from ..format.merge import merge_file
+from ..format.merge import PROGRESS, merge_file
 from ..store import gitrepo
 from ..store.commits import (
     COMMIT_CLEANUP,
@@ -103,7 +102,7 @@ def _a_persons_change(ws: Workspace, info: CommitInfo, files: list[str]) -> bool
 
 
 def _holds_anything(rel: str, text: str) -> bool:
-    if rel == PROGRESS_FILE:
+    if rel == PROGRESS:
         return any(line.strip() and not line.startswith("#") for line in text.splitlines())
     return bool(text.strip())
 
