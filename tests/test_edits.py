@@ -88,6 +88,16 @@ def test_a_persons_line_survives_unless_an_edit_targets_it(doc, edits):
         assert line in kept
 
 
+def test_a_section_an_edit_made_and_took_away_again_leaves_the_persons_blank_line():
+    """Hypothesis found it: "# USER\n\n", a line added (in a section made for it) and
+    deleted again, lost the person's blank line with the section."""
+    added = Edit("USER", "add", "fact", 0.0, 1.0, text="Lin Wei, backend engineer.")
+    gone = Edit("USER", "delete", "fact", 0.0, 1.0, target="- Lin Wei, backend engineer.")
+    new, outcomes = apply_edits({"USER.md": "# USER\n\n"}, [added, gone], DAY)
+    assert [o.status for o in outcomes] == ["applied", "applied"]
+    assert new["USER.md"] == "# USER\n\n"
+
+
 def test_operations():
     doc = (
         "# USER\n\n## Identity\n\n- Uses Python. <!-- identity i=0.7 c=0.9 2026-11-02 -->\n\n"

@@ -237,9 +237,19 @@ def _drop_empty_new_sections(lines: list[str], before: Sequence[str]) -> None:
         bounds = _section_bounds(lines, title)
         if bounds and not any(x.strip() for x in lines[bounds[0] + 1 : bounds[1]]):
             i, j = bounds
-            while i > 0 and not lines[i - 1].strip():
-                i -= 1  # the blank line that set the heading apart
+            # The blank lines that set the heading apart, but not those the file ended with
+            # before the section was made after them (a person's "# USER\n\n").
+            keep = _trailing_blanks(before) if j == len(lines) else 0
+            while i > keep and not lines[i - 1].strip() and _trailing_blanks(lines[:i]) > keep:
+                i -= 1
             del lines[i:j]
+
+
+def _trailing_blanks(lines: Sequence[str]) -> int:
+    n = 0
+    while n < len(lines) and not lines[len(lines) - 1 - n].strip():
+        n += 1
+    return n
 
 
 def apply_edits(
