@@ -136,6 +136,19 @@ def test_undo_brings_back_a_hidden_log_entry_but_never_a_redacted_one(ws):
     assert "Miso" not in (ws.root / "memory" / "2026-11-24.md").read_text(encoding="utf-8")
 
 
+def test_undo_never_brings_back_what_a_hard_forget_by_words_redacted(ws):
+    """Its subject ('forget: "Hamburg" (2 lines, 1 redacted)') was not taken for a
+    redaction: undo reverted HISTORY.md and the redacted words came back."""
+    ws("log", "--at", "2026-11-24T09:00", "--role", "user", "I live in Hamburg.")
+    ws("consolidate", "--provider", "offline", "--now", "2026-11-24T10:00")
+    history = ws.root / "HISTORY.md"
+    assert "Hamburg" in history.read_text(encoding="utf-8")
+    ws("forget", "--hard", "Hamburg")
+    assert "Hamburg" not in history.read_text(encoding="utf-8")
+    ws("undo", "--yes", ok=False)
+    assert "Hamburg" not in history.read_text(encoding="utf-8")
+
+
 def test_forget_refuses_other_files_and_escapes(memory):
     (memory.root / "SOUL.md").write_text("# Soul\n- be kind\n", encoding="utf-8")
     for target, hard, error, code in [

@@ -58,7 +58,8 @@ def plan(ws: Workspace) -> Plan:
     for info, files in gitrepo.memory_commits(ws.root):
         # A redaction (--hard, of a log or HISTORY.md) is never undone: it took words out on
         # purpose. A soft forget of a log entry is only a record in HISTORY.md: undone.
-        redaction = info.subject.startswith(COMMIT_FORGET) and info.subject.endswith("(redacted)")
+        # ("forget: PLACE (redacted)", or by words: 'forget: "W" (3 lines, 2 redacted)')
+        redaction = info.subject.startswith(COMMIT_FORGET) and info.subject.endswith("redacted)")
         if info.subject.startswith(UNDOABLE) and not redaction:
             files = [f for f in files if not _is_log(f)]
             reverted = _reverted(ws, info, files)
