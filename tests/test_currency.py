@@ -42,6 +42,11 @@ UPDATES = [
     # A relation that is a slot of the user's changes that slot; a team's change is shared.
     ("My manager is Chen Wei.", "My manager is now Daniel."),
     ("The standup is at 9:30.", "They moved the standup to 10:00."),
+    # A capital is no person, and "if" or "I'd" after the change supposes nothing.
+    ("My editor is VS Code.", "Neovim replaced VS Code as my editor."),
+    ("I live in Hamburg.", "User moved to Berlin."),
+    ("I live in Hamburg.", "I moved to Berlin, if you remember."),
+    ("I use tabs.", "Changed my mind: I'd rather use spaces."),
 ]
 NOT_UPDATES = [
     ("I love hiking in the Alps.", "I now go hiking every Sunday."),  # a habit, not a change
@@ -67,6 +72,9 @@ NOT_UPDATES = [
     ("I live in Hangzhou.", "I'm thinking about moving to Shenzhen."),
     ("我住在杭州。", "我打算明年搬到深圳。"),
     ("我住在杭州。", "我要不要搬到深圳？"),
+    ("I live in Hamburg.", "Actually, Tom moved to Berlin."),
+    ("I live in Hamburg.", "Actually Tom moved to Berlin."),
+    ("我住在杭州。", "其实我朋友搬到深圳了。"),
 ]
 
 

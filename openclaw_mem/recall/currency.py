@@ -143,7 +143,9 @@ def superseders(
     docs = np.asarray(docs, np.int64)
     f = facts(index, docs)
     known = f.of()
-    said = dict(zip(docs.tolist(), map(_statement, texts(docs)), strict=True))
+    paths = index.doc("path_id")[docs].tolist()
+    profile = [index.paths[p] == "USER.md" for p in paths]
+    said = dict(zip(docs.tolist(), map(_statement, texts(docs), profile), strict=True))
     dated = f.day[~np.isnan(f.day)]
     if len(dated):
         seeds = [said[int(d)] for d in docs[:nominate_from]]
@@ -186,21 +188,19 @@ def _pairs(
     return out
 
 
-def _statement(text: str) -> cur.Statement:
-    """A chunk's statement, its headings left out (an entry's time and speaker). A curated
-    line is read without its source links ("- Lives in Hangzhou [2026-11-01](memory/…)"),
-    whose dates and path made it too long to hold its fact, and it holds the fact it states
-    of whom its file is about, in whatever person it is written."""
-    from dataclasses import replace
-
+def _statement(text: str, profile: bool = False) -> cur.Statement:
+    """A chunk's statement, its headings left out (an entry's time and speaker), a bullet
+    read without its source links ("- Lives in Hangzhou [2026-11-01](memory/…)": their dates
+    and path made it too long to hold its fact). A line of USER.md (`profile`) holds the
+    fact it states, in whatever person it is written: the file is about the user."""
     from ..format.markdown import BULLET_RE, core
 
     lines = [line for line in text.split("\n") if not line.startswith("#")]
-    bullets = [line for line in lines if line.strip()]
-    curated = bool(bullets) and all(BULLET_RE.match(line) for line in bullets)
     body = "\n".join(core(line) if BULLET_RE.match(line) else line for line in lines)
     said = cur.read_statement(body)
-    if curated:
+    if profile:
+        from dataclasses import replace
+
         said = replace(said, sentences=tuple(replace(s, holds=True) for s in said.sentences))
     return said
 

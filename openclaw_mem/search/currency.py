@@ -363,6 +363,8 @@ def read_statement(text: str) -> Statement:
     # What a strong change is about is in its own clauses ("Sold the Mazda yesterday, I
     # take the tram now": the Mazda); the weak ones may name a slot ("now").
     named = _changed(clauses, False) if strong else changed
+    if strong and not named:  # its strong words were all supposed: only a weak one stands
+        strong, named = False, changed
     said = [p for p in _SENTENCE_RE.split(text) if p.strip()]
     return Statement(
         strong=strong,
@@ -407,7 +409,17 @@ _RELATIONS = frozenset(
 _BETWEEN = frozenset("new old best little big older younger former current".split())
 _STARTERS = frozenset(
     """last this next yesterday today tonight since after before then so and but also
-    actually recently finally oh well the a an anyway btw update ok okay yes no""".split()
+    actually recently finally oh well the a an anyway btw update ok okay yes no in on
+    january february march april may june july august september october november december
+    monday tuesday wednesday thursday friday saturday sunday week month year""".split()
+)
+# What may stand between a subject and its change ("Tom has just moved").
+_AUX = frozenset("has have had is was just also finally recently already then".split())
+# Changes only a person makes: a capitalised subject before one of them is someone's name.
+_PERSON_CHANGE_RE = Lazy(
+    r"(?:mov(?:ed|ing)|relocat(?:ed|ing)|left|quit|retired|divorced|broke\s+up|passed\s+away|"
+    r"died|got\s+married|resigned)\b",
+    re.I,
 )
 _ENGLISH_WORD_RE = Lazy(r"[A-Za-z][\w'’-]*")
 _ZH_OTHER_RE = Lazy(
@@ -422,7 +434,7 @@ _ZH_RELATION_SLOT = (
 # A change only supposed, wished or planned is none yet: "If I moved to Shenzhen, …",
 # "thinking about switching to Zed", 我打算明年搬到深圳.
 _SUPPOSED_RE = Lazy(
-    rf"{_W}(?:if|whether|might|maybe|perhaps|would|i['’]d|thinking\s+(?:about|of)|"
+    rf"{_W}(?:if|whether|might|maybe|perhaps|thinking\s+(?:about|of)|"
     rf"consider(?:ing)?|plan(?:s|ning)?\s+to|hoping\s+to|hope\s+to|should\s+i|"
     rf"in\s+case){_E}|如果|要是|假如|万一|打算|计划|准备|考虑|可能|也许|或许|要不要|是否|"
     r"(?<!不)想(?:要)?(?=搬|换|改|去|转|辞|跳|卖|戒)",
@@ -439,6 +451,9 @@ def _whose(clause: str, at: int) -> Whose:
     it changes for everyone (the shared ones, and the one a relation names: "my boss
     Dana" is the manager) and the words that name who it is ("sister", "lena")."""
     before = clause[:at].strip()
+    lead = _LEAD_RE.match(before)  # 其实我朋友搬到…: the subject comes after the lead-in
+    if lead:
+        before = before[lead.end() :].lstrip(" ,，:：")
     if _CJK_CHAR_RE.search(before[:2]):
         for pattern, slot in _ZH_RELATION_SLOT:
             found = pattern.match(before)
@@ -446,9 +461,9 @@ def _whose(clause: str, at: int) -> Whose:
                 return SHARED | {slot}, _words(found.group())
         found = _ZH_OTHER_RE.match(before)
         return (SHARED, _words(found.group())) if found else None
-    words = _ENGLISH_WORD_RE.findall(clause)
-    lowered = [w.lower().replace("’", "'") for w in words]
     n = len(_ENGLISH_WORD_RE.findall(before))
+    words = _ENGLISH_WORD_RE.findall(f"{before} {clause[at:]}")
+    lowered = [w.lower().replace("’", "'") for w in words]
     if any(w in _SELF and w not in ("my", "our") for w in lowered[:n]):
         return None  # "Last week I moved", "Tom and I moved": the writer's
     for i in range(n):
@@ -471,9 +486,14 @@ def _whose(clause: str, at: int) -> Whose:
             return SHARED, _words(w)
         if w in _STARTERS:
             continue
-        # A name where a subject stands, before any other word: "Tom moved", "Henrik left"
-        # (not "spaces in Python", whose subject was a thing).
-        return (SHARED, _words(w)) if words[i][:1].isupper() else None
+        # A name where a subject stands, right before a change only a person makes: "Tom
+        # moved", "Henrik left". A capital alone says nothing: "Neovim replaced VS Code",
+        # "Last Tuesday switched to Zed", "User moved to Berlin" (mem's own lines).
+        if words[i][:1].isupper() and w != "user" and _PERSON_CHANGE_RE.match(clause[at:]):
+            rest = lowered[i + 1 : n]
+            if all(x in _AUX for x in rest):
+                return SHARED, _words(w)
+        return None
     return None
 
 
@@ -484,20 +504,29 @@ def _changed(clauses: list[str], weak: bool) -> list[tuple[str, Whose]]:
     A change only supposed or planned (`_SUPPOSED_RE`) says none."""
     out: list[tuple[str, Whose]] = []
     for i, c in enumerate(clauses):
-        found = list(_STRONG_RE.finditer(c))
+        said = list(_STRONG_RE.finditer(c))
+        said += list(_WEAK_RE.finditer(c)) if weak else []
         lead = _LEAD_RE.match(c)
-        found += [lead] if lead else []
-        found += list(_WEAK_RE.finditer(c)) if weak else []
-        if not found or _SUPPOSED_RE.search(c):
+        if lead:  # 其实 and "Actually" lead in as words of change too: not where one is
+            said = [m for m in said if m.start() >= lead.end()]
+        found = [*said, lead] if lead else said
+        if not found:
             continue
-        out.append((c, _whose(c, min(m.start() for m in found))))
+        # The subject and any supposing stand before the word of change, past a lead-in
+        # ("Actually Tom moved": Tom's; "I moved, if you remember": the writer's).
+        at = min(m.start() for m in said) if said else lead.end()
+        if _SUPPOSED_RE.search(c[:at]):
+            continue
+        out.append((c, _whose(c, at)))
         rest = c
         for m in found:
             rest = rest.replace(m.group(), " ")
         if not _words(rest) and i + 1 < len(clauses):
             after = clauses[i + 1]
-            if not _SUPPOSED_RE.search(after):
-                out.append((after, _whose(after, len(after))))
+            said_after = [*_STRONG_RE.finditer(after), *_WEAK_RE.finditer(after)]
+            at_after = min((m.start() for m in said_after), default=len(after))
+            if not _SUPPOSED_RE.search(after[:at_after]):
+                out.append((after, _whose(after, at_after)))
     return out
 
 
