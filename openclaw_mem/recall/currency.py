@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ..format.markdown import BULLET_RE, core
 from ..index.cache import Index, agent_key
 from ..search import currency as cur
 from ..search.bm25 import term_hash
@@ -193,8 +194,6 @@ def _statement(text: str, profile: bool = False) -> cur.Statement:
     read without its source links ("- Lives in Hangzhou [2026-11-01](memory/…)": their dates
     and path made it too long to hold its fact). A line of USER.md (`profile`) holds the
     fact it states, in whatever person it is written: the file is about the user."""
-    from ..format.markdown import BULLET_RE, core
-
     lines = [line for line in text.split("\n") if not line.startswith("#")]
     body = "\n".join(core(line) if BULLET_RE.match(line) else line for line in lines)
     said = cur.read_statement(body)

@@ -497,6 +497,19 @@ def _whose(clause: str, at: int) -> Whose:
     return None
 
 
+def _change_at(clause: str, weak: bool) -> tuple[list[str], int | None]:
+    """A clause's words of change (its lead-in too) and where the change is said: past a
+    lead-in, which 其实 and "Actually" also are; None when it says none."""
+    said = [*_STRONG_RE.finditer(clause), *(_WEAK_RE.finditer(clause) if weak else ())]
+    lead = _LEAD_RE.match(clause)
+    if lead:
+        said = [m for m in said if m.start() >= lead.end()]
+    words = [m.group() for m in said] + ([lead.group()] if lead else [])
+    if not words:
+        return [], None
+    return words, min((m.start() for m in said), default=lead.end() if lead else 0)
+
+
 def _changed(clauses: list[str], weak: bool) -> list[tuple[str, Whose]]:
     """The clauses that say a change (strongly, or with `weak` weakly too), each with the
     slots its subject may change (`_whose`); a clause that is only its word of change
@@ -504,27 +517,19 @@ def _changed(clauses: list[str], weak: bool) -> list[tuple[str, Whose]]:
     A change only supposed or planned (`_SUPPOSED_RE`) says none."""
     out: list[tuple[str, Whose]] = []
     for i, c in enumerate(clauses):
-        said = list(_STRONG_RE.finditer(c))
-        said += list(_WEAK_RE.finditer(c)) if weak else []
-        lead = _LEAD_RE.match(c)
-        if lead:  # 其实 and "Actually" lead in as words of change too: not where one is
-            said = [m for m in said if m.start() >= lead.end()]
-        found = [*said, lead] if lead else said
-        if not found:
-            continue
+        found, at = _change_at(c, weak)
         # The subject and any supposing stand before the word of change, past a lead-in
         # ("Actually Tom moved": Tom's; "I moved, if you remember": the writer's).
-        at = min(m.start() for m in said) if said else lead.end()
-        if _SUPPOSED_RE.search(c[:at]):
+        if at is None or _SUPPOSED_RE.search(c[:at]):
             continue
         out.append((c, _whose(c, at)))
         rest = c
-        for m in found:
-            rest = rest.replace(m.group(), " ")
+        for word in found:
+            rest = rest.replace(word, " ")
         if not _words(rest) and i + 1 < len(clauses):
             after = clauses[i + 1]
-            said_after = [*_STRONG_RE.finditer(after), *_WEAK_RE.finditer(after)]
-            at_after = min((m.start() for m in said_after), default=len(after))
+            at_after = _change_at(after, True)[1]
+            at_after = len(after) if at_after is None else at_after
             if not _SUPPOSED_RE.search(after[:at_after]):
                 out.append((after, _whose(after, at_after)))
     return out
