@@ -47,6 +47,16 @@ UPDATES = [
     ("I live in Hamburg.", "User moved to Berlin."),
     ("I live in Hamburg.", "I moved to Berlin, if you remember."),
     ("I use tabs.", "Changed my mind: I'd rather use spaces."),
+    # A negation that ends what it names, however it is contracted.
+    ("I'm vegetarian.", "I'm not vegetarian anymore, I eat chicken now"),
+    ("I work at Siemens as a QA engineer.", "I'm no longer at Siemens, I joined SAP last month"),
+    ("I love hiking in the Alps", "Changed my mind: I don't like hiking anymore, I prefer cycling"),
+    ("Loves hiking in the Alps", "User doesn't like hiking anymore, the user prefers cycling"),
+    # "used to" ends what it says itself; a relation's slot changes by a statement naming them.
+    ("I live in Shanghai.", "I used to live in Shanghai, for 5 years."),
+    ("My manager Tom lives in Munich.", "Tom moved to London."),
+    ("My sister lives with me in Hamburg.", "I moved to Berlin."),
+    ("同事们都叫我 Max。", "现在大家改叫我 Mo 了，Max 不用了。"),
 ]
 NOT_UPDATES = [
     ("I love hiking in the Alps.", "I now go hiking every Sunday."),  # a habit, not a change
@@ -75,6 +85,14 @@ NOT_UPDATES = [
     ("I live in Hamburg.", "Actually, Tom moved to Berlin."),
     ("I live in Hamburg.", "Actually Tom moved to Berlin."),
     ("我住在杭州。", "其实我朋友搬到深圳了。"),
+    # The past said as past ends nothing that holds now; someone else's home is theirs; a
+    # property of the editor is no editor.
+    ("We moved to Hamburg in October.", "I used to live in Shanghai for 5 years."),
+    ("My manager Tom lives in Munich.", "Actually we moved to Hamburg in October."),
+    ("My sister lives in Hamburg.", "I moved to Berlin."),
+    ("Their best friend Kenji lives in Osaka.", "Moved to Lisbon last month."),
+    ("我妹妹住在杭州。", "我搬到深圳了。"),
+    ("My favourite editor font is JetBrains Mono.", "Actually I switched from neovim to Helix."),
 ]
 
 
@@ -137,6 +155,30 @@ def test_changed_my_mind_updates_the_curated_preference_offline(ws):
     assert any(x.startswith("- Spaces, not tabs") for x in live), live
     history = (ws.root / "HISTORY.md").read_text(encoding="utf-8")
     assert "The user spaces" not in history, history
+
+
+def test_corrections_said_with_no_longer_or_not_anymore_strike_the_curated_lines(ws):
+    """ "I'm not vegetarian anymore" and "I'm no longer at Siemens" were written beside
+    "Is vegetarian" and "Works at Siemens", which stayed live in USER.md and in the brief:
+    "'m not … anymore" was no word of change, and "no" and "m" counted as what changed."""
+    _log(
+        ws,
+        ("2026-11-06T09:00", "user", "I'm vegetarian."),
+        ("2026-11-06T09:01", "user", "I work at Siemens as a QA engineer."),
+    )
+    ws("consolidate", "--provider", "offline", "--now", "2026-11-06T10:00")
+    _log(
+        ws,
+        ("2026-11-07T09:00", "user", "I'm not vegetarian anymore, I eat chicken now"),
+        ("2026-11-07T09:01", "user", "I'm no longer at Siemens, I joined SAP last month"),
+    )
+    now = "2026-11-07T09:30"
+    current = ws.json("recall", "where do I work", "--current", "--now", now)["results"]
+    assert not any("work at Siemens" in h["snippet"] for h in current), current
+    ws("consolidate", "--provider", "offline", "--now", "2026-11-07T10:00")
+    live = _live(ws)
+    assert not any(x.startswith("- Is vegetarian") for x in live), live
+    assert not any("Works at Siemens" in x for x in live), live
 
 
 def test_a_curated_line_is_superseded_by_a_later_entry_before_the_next_consolidation(ws):

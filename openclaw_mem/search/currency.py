@@ -35,7 +35,7 @@ _NOT = r"(?<!never )(?<!n't )(?<!n’t )(?<!not )(?<!ever )(?<!won't )(?<!to )"
 # Words of change that name the change themselves.
 _STRONG_EN = (
     r"changed\s+my\s+mind|change\s+of\s+plans?|no\s+longer|not\s+any\s?more|"
-    r"(?:don['’]t|doesn['’]t|do\s+not|does\s+not|can['’]t|won['’]t|isn['’]t|aren['’]t)\b.{0,40}?"
+    r"(?:don['’]t|doesn['’]t|do\s+not|does\s+not|can['’]t|won['’]t|isn['’]t|aren['’]t|not)\b.{0,40}?"
     r"\bany\s?more|no\s+more|"
     r"switch(?:ed|ing)?\s+(?:\S+\s+){0,3}?(?:to|from|over|back)|made\s+the\s+switch|"
     r"chang(?:ed|ing)\s+(?:\S+\s+){0,3}?to|became|become|turned\s+(?:vegan|vegetarian)|"
@@ -216,6 +216,17 @@ SLOT_PATTERNS: dict[str, str] = {
     ),
 }
 
+# What names a property of a slot's thing, not the thing: "my editor font is JetBrains Mono"
+# says nothing of which editor.
+SLOT_EXCLUDED: dict[str, Lazy] = {
+    "editor": Lazy(
+        r"\b(?:editor|ide|vim|neovim|nvim|emacs|vs\s?code|helix|zed|sublime|jetbrains|cursor)"
+        r"\s+(?:font|fonts|theme|themes|colou?r\s*scheme|plugins?|config|settings|"
+        r"extensions?|keybindings?|mono)\b",
+        re.I,
+    ),
+}
+
 # Words of the slots' patterns, for finding their statements in an index (the pattern then
 # decides): "I moved to Porto" holds no word of the `home` list.
 SLOT_HINTS: dict[str, tuple[str, ...]] = {
@@ -239,7 +250,8 @@ _GENERIC = frozenset(
             cancelled canceled update correction became 现在 目前 最近 已经 开始 以后 以前
             今天 明天 改用 改成 换成 换了 不再 取消 其实 不对 yesterday tomorrow tonight
             morning evening weekend rid gonna wanna keep 昨天 上周 下周 上个 个月 下个 周末
-            昨天 时候 一下 一个 这个 那个 我们 你们 他们 觉得 还是 不是 就是 可以 没有 自己"""
+            昨天 时候 一下 一个 这个 那个 我们 你们 他们 觉得 还是 不是 就是 可以 没有 自己
+            no not t don doesn didn isn aren wasn weren won can couldn haven hasn"""
         )
     )
 )
@@ -273,6 +285,10 @@ class Sentence:
     words: frozenset[str]
     holds: bool  # in the first person, or short: it holds the value of its slots
     asks: bool = False  # a question states nothing to supersede
+    # Whose its slots are, read from its subject as a change's is (`_whose`): None for the
+    # writer's; else the slots of theirs it may hold and who it is ("My sister Lena lives
+    # in Hamburg" is Lena's home, which the user's own move leaves alone).
+    whose: Whose = None
 
 
 @dataclass(frozen=True)
@@ -322,11 +338,15 @@ def _slot_pattern(words: tuple[str, ...], extra: str = "") -> re.Pattern[str]:
 
 def slots_of(text: str) -> frozenset[str]:
     """The slots a text names (`SLOTS`)."""
-    return frozenset(
-        name
-        for name, words in SLOTS.items()
-        if _slot_pattern(words, SLOT_PATTERNS.get(name, "")).search(text)
-    )
+    return frozenset(name for name in SLOTS if _slot_at(name, text) is not None)
+
+
+def _slot_at(name: str, text: str) -> int | None:
+    """Where a text first names a slot, or None."""
+    if name in SLOT_EXCLUDED:
+        text = SLOT_EXCLUDED[name].sub(lambda m: " " * len(m.group()), text)
+    found = _slot_pattern(SLOTS[name], SLOT_PATTERNS.get(name, "")).search(text)
+    return None if found is None else found.start()
 
 
 def _words(text: str) -> frozenset[str]:
@@ -342,7 +362,14 @@ def _length(text: str) -> float:
 
 def _sentence(text: str) -> Sentence:
     held = bool(_FIRST_PERSON_RE.search(text)) or _length(text) <= SHORT
-    return Sentence(slots_of(text), _words(text), held, bool(_QUESTION_RE.search(text)))
+    slots = slots_of(text)
+    whose = None
+    if slots:
+        at = min(_slot_at(n, text) or 0 for n in slots)
+        # "同事们都叫我 Max", "my sister lives with me": the user's slot all the same.
+        if not _FIRST_PERSON_RE.search(text[at:]):
+            whose = _whose(text, at)
+    return Sentence(slots, _words(text), held, bool(_QUESTION_RE.search(text)), whose)
 
 
 # Past this, a text is a pasted page or one endless line, no statement of a fact: it neither
@@ -468,7 +495,7 @@ def _whose(clause: str, at: int) -> Whose:
         return None  # "Last week I moved", "Tom and I moved": the writer's
     for i in range(n):
         w = lowered[i]
-        if w in ("my", "our"):
+        if w in ("my", "our", "their"):  # "their": the user, in mem's own lines
             k = i + 1
             while k < len(lowered) and lowered[k] in _BETWEEN:
                 k += 1
@@ -510,19 +537,25 @@ def _change_at(clause: str, weak: bool) -> tuple[list[str], int | None]:
     return words, min((m.start() for m in said), default=lead.end() if lead else 0)
 
 
-def _changed(clauses: list[str], weak: bool) -> list[tuple[str, Whose]]:
+# "I used to live in Shanghai" ends what it says itself, not whatever holds the slot now
+# ("we moved to Hamburg" stays): alone, these words change the statement's words, no slot.
+_PAST_RE = Lazy(r"used\s+to|以前", re.I)
+
+
+def _changed(clauses: list[str], weak: bool) -> list[tuple[str, Whose, bool]]:
     """The clauses that say a change (strongly, or with `weak` weakly too), each with the
     slots its subject may change (`_whose`); a clause that is only its word of change
     ("Actually,", "Correction:", 不对，) takes the clause after it, which says what changed.
-    A change only supposed or planned (`_SUPPOSED_RE`) says none."""
-    out: list[tuple[str, Whose]] = []
+    A change only supposed or planned (`_SUPPOSED_RE`) says none. The flag says a clause
+    whose only change is "used to" (`_PAST_RE`)."""
+    out: list[tuple[str, Whose, bool]] = []
     for i, c in enumerate(clauses):
         found, at = _change_at(c, weak)
         # The subject and any supposing stand before the word of change, past a lead-in
         # ("Actually Tom moved": Tom's; "I moved, if you remember": the writer's).
         if at is None or _SUPPOSED_RE.search(c[:at]):
             continue
-        out.append((c, _whose(c, at)))
+        out.append((c, _whose(c, at), all(_PAST_RE.fullmatch(w) for w in found)))
         rest = c
         for word in found:
             rest = rest.replace(word, " ")
@@ -531,24 +564,26 @@ def _changed(clauses: list[str], weak: bool) -> list[tuple[str, Whose]]:
             at_after = _change_at(after, True)[1]
             at_after = len(after) if at_after is None else at_after
             if not _SUPPOSED_RE.search(after[:at_after]):
-                out.append((after, _whose(after, at_after)))
+                out.append((after, _whose(after, at_after), False))
     return out
 
 
-def _slots_in(parts: list[tuple[str, Whose]]) -> frozenset[str]:
+def _slots_in(parts: list[tuple[str, Whose, bool]]) -> frozenset[str]:
     slots: set[str] = set()
-    for clause, whose in parts:
+    for clause, whose, past in parts:
+        if past:
+            continue
         found = slots_of(clause)
         slots |= found if whose is None else found & whose[0]
     return frozenset(slots)
 
 
-def _words_in(parts: list[tuple[str, Whose]]) -> frozenset[str]:
+def _words_in(parts: list[tuple[str, Whose, bool]]) -> frozenset[str]:
     """The content words of the changes; someone else's counts only when it names none of
     a person's own slots ("Tom sold the Mazda" may be the Mazda the user drove; "my friend
     moved to Shenzhen" says nothing of where the user lives)."""
     words: set[str] = set()
-    for clause, whose in parts:
+    for clause, whose, _ in parts:
         if whose is None or not slots_of(clause) - whose[0]:
             words |= _words(clause)
     return frozenset(words)
@@ -557,7 +592,7 @@ def _words_in(parts: list[tuple[str, Whose]]) -> frozenset[str]:
 def _others_in(parts: list[tuple[str, Whose]]) -> tuple:
     return tuple(
         (slots_of(clause) - whose[0], _words(clause), whose[1])
-        for clause, whose in parts
+        for clause, whose, _ in parts
         if whose is not None and whose[1] and slots_of(clause) - whose[0]
     )
 
@@ -565,11 +600,15 @@ def _others_in(parts: list[tuple[str, Whose]]) -> tuple:
 def _updated(old: Sentence, new: Statement) -> bool:
     if old.asks:
         return False
-    changed_slots, changed_words = new.changed_slots, new.changed_words
+    changed_words = new.changed_words
+    # Someone else's slots in the older statement change only by a statement naming them.
+    held = old.slots
+    if old.whose is not None and not old.whose[1] & changed_words:
+        held = old.slots & old.whose[0]
+    slots = held & new.changed_slots
     for slots_o, words_o, who in new.others:
         if who & old.words:  # the older statement speaks of them too
-            changed_slots, changed_words = changed_slots | slots_o, changed_words | words_o
-    slots = old.slots & changed_slots
+            slots, changed_words = slots | (old.slots & slots_o), changed_words | words_o
     if not new.strong:
         # "now" alone restates a fact whose words it all says again ("I live in Oolong now"
         # twice: numbers aside, nothing of the older statement is gone).
