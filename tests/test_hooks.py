@@ -514,3 +514,40 @@ def test_the_next_sessions_brief_carries_the_last_conversation_whatever_its_topi
     # A prompt's recall stays on its question: the same turns are not put in front of it.
     asked = claude("UserPromptSubmit", tmp_path, prompt="Which database does billing use?")
     assert "pangolins" not in call(root, "claude-code", "UserPromptSubmit", asked)[1]
+
+
+def test_no_chunk_of_a_long_prompt_of_this_session_comes_back(seeded, tmp_path):
+    """A prompt long enough to be several chunks: only its first was known as this
+    session's, so a later prompt got the rest of its own earlier prompt back."""
+    root = seeded.root
+    filler = "\n".join(f"Line {i} is about nothing in particular at all." for i in range(80))
+    long_prompt = f"{filler}\nThe kestrel queue latency spiked to 900 ms on Tuesday."
+    first = claude("UserPromptSubmit", tmp_path, prompt_id="p-1", prompt=long_prompt)
+    call(root, "claude-code", "UserPromptSubmit", first)
+    again = claude("UserPromptSubmit", tmp_path, prompt_id="p-2", prompt="kestrel queue latency?")
+    assert call(root, "claude-code", "UserPromptSubmit", again)[1] == ""
+
+
+def test_slash_and_shell_commands_in_a_transcript_are_no_turns(seeded, tmp_path):
+    """Claude Code records "/compact" and a `!` shell command as user messages with a
+    promptId; a Stop or SessionEnd sweep logged them as prompts."""
+    lines = [
+        {"type": "user", "promptId": "c-1", "timestamp": "2026-11-28T09:00:00Z",
+         "message": {"role": "user", "content": "<command-name>/compact</command-name>\n"
+                     "<command-message>compact</command-message>\n<command-args></command-args>"}},
+        {"type": "user", "promptId": "c-2", "timestamp": "2026-11-28T09:01:00Z",
+         "message": {"role": "user", "content": "<bash-input>echo hi</bash-input>"}},
+        {"type": "assistant", "timestamp": "2026-11-28T09:01:01Z",
+         "message": {"role": "assistant", "content": [{"type": "text", "text": "hi"}]}},
+        {"type": "user", "promptId": "c-3", "timestamp": "2026-11-28T09:02:00Z",
+         "message": {"role": "user", "content": "Which pool size did we pick?"}},
+        {"type": "assistant", "timestamp": "2026-11-28T09:02:05Z",
+         "message": {"role": "assistant", "content": [{"type": "text", "text": "40."}]}},
+    ]  # fmt: skip
+    (tmp_path / "transcript.jsonl").write_text(
+        "".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8"
+    )
+    before = len(logged(seeded.root))
+    call(seeded.root, "claude-code", "SessionEnd", claude("SessionEnd", tmp_path))
+    said = [e.text for e in logged(seeded.root)[before:]]
+    assert said == ["Which pool size did we pick?", "40."], said

@@ -90,6 +90,21 @@ def _texts(content: object, kinds: tuple[str, ...] = ("text",)) -> str | None:
     return "\n\n".join(parts) if parts else None
 
 
+# What Claude Code records as a user message but is the harness's own: a slash command
+# ("/compact"), its output, a `!` shell command and its output. Not conversation.
+_HARNESS_MARKUP = (
+    "<command-name>",
+    "<command-message>",
+    "<command-args>",
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<local-command-caveat>",
+    "<bash-input>",
+    "<bash-stdout>",
+    "<bash-stderr>",
+)
+
+
 def claude_code_turns(lines: list[str]) -> list[Turn]:
     turns: list[Turn] = []
     current: Turn | None = None
@@ -105,6 +120,9 @@ def claude_code_turns(lines: list[str]) -> list[Turn]:
             prompt_id = obj.get("promptId")
             if text is None or not isinstance(prompt_id, str) or not prompt_id:
                 continue  # a tool result, or a record of no prompt
+            if text.lstrip().startswith(_HARNESS_MARKUP):
+                current = None  # a slash or shell command: its replies are no turn's
+                continue
             if current is not None and current.id == prompt_id:
                 continue  # the same prompt's later records
             current = Turn(prompt_id)

@@ -372,8 +372,10 @@ def _this_session(mem: Memory, hit: dict, session: str, read_logs: dict) -> bool
         except (MemError, OSError):
             read_logs[path] = []
     entries = read_logs[path]
-    start = hit.get("startLine")
-    return any(e.start_line == start and e.session == session for e in entries)
+    start = hit.get("startLine")  # any chunk of the entry: a long prompt is several
+    return isinstance(start, int) and any(
+        e.start_line <= start <= e.end_line and e.session == session for e in entries
+    )
 
 
 def _compact(snippet: str, limit: int = 400) -> str:
