@@ -177,3 +177,29 @@ def test_install_json(ws):
     data = ws.json("hooks", "install", "claude-code")
     assert data["changed"] is True and data["events"] == list(EVENTS)
     assert data["settings"] == claude_user() and data["workspace"] == str(ws.root)
+
+
+def test_a_relative_dir_installs_and_uninstalls_the_same_file(ws, tmp_path, monkeypatch):
+    """The install's record was keyed by the path as typed: `--dir proj` from one folder,
+    then uninstall from inside proj, said "the file changed since the install" and left
+    `{}` and the `.claude` folder behind."""
+    project = tmp_path / "proj"
+    project.mkdir()
+    monkeypatch.chdir(tmp_path)
+    ws("hooks", "install", "claude-code", "--scope", "project", "--dir", "proj")
+    assert (project / ".claude" / "settings.json").exists()
+    monkeypatch.chdir(project)
+    gone = ws("hooks", "uninstall", "claude-code", "--scope", "project")
+    assert "changed since" not in gone.stdout, gone.stdout
+    assert not (project / ".claude").exists()
+
+
+def test_codex_session_end_asks_no_more_time_than_codex_gives(ws, tmp_path, monkeypatch):
+    """Codex clamps a SessionEnd hook to 3 s and warned about the 30 on every run."""
+    codex_home = tmp_path / "codex-home"
+    codex_home.mkdir()
+    monkeypatch.setenv("CODEX_HOME", str(codex_home))
+    ws("hooks", "install", "codex")
+    data = json.loads((codex_home / "hooks.json").read_text(encoding="utf-8"))
+    assert data["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"] <= 3
+    assert data["hooks"]["Stop"][0]["hooks"][0]["timeout"] == 30

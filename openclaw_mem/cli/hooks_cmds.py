@@ -56,7 +56,9 @@ def _where(ctx: typer.Context, harness: str, scope: str, directory: Path | None)
     home = st.env.get("HOME") or os.path.expanduser("~")
     if harness == "openclaw":
         return mem, None, home
-    folder = str(directory) if directory is not None else st.term.cwd
+    # Absolute: the install's record is keyed by the file, and an uninstall from another
+    # folder (or with the default) must find it.
+    folder = os.path.abspath(os.path.join(st.term.cwd, directory or ""))
     if scope != "user" and not os.path.isdir(folder):  # a typo would make a new tree
         raise UsageError(f"--dir {folder} is not a project folder (no such directory)")
     return mem, harnesses.settings_path(harness, scope, st.env, home, folder), home

@@ -32,6 +32,8 @@ HARNESSES = ("claude-code", "codex", "openclaw")
 SCOPES = ("user", "project", "local")
 EVENTS = ("SessionStart", "UserPromptSubmit", "Stop", "SessionEnd", "PreCompact")
 TIMEOUT = 30  # seconds the harness gives a hook: a backstop; hooks.timeout is mem's own
+# Codex 0.171 clamps a SessionEnd hook to 3 s and warns on every run when asked for more.
+_CLAMPED = {("codex", "SessionEnd"): 3}
 # A command mem wrote (or one written by hand that runs the same thing).
 OURS = re.compile(r"(?:^|[\s/'\"])(?:mem|-m openclaw_mem)\b.*\shook\s+(claude-code|codex)\s+(\w+)$")
 
@@ -239,7 +241,8 @@ def install(harness: str, path: Path, scope: str, root: Path, env: dict, home: s
     new = _without_ours(value, harness)
     hooks = new.setdefault("hooks", {})
     for event, command in wanted.items():
-        group = {"hooks": [{"type": "command", "command": command, "timeout": TIMEOUT}]}
+        seconds = _CLAMPED.get((harness, event), TIMEOUT)
+        group = {"hooks": [{"type": "command", "command": command, "timeout": seconds}]}
         hooks.setdefault(event, []).append(group)
     out = _render(new)
     records = _records(env, home)
