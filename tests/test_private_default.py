@@ -158,6 +158,7 @@ _NEEDS_WORD = {
     "command-line password": ("mysql", "mariadb", "pass", "redis"),  # sshpass holds "pass"
     "curl user password": ("-u",),  # -u and --user
     "secret assignment": ("pass", "pwd", "secret", "token", "key"),  # access_key holds key
+    "secret beside its label": ("pass", "pwd", "secret", "token", "key"),
     "password in a sentence (es/de/fr)": ("contrase", "clave", "pass", "kennwort", "mdp"),
 }
 

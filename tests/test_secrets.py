@@ -285,6 +285,78 @@ SECRETS = [
     ("the VPN pin is the same as the door code: Ax-7731", "password same as another", ["Ax-7731"]),
     ('echo "Dr4gon!fly" | sudo -S mount -a', "password piped to sudo", ["Dr4gon!fly"]),
     ("card 5555 5555 5555 4444, cvc 318", "payment card with cvv", ["5555 5555 5555 4444", "318"]),
+    # Shapes a helper's unseen set found leaking (issue 40's round): labels said with a space
+    # or in camelCase, a value beside its label, config syntaxes, vendor prefixes, webhooks.
+    (
+        "Weather API key: 7c1e9a0b3d5f7a9c1e3b5d7f9a1c3e5b, for the widget",
+        "secret assignment",
+        ["7c1e9a0b3d5f7a9c1e3b5d7f9a1c3e5b"],
+    ),
+    (
+        "oauth: {clientSecret: 'Zr8mQp2LxV7nKc4TwY9bHd3FsJ6gAe1U'}",
+        "secret assignment",
+        ["Zr8mQp2LxV7nKc4TwY9bHd3FsJ6gAe1U"],
+    ),
+    (
+        'String appKeySecret = "Qw3rTy7UiOp1AsDf5GhJk9LzXc";',
+        "secret assignment",
+        ["Qw3rTy7UiOp1AsDf5GhJk9LzXc"],
+    ),
+    (
+        "machine api.example.net login deploy password Vb7nM2kQ9xZr4TpL",
+        "secret beside its label",
+        ["Vb7nM2kQ9xZr4TpL"],
+    ),
+    ("define('AUTH_SECRET', 'kP4!vN8#qR2zW6xY');", "secret beside its label", ["kP4!vN8#qR2zW6xY"]),
+    ("<apiKey>Hq5Zt8Nw2Lx6Rv9Pc3Bm</apiKey>", "secret beside its label", ["Hq5Zt8Nw2Lx6Rv9Pc3Bm"]),
+    ("发邮件用的授权码是 qwhzpltnvbmxkrsd，别外传", "secret phrase (zh)", ["qwhzpltnvbmxkrsd"]),
+    (
+        "地图服务的秘钥：0f2e4d6c8b0a1f3e5d7c9b1a3f5e7d9c",
+        "secret phrase (zh)",
+        ["0f2e4d6c8b0a1f3e5d7c9b1a3f5e7d9c"],
+    ),
+    ("export it with -passout pass:Wm4-Tz8!Kp", "command-line password", ["Wm4-Tz8!Kp"]),
+    (
+        "docker login ghcr.example.io -u bot -p Rt6yHn2mKq9w",
+        "command-line password",
+        ["Rt6yHn2mKq9w"],
+    ),
+    (
+        "nightly job token dapi0a1b2c3d4e5f60718293a4b5c6d7e8f9",
+        "vendor token",
+        ["dapi0a1b2c3d4e5f60718293a4b5c6d7e8f9"],
+    ),
+    (
+        "linear lin_api_Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Jh1Gf0EdCbA9z8Y7",
+        "vendor token",
+        ["lin_api_Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Jh1Gf0EdCbA9z8Y7"],
+    ),
+    (
+        "langsmith lsv2_sk_0123456789abcdef0123456789abcdef_a1b2c3d4e5",
+        "vendor token",
+        ["lsv2_sk_0123456789abcdef0123456789abcdef_a1b2c3d4e5"],
+    ),
+    (
+        "entra client secret value 8aB7Q~zY6xW5vU4tS3rQ2pO1nM0lK9jI8hG7f",
+        "vendor token",
+        ["8aB7Q~zY6xW5vU4tS3rQ2pO1nM0lK9jI8hG7f"],
+    ),
+    (
+        "alerts go to https://discord.com/api/webhooks/987654321098765432/"
+        "aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6kM9nP2rS5uV8xA1cD4fG7iL0oR3t",
+        "webhook url",
+        ["aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6kM9nP2rS5uV8xA1cD4fG7iL0oR3t"],
+    ),
+    (
+        "client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVB",
+        "private key in base64",
+        ["LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVktLS0tLQpNSUlFb3dJQkFBS0NBUUVB"],
+    ),
+    (
+        "the warehouse: mysql://etl:Kx9@mZ2!q@db.internal:3306/dw",
+        "url password",
+        ["Kx9@mZ2!q", "mZ2!q"],
+    ),
 ]
 
 
@@ -354,6 +426,11 @@ ORDINARY = [
     "## Decisions\n\n- Python 3.11, uv 0.4.18, ruff 0.6\n- [docs](https://example.com/a?b=c)",
     "sk-learn is a common typo of scikit-learn",
     "Lin Wei 用 Python 写脚本，Go 写服务 (see `git log --oneline`)",
+    "the token expired yesterday, and the API key is in the vault",
+    "password manager 1Password works well; getToken(userId) returns it",
+    "Our secret weapon is PostgreSQL16 and the secret sauce of v2.4.1 is caching",
+    "clone git@github.com:acme/app.git or ssh://git@github.com:22/acme/app",
+    "client-certificate-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUM=",
 ]
 
 

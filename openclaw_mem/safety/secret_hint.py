@@ -19,7 +19,8 @@ WORDS = (
     "mnemonic", "wallet", "code", "auth", "bearer", "mysql", "mariadb", "redis", "-u",
     "sudo", "contrase", "clave", "kennwort", "mdp", "schl", "2fa", "totp", "mfa", "otp",
     "pin", "login", "cred", "cvv", "cvc", "cid", "csc", "security", "://",
-    "密码", "密碼", "口令", "密钥", "密鑰", "令牌", "验证码", "驗證碼", "助记词", "助記詞",
+    "密码", "密碼", "口令", "密钥", "密鑰", "秘钥", "祕鑰", "授权码", "授權碼", "令牌",
+    "验证码", "驗證碼", "助记词", "助記詞",
     "种子词", "種子詞", "恢复码", "恢復碼", "备用码", "備用碼", "安全码", "安全碼",
 )  # fmt: skip
 RUN = 15  # the shortest unlabelled secret: `xoxb-` and ten characters

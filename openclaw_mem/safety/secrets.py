@@ -83,8 +83,10 @@ _MADE_UP = (
 )
 _LABEL = (
     r"(?<![A-Za-z0-9_])(?:(?:[A-Za-z0-9]{1,40}[_.-]){0,4}"  # client_, AWS_, spring.datasource.
-    r"(?:[A-Za-z]{0,12}(?:password|passwd)|passphrase|pwd|secret|secret[_-]?key|token"
-    r"|api[_-]?key|private[_-]?key|access[_-]?key)"  # PGPASSWORD, MYSQL_PASSWORD
+    # camelCase: clientSecret, accessToken, accessKeySecret, AppSecret, SessionToken.
+    r"(?-i:[A-Za-z][a-z0-9]{0,20}(?:[A-Z][a-z0-9]{1,20}){0,2}(?=[A-Z]))?"
+    r"(?:[A-Za-z]{0,12}(?:password|passwd)|passphrase|pwd|secret|secret[ _-]?key(?:[_-]base)?"
+    r"|token|api[ _-]?key|private[ _-]?key|access[ _-]?key)"
     r"|(?:[A-Za-z0-9]{1,40}[_.-]){1,4}pass(?![A-Za-z]))"  # DB_PASS, SMTP.PASS
 )
 _LABELLED = (
@@ -98,9 +100,8 @@ _LABELLED = (
     + _VALUE
 )
 _LABELLED_ZH = (
-    r"(?:密码|密碼|口令|密钥|密鑰|令牌|验证码|驗證碼)[ \t]{0,3}(?:是|为|為|：|:|=)?[ \t]{0,3}"
-    + _OPEN_QUOTE
-    + _VALUE
+    r"(?:密码|密碼|口令|密钥|密鑰|秘钥|祕鑰|令牌|验证码|驗證碼|授权码|授權碼)"
+    r"[ \t]{0,3}(?:是|为|為|：|:|=)?[ \t]{0,3}" + _OPEN_QUOTE + _VALUE
 )
 
 _PEM = (
@@ -121,7 +122,8 @@ _AWS_SECRET = (
 _URL_PASSWORD = (
     r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}+://[^\s:/?#@\[\]\"'<>]{0,256}+:"
     r"(?!\[REDACTED\]@|\*+@|\$\{?[A-Za-z_]|(?i:password|passwd|pass|pwd|secret|pw)@)"
-    r"(?P<secret>[^\s/?@\"'<>]{1,256}+)@(?=[A-Za-z0-9\[_.-])"  # a "#" is a password's too
+    # A "#" is a password's too, and so is an "@" before the last one: the host has none.
+    r"(?P<secret>[^\s/?\"'<>]{1,256}?)@(?=[A-Za-z0-9\[_.-][^\s@/?#\"'<>]{0,256}+(?![^\s/?#\"'<>]))"
 )
 _TOKEN_CHARS = r"[A-Za-z0-9._~+/=-]"
 _BEARER = (
@@ -210,7 +212,11 @@ _CLI_PASSWORD = (
     # Any tool's long option, its value after a space ("--password Zq8v…"; the "=" form is
     # an assignment's): quoted, or made up (a digit or a symbol: not "the --password flag").
     r"|(?<![A-Za-z0-9_-])--(?:password|passwd|pass|pwd|secret|token|api-key|apikey)"
-    r"[ \t]{1,4}(?!-)(?=['\"]|[^\s'\"]{0,255}[0-9!@#^&*()_+=~./:]))"
+    r"[ \t]{1,4}(?!-)(?=['\"]|[^\s'\"]{0,255}[0-9!@#^&*()_+=~./:])"
+    # openssl's `-passout pass:X`, and `docker login -p X`.
+    r"|(?<![A-Za-z0-9_-])-pass(?:in|out)?[ \t]{1,4}pass:"
+    r"|(?<![A-Za-z0-9_-])docker[ \t]{1,4}login(?![A-Za-z0-9_-])[^\n|;&]{0,200}?"
+    r"(?<=[ \t])-p[ \t]{1,4})"
     r"(?![$%<{])(?:'(?P<secret_sq>[^'\r\n]{1,256}+)'|\"(?P<secret_dq>[^\"\r\n]{1,256}+)\""
     r"|(?P<secret>[^\s'\"]{1,256}+))"
 )
@@ -258,7 +264,44 @@ _VENDOR = (
     r"|ntn_[A-Za-z0-9]{40,}+"
     r"|ATATT3[A-Za-z0-9_=-]{60,}+"
     r"|tskey-(?:auth|api|client|webhook|scim)-[A-Za-z0-9-]{10,}+"
-    r"|AGE-SECRET-KEY-1[0-9A-Z]{40,}+)"
+    r"|AGE-SECRET-KEY-1[0-9A-Z]{40,}+"
+    # Databricks, Doppler, Linear, Groq, Replicate, LangSmith, Grafana service accounts,
+    # Sentry, Postman, Google OAuth client secrets, Heroku, Microsoft Entra client secrets.
+    r"|dapi[a-f0-9]{32}(?:-[0-9])?(?![A-Za-z0-9])"
+    r"|dp\.(?:st|ct|sa|scim|audit)\.[A-Za-z0-9_-]{2,40}\.[A-Za-z0-9]{40,}+"
+    r"|lin_(?:api|oauth)_[A-Za-z0-9]{40}(?![A-Za-z0-9])"
+    r"|gsk_[A-Za-z0-9]{48,}+"
+    r"|r8_[A-Za-z0-9]{37}(?![A-Za-z0-9])"
+    r"|lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}(?![A-Za-z0-9])"
+    r"|glsa_[A-Za-z0-9]{32}_[a-f0-9]{8}(?![A-Za-z0-9])"
+    r"|sntry[us]_[A-Za-z0-9_=+/-]{40,}+"
+    r"|[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}(?![A-Za-z0-9-])"  # Mailgun
+    r"|PMAK-[a-f0-9]{24}-[a-f0-9]{34}(?![A-Za-z0-9])"
+    r"|GOCSPX-[A-Za-z0-9_-]{28}(?![A-Za-z0-9_-])"
+    r"|HRKU-[A-Za-z0-9_-]{20,}+"
+    r"|[A-Za-z0-9_~.-]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-]))"
+)
+# A PEM private key in base64 (kubeconfig's client-key-data, a Kubernetes secret's data):
+# "-----BEGIN", then "PRIVATE KEY" at any of base64's three alignments.
+_PEM_BASE64 = (
+    r"(?<![A-Za-z0-9+/])LS0tLS1CRUdJTi[A-Za-z0-9+/]{0,60}?"
+    r"(?:UFJJVkFURSBLRVk|BSSVZBVEUgS0VZ|QUklWQVRFIEtFW)[A-Za-z0-9+/=]{0,65536}+"
+)
+# Webhook URLs whose path is the secret: Discord's and Microsoft Teams'.
+_WEBHOOK = (
+    r"(?i:discord(?:app)?\.com/api/webhooks/)[0-9]{17,20}/(?P<secret>[A-Za-z0-9_-]{60,}+)"
+    r"|(?i:\.webhook\.office\.com/webhookb2/)[^\s]{0,200}?/IncomingWebhook/"
+    r"(?P<secret_ms>[A-Za-z0-9/_-]{32,}+)"
+)
+# A label and its value with only a space between (.netrc's `password X`, "with secret X"),
+# or the two as a call's arguments (PHP's define('DB_PASSWORD', 'X')), or an XML element:
+# the value made up of letters and digits, 8 characters or more.
+_LABEL_SPACE_VALUE = (
+    r"(?i)" + _LABEL + r"(?:[ \t]{1,4}(?!(?:is|was|for|of|to|in|on|at|and|or|the|with|from|by)"
+    r"(?![A-Za-z0-9]))(?=[^\s'\"<>]{0,255}[0-9])(?=[^\s'\"<>]{0,255}[A-Za-z])"
+    r"(?P<secret>[^\s'\"<>]{8,256}+)"
+    r"|['\"][ \t]{0,4},[ \t]{0,4}['\"](?P<secret_arg>[^'\"\r\n]{4,256}+)['\"])"
+    r"|<" + _LABEL + r">(?P<secret_xml>[^<\r\n]{1,256}+)</"
 )
 # A password said in Spanish, German or French: the label, a few words (of the thing it
 # opens), then `:`, or is / ist / est; the value must look made up, as in English.
@@ -364,6 +407,9 @@ FAMILIES: tuple[tuple[str, str], ...] = (
     ("secret phrase (zh)", _LABELLED_ZH),
     ("password in a sentence", _PROSE_PASSWORD),
     ("vendor token", _VENDOR),
+    ("webhook url", _WEBHOOK),
+    ("private key in base64", _PEM_BASE64),
+    ("secret beside its label", _LABEL_SPACE_VALUE),
     ("password in a sentence (es/de/fr)", _PROSE_PASSWORD_EU),
     ("wifi key", _WIFI),
     ("recovery codes", _RECOVERY),
@@ -407,7 +453,12 @@ GATES: dict[str, tuple[bool, tuple[tuple[str, ...], ...]]] = {
     ),
     "secret phrase (zh)": (
         False,
-        (("令牌", "口令", "密码", "密碼", "密鑰", "密钥", "驗證碼", "验证码"),),
+        (
+            (
+                *("令牌", "口令", "密码", "密碼", "密鑰", "密钥", "秘钥", "祕鑰"),
+                *("驗證碼", "验证码", "授权码", "授權碼"),
+            ),
+        ),
     ),
     "password in a sentence": (True, (("pass", "pw", "口令", "密码", "密碼"),)),
     "password in a sentence (es/de/fr)": (
