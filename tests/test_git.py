@@ -80,3 +80,14 @@ def test_status_reports_git_state(ws):
     data = ws.json("status")
     assert data["git"]["clean"] is False and data["git"]["dirty"][0].startswith("memory/")
     assert json.dumps(data, ensure_ascii=False)
+
+
+def test_a_commit_message_holds_no_secret(ws):
+    """`mem commit -m "rotated ghp_…"` put the token in the commit, on the terminal and in
+    `mem history`."""
+    token = "ghp_Zq7Xw3Vr9Tn5Lm1Kp8Hj4Gf2Ds6Aa0Bb3Cc5Dd"
+    ws("log", "rotated the CI token today")
+    said = ws("commit", "-m", f"rotated {token} today")
+    assert token not in said.stdout and "[REDACTED]" in said.stdout
+    assert token not in git.Repo(ws.root).head.commit.message
+    assert token not in ws("history").stdout

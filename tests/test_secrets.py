@@ -581,6 +581,11 @@ def test_ordinary_assignments_and_hashes_pass_the_new_shapes():
         assert redact(text) == (text, 0), text
 
 
+def test_a_whole_key_then_an_identifier_on_the_next_line_keeps_the_identifier():
+    text = "token ghp_Ab3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5z\nDeployedToProd2026 went fine"
+    assert redact(text) == ("token [REDACTED]\nDeployedToProd2026 went fine", 1)
+
+
 @pytest.mark.parametrize(
     "text, gone",
     [
@@ -592,6 +597,8 @@ def test_ordinary_assignments_and_hashes_pass_the_new_shapes():
         ("bot: xoxb-1234567890-\n    0987654321-Ab3dEfGhIjKlMnOpQrStUv", ["Ab3dEfGh"]),
         # A labelled secret whose value wraps: the label's family sees only half of it.
         ("aws_secret_access_key=wJalrXUtnFEMI/K7MDENG\n/bPxRfiCYEXAMPLEKEY", ["bPxRfiCY"]),
+        # A first half long enough to pass as a whole key: its tail was shown to the model.
+        ("deploy key sk-proj-Hw4Kq8Zt2Mv6Rx9B\nP3nL7cY1fD5gJ0sA2eT4uW8i keep it", ["P3nL7cY1"]),
     ],
 )
 def test_a_key_split_over_two_lines_is_hidden_on_both(text, gone):

@@ -666,6 +666,17 @@ def _run(text: str, at: int, step: int) -> str:
     return "".join(out if step > 0 else reversed(out))
 
 
+def _random_looking(token: str) -> bool:
+    """16 characters or more of all three kinds (lower, upper, digit) that change kind
+    almost every other character, as drawn at random (about 0.6 of the time), where an
+    identifier changes once a word (0.3)."""
+    kinds = [c.islower() + 2 * c.isupper() + 3 * c.isdigit() for c in token]
+    if len(token) < 16 or not {1, 2, 3} <= set(kinds):
+        return False
+    changes = sum(kinds[i] != kinds[i + 1] for i in range(len(kinds) - 1))
+    return changes >= 0.45 * (len(token) - 1)
+
+
 def _mixed(token: str) -> bool:
     """Generated-looking: two of lower case, upper case and digits."""
     kinds = (
@@ -736,8 +747,13 @@ def _split_keys(
                 if x < y:
                     spans.append((x, y))
             same, same_starts = by_family.get(name, []), family_starts.get(name, [])
+            # A first half long enough to pass as a whole key still goes on when the next
+            # line is key material itself (not "DeployedToProd2026").
+            goes_on = _random_looking(text[spans[-1][0] : spans[-1][1]])
             if any(_overlaps(same, same_starts, x, y) for x, y in spans[1:]) or (
-                text[spans[0][1] - 1] not in _JOINING and _overlaps(same, same_starts, *spans[0])
+                text[spans[0][1] - 1] not in _JOINING
+                and not goes_on
+                and _overlaps(same, same_starts, *spans[0])
             ):
                 continue  # that kind of secret was found whole on one line: not cut in two
             if any(_overlaps(protected, starts, x, y) for x, y in spans):

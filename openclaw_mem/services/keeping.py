@@ -295,6 +295,8 @@ class Keeping:
 
         if message is not None and not message.strip():
             return commit_memory(self.place.root, message)  # refused there, in one line
+        if message is not None:  # no secret in a commit message, a person's own included
+            message = self.place.redact(message)
         return commit_memory(
             self.place.root,
             self._saying_secrets(lambda paths: message or f"mem: update {paths_said(paths)}"),
