@@ -93,6 +93,9 @@ NOT_UPDATES = [
     ("Their best friend Kenji lives in Osaka.", "Moved to Lisbon last month."),
     ("我妹妹住在杭州。", "我搬到深圳了。"),
     ("My favourite editor font is JetBrains Mono.", "Actually I switched from neovim to Helix."),
+    # Someone else's words, pasted: not the writer's change.
+    ("I live in Leeds.", "Here's the email from Bob:\nHi team, I'm moving to Denver next month."),
+    ("I live in Leeds.", "> I moved to Denver last week\nthat's what the ticket says"),
 ]
 
 

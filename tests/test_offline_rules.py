@@ -121,6 +121,30 @@ def test_what_does_not_stand_alone_stays_in_the_log(said):
     assert taken(said) == []
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "> I'm allergic to peanuts\nthat's what the customer wrote in the ticket",
+        "Here's the email from Bob:\n\nHi team, I'm moving to Denver next month.\n\nHow to reply?",
+        'the customer wrote: "I live in Oslo and I love cricket"',
+        "got this:\n```\nI am allergic to nulls: NullPointerException at line 42\n```\nany idea?",
+        "---------- Forwarded message ---------\nI'm vegetarian and I live in Porto.",
+        "客户在工单里写道：\n我对花生过敏，我住在杭州。",
+    ],
+)
+def test_what_the_user_quotes_of_someone_else_is_not_theirs(said):
+    """A pasted ticket, a forwarded email, a quotation or a stack trace became the user's
+    profile ("Is allergic to nulls: NullPointerException at line 42"), and the email's "I'm
+    moving to Denver" struck the user's own "Lives in Leeds"."""
+    assert taken(said) == []
+
+
+def test_a_curly_apostrophe_is_read_as_a_straight_one():
+    assert taken("I’m a nurse at the city hospital.") == [
+        ("USER", "Identity", "Is a nurse at the city hospital")
+    ]
+
+
 def test_another_speakers_words_never_become_the_users():
     assert propose("I'm a pilot and I live in Oslo.", role="Andrew").edits == ()
 

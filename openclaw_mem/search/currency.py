@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from ..format.voice import own_voice
 from ..text import Lazy, compiled
 from .tokenize import shingles, tokenize
 
@@ -380,7 +381,7 @@ MAX_STATEMENT = 4000
 def read_statement(text: str) -> Statement:
     if len(text) > MAX_STATEMENT:
         return Statement(strong=False, weak=False, question=False, sentences=())
-    text = " ".join(text.split())
+    text = " ".join(own_voice(text).split())  # a pasted email's "I'm moving" is not the writer's
     clauses = [c for c in _CLAUSE_RE.split(text) if c.strip()]
     strong = bool(_STRONG_RE.search(text)) or any(map(_LEAD_RE.match, clauses))
     weak = bool(_WEAK_RE.search(text))

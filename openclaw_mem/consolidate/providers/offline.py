@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ...format.markdown import core, history_stamp, is_live_bullet, split_doc
+from ...format.voice import own_voice
 from ...safety.firewall import flagged
 from ...safety.secrets import REDACTED
 from ...search import minhash
@@ -594,7 +595,8 @@ class OfflineProvider:
             # What reads like an instruction is proposed (the firewall holds it for review)
             # but takes no room a section keeps for what the person said.
             held = flagged(entry.text)
-            for sentence in sentences(entry.text):
+            # A phone's curly apostrophe ("I’m a nurse") is the rules' straight one.
+            for sentence in sentences(own_voice(entry.text).replace("’", "'")):
                 if REDACTED in sentence or _QUESTION_RE.search(sentence):
                     continue
                 edit = self._edit(_LEAD_RE.sub("", sentence), existing)
