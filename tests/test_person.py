@@ -53,6 +53,31 @@ def test_contractions_and_negations_keep_their_words():
     assert third_person("I won’t fly again", "MEMORY") == "User won’t fly again"
 
 
+@pytest.mark.parametrize(
+    "said, file, line",
+    [
+        ("Please always answer in English, even if I write in Chinese.", "AGENTS",
+         "Please always answer in English, even if the user writes in Chinese."),
+        ("Reply in bullet points when I ask for steps.", "AGENTS",
+         "Reply in bullet points when the user asks for steps."),
+        ("I prefer pytest over unittest, and use black for formatting", "USER",
+         "Prefers pytest over unittest, and uses black for formatting"),
+        ("I live in Madrid and work at Telefónica", "USER",
+         "Lives in Madrid and works at Telefónica"),
+        ("I like hiking and go climbing on weekends.", "MEMORY",
+         "User likes hiking and goes climbing on weekends."),
+        # What stays: an object after "and", a past tense, a verb whose past is itself.
+        ("I like apples and oranges", "USER", "Likes apples and oranges"),
+        ("I went to Rome and loved it", "USER", "Went to Rome and loved it"),
+        ("Remind me when I quit smoking", "AGENTS", "Remind the user when the user quit smoking"),
+    ],
+)  # fmt: skip
+def test_every_verb_of_the_user_agrees_with_them(said, file, line):
+    """A helper's unseen turns: "even if the user write", "Prefers pytest …, and use black",
+    "Lives in Madrid and work at Telefónica"."""
+    assert third_person(said, file) == line
+
+
 def test_a_line_that_would_not_read_as_a_sentence_says_why():
     assert "split apart" in not_a_sentence("User havens 't worked with Rust")
     assert "split apart" in not_a_sentence("Dons 't get why")

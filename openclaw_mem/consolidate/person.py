@@ -124,6 +124,8 @@ def third_person(text: str, file: str) -> str:
     phrase = _subject_verb(m) if m and (m["short"] or m["verb"]) else ""
     if phrase:
         rest = out[m.end() :]
+        if m["verb"] and not m["short"] and m["verb"].lower() not in PAST:
+            rest = _second_predicate(rest)  # "I live in Madrid and work at …"
         phrase = f"{phrase}{rest}".strip()
         out = f"User {phrase}" if file != "USER" else phrase[:1].upper() + phrase[1:]
     out = _MID_I_RE.sub(_mid, out)
@@ -142,6 +144,24 @@ def third_person(text: str, file: str) -> str:
 
 
 _SUBORDINATE = frozenset("when if because since while until after before".split())
+# Verbs whose past is the present's form: after "when I", either tense.
+_SAME_PAST = frozenset("quit put set cut hit let read hurt cost shut spread bet cast fit".split())
+# Verbs a second predicate of "I …" often starts with ("I prefer Go and use vim"): the
+# rewrite conjugates these after "and", and only these (an object may follow "and" too).
+_SECOND_VERBS = frozenset(
+    """use work go play like love prefer live drink eat run write read speak drive cook need
+    want hate enjoy teach study watch take make have own keep ride walk swim cycle climb
+    bike train practise practice lead manage build know think""".split()
+)
+_AND_VERB_RE = re.compile(r"(?P<lead>(?:,\s*|\s+)and\s+)(?P<verb>[a-z]+)\b")
+
+
+def _second_predicate(text: str) -> str:
+    """ "Prefers Go and use vim" -> "… and uses vim": the first bare verb after "and"."""
+    m = _AND_VERB_RE.search(text)
+    if m is None or m["verb"] not in _SECOND_VERBS:
+        return text
+    return f"{text[: m.start('verb')]}{verb3(m['verb'])}{text[m.end('verb') :]}"
 
 
 def _mid(m: re.Match[str]) -> str:
@@ -153,9 +173,9 @@ def _mid(m: re.Match[str]) -> str:
     said = _subject_verb(m)
     if not said:
         return m.group()
-    if lead in _SUBORDINATE and m["verb"] and not m["short"]:
+    if lead in _SUBORDINATE and m["verb"] and m["verb"].lower() in _SAME_PAST and not m["short"]:
         said = said.rsplit(" ", 1)[0] + " " + m["verb"] if " " in said else m["verb"]
-        # "…when I quit": a clause that follows the sentence's tense keeps its verb.
+        # "…when I quit": a verb whose past is itself may be past; "when I ask" is "asks".
     return f"{m['lead']}the user {said}"
 
 
