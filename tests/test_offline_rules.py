@@ -139,6 +139,13 @@ def test_what_the_user_quotes_of_someone_else_is_not_theirs(said):
     assert taken(said) == []
 
 
+def test_a_title_in_quotes_is_the_users_own_words():
+    said = 'I\'m currently reading a novel called "The Name of the Wind" by Patrick Rothfuss.'
+    assert [line for *_, line in taken(said)] == [
+        'User is currently reading a novel called "The Name of the Wind" by Patrick Rothfuss'
+    ]
+
+
 def test_a_curly_apostrophe_is_read_as_a_straight_one():
     assert taken("I’m a nurse at the city hospital.") == [
         ("USER", "Identity", "Is a nurse at the city hospital")

@@ -4,8 +4,9 @@ forwards an email or shows a stack trace is not saying "I live in Leeds" or "I'm
 to nulls" of themselves.
 
 Left out: a quoted block (`> …`), a fenced code block, a quotation of two words or more
-("…", “…”, 「…」), and every line after one that introduces someone else's words ("the
-customer wrote:", "Here's the email from Bob:", "---------- Forwarded message", 他说：).
+("…", “…”, 「…」) after "said", "wrote" or a colon, and every line after one that
+introduces someone else's words ("the customer wrote:", "Here's the email from Bob:",
+"---------- Forwarded message", 他说：).
 The log keeps all of it verbatim; recall still finds it by its words.
 """
 
@@ -26,7 +27,14 @@ _INTRO = Lazy(
     r"|(?:写道|说|问|回复|留言|邮件如下|原文如下|原话是|转发)[:：]\s*$",
     IGNORECASE | MULTILINE,
 )
-_QUOTATION = Lazy(r"\"[^\"\n]*\s[^\"\n]*\"|“[^”\n]*\s[^”\n]*”|「[^」\n]*」|『[^』\n]*』")
+# A quotation someone is reported to have said ("she said: "…"", 他说：「…」); a title in
+# quotes ("reading "The Lean Startup"") is the writer's own words.
+_QUOTATION = Lazy(
+    r"(?P<intro>\b(?:wrote|writes|said|says|asked|asks|replied|replies|told\s+\w+)\s*[:,]?\s*"
+    r"|[:：]\s*|(?:说|写道|问)[:：]?\s*)"
+    r"(?:\"[^\"\n]*\s[^\"\n]*\"|“[^”\n]*\s[^”\n]*”|「[^」\n]*」|『[^』\n]*』)",
+    IGNORECASE,
+)
 
 
 def own_voice(text: str) -> str:
@@ -42,7 +50,7 @@ def own_voice(text: str) -> str:
             continue
         if fenced or _QUOTED_LINE.match(line):
             continue
-        line = _QUOTATION.sub(" ", line)
+        line = _QUOTATION.sub(lambda m: m["intro"], line)
         if _INTRO.search(line):
             kept.append(line)
             break  # what follows is the words it introduced
