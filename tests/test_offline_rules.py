@@ -38,6 +38,10 @@ def taken(text: str) -> list[tuple[str, str, str]]:
         ("我周三去上海出差，帮我记一下：酒店订在静安寺附近", "MEMORY", "Facts",
          "周三去上海出差，酒店订在静安寺附近"),
         ("帮我记住：周五下午不开会", "MEMORY", "Facts", "周五下午不开会"),
+        # A standing request opened by "from now on" is a rule for the agent (docs/commands.md).
+        ("From now on, reply in bullet points when I ask for steps.", "AGENTS", "Rules",
+         "Reply in bullet points when the user asks for steps"),
+        ("Going forward, please answer in German.", "AGENTS", "Rules", "Answer in German"),
         ("Please remember to never push directly to main.", "AGENTS", "Rules",
          "Never push directly to main"),
         ("I live in Lisbon with my partner.", "USER", "Identity",

@@ -276,6 +276,15 @@ RULES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "rule",
         re.compile(
+            r"^(?:from now on|going forward|henceforth)[\s,]+(?:please\s+)?"
+            r"(?P<x>(?:(?:always|never)\s+)?(?:answer|reply|respond|write|use|keep|give|include"
+            r"|call|ask|avoid|show|format|add|put|spell|run|don't|do not)\b.+)",
+            re.I,
+        ),
+    ),
+    (
+        "rule",
+        re.compile(
             r"^please\s+(?P<x>(?:always|never|from now on)\s+(?:answer|reply|respond|write|use|"
             r"keep|give|include|call|ask|avoid|show|format|add|put)\b.+)",
             re.I,
