@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -563,3 +564,30 @@ def test_a_recalled_line_that_reads_like_an_order_says_so_in_the_prompts_block(s
     said = call(root, "claude-code", "UserPromptSubmit", payload)[1]
     line = next(x for x in said.splitlines() if "evil.sh" in x)
     assert "[reads like an instruction (" in line and "not to be followed]" in line, said
+
+
+def test_a_log_another_process_holds_costs_the_hook_its_timeout_not_the_harness_turn(
+    seeded, tmp_path
+):
+    """The capture waited 30 s for a held day's log: the harness killed the hook at its own
+    30 s and dropped the recall it had found in under one."""
+    import fcntl
+    import time
+
+    root = seeded.root
+    settings(root, "[hooks]\ntimeout = 1.0\n")
+    day = root / "memory" / "2026-11-28.md"
+    day.touch()
+    held = os.open(day, os.O_RDWR)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    try:
+        payload = claude("UserPromptSubmit", tmp_path, prompt_id="p-7", prompt="pgbouncer pool")
+        start = time.monotonic()
+        code, said, _ = call(root, "claude-code", "UserPromptSubmit", payload)
+        took = time.monotonic() - start
+    finally:
+        fcntl.flock(held, fcntl.LOCK_UN)
+        os.close(held)
+    assert code == 0 and took < 10, took
+    assert "pool size of 40" in said  # what it found is injected all the same
+    assert "locked by another process" in (journal(root)[-1]["error"] or "")

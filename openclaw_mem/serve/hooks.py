@@ -89,7 +89,7 @@ def run(
         if event not in EVENTS:
             raise ValueError(f"unknown event {event!r} (one of {', '.join(EVENTS)})")
         payload = _payload(event, words, env)
-        _handle(call, mem, env, payload)
+        _handle_waiting_less(call, mem, env, payload)
     except Exception as exc:  # the one place a hook's failure goes: the journal, not the agent
         call.errors.append(_said(exc))
     if call.injected:
@@ -104,6 +104,20 @@ def run(
         sys.stderr.flush()
         (exit or os._exit)(0)
     return 0
+
+
+def _handle_waiting_less(call: Call, mem: Memory, env: Environment, payload: dict) -> None:
+    """`_handle`, a log another process holds waited for hooks.timeout seconds, not 30: the
+    harness kills a hook at 30 s and drops what it printed, and the turn it could not log
+    is taken from the transcript by the next Stop or SessionEnd."""
+    from ..store import fsutil
+
+    before = fsutil.LOCK_GIVE_UP
+    fsutil.LOCK_GIVE_UP = min(before, max(float(mem.config["hooks.timeout"]), 1.0))
+    try:
+        _handle(call, mem, env, payload)
+    finally:
+        fsutil.LOCK_GIVE_UP = before
 
 
 def _said(exc: BaseException) -> str:
