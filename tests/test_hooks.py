@@ -19,6 +19,7 @@ from helpers import settings
 from openclaw_mem.environment import Environment
 from openclaw_mem.format.logs import parse_log
 from openclaw_mem.serve import hooks
+from openclaw_mem.services import background
 
 SESSION = "5b1c0e7a-2f44-4d1e-9a57-0c3d2b1e9f10"
 
@@ -404,8 +405,9 @@ def test_a_slow_search_injects_nothing_and_the_prompt_is_logged(seeded, tmp_path
         return "<memory>late</memory>\n"
 
     monkeypatch.setattr(hooks, "_recalled", slow)
+    monkeypatch.setattr(background, "spawn", lambda ws, args, log: spawned.append(args))
     settings(seeded.root, "[hooks]\ntimeout = 0.2\n")
-    exited = []
+    exited, spawned = [], []
     payload = claude("UserPromptSubmit", tmp_path, prompt_id="p-1", prompt=TURNS[0][1])
     code, out, _ = call(seeded.root, "claude-code", "UserPromptSubmit", payload,
                         exits=exited.append)  # fmt: skip
@@ -415,6 +417,14 @@ def test_a_slow_search_injects_nothing_and_the_prompt_is_logged(seeded, tmp_path
     assert logged(seeded.root)[-1].text == TURNS[0][1]
     assert "hooks.timeout" in journal(seeded.root)[-1]["error"]
     assert journal(seeded.root)[-1]["ms"] < 5000
+    # The exit would end a first build of the index every turn: one detached build takes it
+    # on, and the next slow turn starts no second one while it runs.
+    assert spawned == [["index"]]
+    release.clear()
+    payload = claude("UserPromptSubmit", tmp_path, prompt_id="p-2", prompt=TURNS[1][1])
+    call(seeded.root, "claude-code", "UserPromptSubmit", payload, exits=exited.append)
+    release.set()
+    assert spawned == [["index"]]
 
 
 def test_hooks_start_no_resident_unless_asked(seeded, tmp_path, monkeypatch):

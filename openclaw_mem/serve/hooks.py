@@ -100,6 +100,8 @@ def run(
             call.errors.append("the harness closed the hook's output")
     _journal(mem, call, env)
     if call.worker is not None and call.worker.is_alive():
+        if mem is not None:
+            _build_behind(mem)
         # The late search may hold the interpreter at exit: leave now, everything written.
         sys.stderr.flush()
         (exit or os._exit)(0)
@@ -118,6 +120,33 @@ def _handle_waiting_less(call: Call, mem: Memory, env: Environment, payload: dic
         _handle(call, mem, env, payload)
     finally:
         fsutil.LOCK_GIVE_UP = before
+
+
+BUILDING = "index.starting"  # in .mem/: a build this hook started, for GRACE seconds
+GRACE = 120.0
+
+
+def _build_behind(mem: Memory) -> None:
+    """A search past hooks.timeout may be a first build of a large workspace's index, and
+    the hook's exit would end it every turn, for ever: hand the build to a detached `mem
+    index`, one at a time (a marker in .mem/), unless resident processes are off."""
+    if os.name != "posix" or mem.env.get("MEM_NO_DAEMON", "") not in ("", "0"):
+        return
+    try:
+        from ..services import background
+
+        marker = mem.ws.state_dir / BUILDING
+        try:
+            if time.time() - marker.lstat().st_mtime < GRACE:
+                return
+            marker.unlink()
+        except FileNotFoundError:
+            pass
+        flags = os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0)
+        os.close(os.open(marker, flags, 0o600))
+        background.spawn(mem.ws, ["index"], "index.log")
+    except Exception:  # an optimisation: the next turn's search tries again
+        return
 
 
 def _said(exc: BaseException) -> str:
