@@ -601,3 +601,17 @@ def test_a_log_another_process_holds_costs_the_hook_its_timeout_not_the_harness_
     assert code == 0 and took < 10, took
     assert "pool size of 40" in said  # what it found is injected all the same
     assert "locked by another process" in (journal(root)[-1]["error"] or "")
+
+
+def test_a_session_opened_inside_a_project_is_briefed_for_the_project(ws, tmp_path):
+    """A harness sends the folder it was started in: "billing-api/src" searched for "src"
+    and the brief was empty, though "billing-api" holds the session's memories."""
+    ws("log", "--at", "2026-11-20T10:00", "--role", "user",
+       "billing-api keeps its invoices in Postgres 16.")  # fmt: skip
+    project = tmp_path / "billing-api"
+    (project / ".git").mkdir(parents=True)
+    (project / "src").mkdir()
+    payload = claude("SessionStart", tmp_path, cwd=str(project / "src"))
+    assert "Postgres 16" in call(ws.root, "claude-code", "SessionStart", payload)[1]
+    assert hooks._project_words(str(project / "src")) == "billing-api src"
+    assert hooks._project_words(str(project)) == "billing-api"

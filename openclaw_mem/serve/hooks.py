@@ -334,8 +334,7 @@ def _brief(mem: Memory, env: Environment, payload: dict) -> str:
     """The memory brief for the project the session opens in, at most hooks.max_bytes."""
     from ..recall.reads import Read
 
-    cwd = _text(payload.get("cwd")).rstrip("/\\")
-    query = os.path.basename(cwd) or "recent work"
+    query = _project_words(_text(payload.get("cwd"))) or "recent work"
     limit = int(mem.config["hooks.max_bytes"])
     read = Read(
         "context", query=query, now=_iso(mem), agent=mem.agent or "", current=True, all_recent=True
@@ -349,6 +348,27 @@ def _brief(mem: Memory, env: Environment, payload: dict) -> str:
         smaller = max(50, int(int(data.get("budget", 500)) * limit / size * 0.9))
         text = _ask(mem, env, read.replaced(budget=smaller)).get("text", "")
     return _cut(text, limit)
+
+
+_PROJECT_MARKS = (".git", ".claude", ".codex", "AGENTS.md", "CLAUDE.md")
+
+
+def _project_words(cwd: str) -> str:
+    """What the session's folder is called, and its project's name when the session opens
+    in a folder inside a project ("billing-api/src": "billing-api src"; a harness sends the
+    folder it was started in, and "src" alone finds nothing)."""
+    cwd = cwd.rstrip("/\\")
+    here = os.path.basename(cwd)
+    folder = cwd
+    for _ in range(8):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        if any(os.path.lexists(os.path.join(folder, m)) for m in _PROJECT_MARKS):
+            project = os.path.basename(folder)
+            return here if project == here else f"{project} {here}"
+        folder = parent
+    return here
 
 
 def _cut(text: str, limit: int) -> str:
