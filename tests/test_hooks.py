@@ -615,3 +615,28 @@ def test_a_session_opened_inside_a_project_is_briefed_for_the_project(ws, tmp_pa
     assert "Postgres 16" in call(ws.root, "claude-code", "SessionStart", payload)[1]
     assert hooks._project_words(str(project / "src")) == "billing-api src"
     assert hooks._project_words(str(project)) == "billing-api"
+
+
+def test_a_captured_secret_is_named_in_the_log_commit_and_hooks_log(seeded, tmp_path):
+    """`mem log` names the line that holds a key in its commit; a hook's capture of the same
+    text committed a bare `mem log: memory/…` and recorded no error."""
+    import git
+
+    root = seeded.root
+    settings(root, '[git]\nautocommit = "log"\n')
+    key = "sk-proj-Qm3Xv8Tz2Lw6Rn9Bk4Hj7Fd1Sa5"
+    payload = claude("UserPromptSubmit", tmp_path, prompt_id="p-8", prompt=f"use key {key}")
+    call(root, "claude-code", "UserPromptSubmit", payload)
+    message = git.Repo(root).head.commit.message
+    assert "holds what looks like a secret" in message and "memory/2026-11-28.md:" in message
+    assert key not in message
+    assert "looks like a secret" in (journal(root)[-1]["error"] or "")
+
+
+def test_log_redact_hides_a_captured_secret_as_it_does_mem_logs(seeded, tmp_path):
+    root = seeded.root
+    settings(root, "[log]\nredact = true\n")
+    key = "sk-proj-Qm3Xv8Tz2Lw6Rn9Bk4Hj7Fd1Sa5"
+    payload = claude("UserPromptSubmit", tmp_path, prompt_id="p-9", prompt=f"use key {key}")
+    call(root, "claude-code", "UserPromptSubmit", payload)
+    assert logged(root)[-1].text == "use key [REDACTED]"

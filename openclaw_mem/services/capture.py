@@ -100,12 +100,15 @@ def capture(place: Place, said: Sequence[Said], agent: str | None) -> Captured:
     from datetime import timedelta
 
     check_agent(agent)
+    redacting = place.config["log.redact"]  # opt-in, as for `mem log`
     by_day: dict = {}
     for s in said:
         if not s.text.strip():
             continue
         session = s.session if SESSION_RE.fullmatch(s.session or "") else None
         text = s.text.encode("utf-8", "replace").decode("utf-8").replace("\x00", "\ufffd")
+        if redacting:
+            text = place.redact(text)
         entry = NewEntry(s.when, s.role, text, session, agent, s.id)
         by_day.setdefault(s.when.date(), []).append(entry)
     added = already = 0
@@ -131,5 +134,25 @@ def capture(place: Place, said: Sequence[Said], agent: str | None) -> Captured:
             files.append(rel)
     warnings: list[str] = []
     if files:
-        _, warnings = place.after_append(files, f"{COMMIT_LOG} {', '.join(files)}")
+        message = f"{COMMIT_LOG} {', '.join(files)}"
+        logged = place.config["git.autocommit"] == "log"  # (kept_secrets reads HEAD)
+        held = _secrets_held(place, said, files) if logged and not redacting else []
+        if held:  # as `mem log` says it: where, never what
+            note = f"holds what looks like a secret (log.redact is off): {', '.join(held)}"
+            message += f"\n\n{note}"
+            warnings.append(f"{note}; `mem forget --hard PATH:LINE` redacts it")
+        _, committed = place.after_append(files, message)
+        warnings += committed
     return Captured(added, already, files, warnings)
+
+
+def _secrets_held(place: Place, said: Sequence[Said], files: list[str]) -> list[str]:
+    """The lines this capture added that hold what looks like a secret ("path:line (a
+    kind)"); a plain turn is let through by a cheap check, without the secret families."""
+    from ..safety.secret_hint import may_hold_secret
+
+    if not place.redact_extra and not any(may_hold_secret(s.text) for s in said):
+        return []
+    from ..consolidate.write import kept_secrets
+
+    return kept_secrets(place.root, files, place.redact_extra)
