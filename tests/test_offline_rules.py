@@ -270,6 +270,9 @@ def test_the_offline_rules_never_answer_with_nothing_usable(ws):
         result = ws("consolidate", "--provider", "offline", "--now", "2026-12-01T10:00", *args)
         assert result.exit_code == 0, (result.stdout, result.stderr)
     assert ws.json("status")["consolidation"]["pending"] == 0
+    # Not lost: status says a model run is still offered them (it said "0 pending" alone).
+    assert ws.json("status")["consolidation"]["forModel"] >= 2
+    assert "left for a model run" in ws("status").stdout
 
 
 def test_relative_times_are_made_absolute_through_a_whole_consolidation(ws):

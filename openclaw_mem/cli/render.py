@@ -202,11 +202,17 @@ def status_view(term: Environment, st: Status) -> None:
         commit = f" ({con['lastCommit']['short']})" if con.get("lastCommit") else ""
         waiting = con.get("proposals") or 0
         passed = con.get("passed") or 0
+        for_model = con.get("forModel") or 0
         out.print(
             f"[bold]consolidation[/bold] {plural(con['pending'], 'entry')} pending, "
             f"last {last}{commit}"
             + (f"; {plural(waiting, 'proposal')} waiting (mem review)" if waiting else "")
             + (f"; {passed} passed over (mem review --reoffer)" if passed else "")
+            + (
+                f"; {for_model} left for a model run"  # the offline rules kept nothing of them
+                if for_model
+                else ""
+            )
         )
     git = st.git
     if git is None:

@@ -199,20 +199,30 @@ def count_offers(ws: Workspace, shown: Iterable[str], taken: set[str]) -> None:
         pass  # a read-only .mem/: the count starts again next time, nothing is lost
 
 
-def passed_ids(ws: Workspace) -> list[str]:
-    """The entries recorded as passed over, in the record's order."""
+def left_for_model(ws: Workspace) -> int:
+    """How many entries only the offline rules took (they kept nothing of them): a run with
+    a model is offered them."""
+    hows: dict[str, set[str]] = {}
+    for ident, how in _record(ws):
+        hows.setdefault(ident, set()).add(how)
+    return sum(h == {OFFLINE} for h in hows.values())
+
+
+def _record(ws: Workspace) -> list[tuple[str, str]]:
     try:
         path = ws.inside(PROGRESS_FILE)
     except SymlinkRefused:
         return []
     if not path.is_file():
         return []
-    out = []
-    for line in read_text(path, PROGRESS_FILE).splitlines():
-        m = _LINE_RE.match(line)
-        if m and m[2] == "passed":
-            out.append(m[1])
-    return out
+    return [
+        (m[1], m[2]) for m in map(_LINE_RE.match, read_text(path, PROGRESS_FILE).splitlines()) if m
+    ]
+
+
+def passed_ids(ws: Workspace) -> list[str]:
+    """The entries recorded as passed over, in the record's order."""
+    return [ident for ident, how in _record(ws) if how == "passed"]
 
 
 def unpass(ws: Workspace) -> int:

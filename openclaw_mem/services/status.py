@@ -144,7 +144,7 @@ def _consolidation_summary(ws: Workspace, with_git: bool) -> dict:
 
         found = last_consolidation_commit(ws)
         commit = found.to_json() if found else None
-    from ..consolidate.progress import passed_ids
+    from ..consolidate.progress import left_for_model, passed_ids
     from ..consolidate.review import count_pending, load_all
     from ..format.markdown import ledger_entries
 
@@ -163,6 +163,8 @@ def _consolidation_summary(ws: Workspace, with_git: bool) -> dict:
     return {
         "pending": count_pending(ws),
         "passed": len(passed_ids(ws)),
+        # Taken for the offline rules, which kept nothing of them: a model run reads them.
+        "forModel": left_for_model(ws),
         "last": last_consolidation(history),
         "lastCommit": commit,
         "proposals": len(load_all(ws)),
