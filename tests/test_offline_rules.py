@@ -42,6 +42,10 @@ def taken(text: str) -> list[tuple[str, str, str]]:
         ("From now on, reply in bullet points when I ask for steps.", "AGENTS", "Rules",
          "Reply in bullet points when the user asks for steps"),
         ("Going forward, please answer in German.", "AGENTS", "Rules", "Answer in German"),
+        # Chat's laughter is no part of the fact, and capitals are plain case.
+        ("I'm allergic to penicillin haha", "USER", "Identity", "Is allergic to penicillin"),
+        ("I'm vegan lol", "USER", "Identity", "Is vegan"),
+        ("I'M ALLERGIC TO PEANUTS", "USER", "Identity", "Is allergic to peanuts"),
         ("Please remember to never push directly to main.", "AGENTS", "Rules",
          "Never push directly to main"),
         ("I live in Lisbon with my partner.", "USER", "Identity",

@@ -437,6 +437,23 @@ def _replaced(statement: str, existing: list[_Line]) -> _Line | None:
     return best
 
 
+# Chat's laughter and smileys at a sentence's end are no part of a fact ("I'm allergic to
+# penicillin haha"), and a sentence said in capitals is said in plain case.
+_NOISE_TAIL_RE = re.compile(
+    r"(?:[\s,]+(?:lol|lmao|rofl|ha(?:ha)+h?|he(?:he)+|hah|xd|jk|:-?[)D(P]|;-?\)|"
+    r"[\U0001F600-\U0001F64F\U0001F900-\U0001F9FF]))+[\s.!?]*$",
+    re.I,
+)
+
+
+def _plain(sentence: str) -> str:
+    out = _NOISE_TAIL_RE.sub("", sentence)
+    letters = [c for c in out if c.isascii() and c.isalpha()]
+    if len(letters) >= 6 and not any(c.islower() for c in letters):
+        out = re.sub(r"\bi\b", "I", out.lower())
+    return out
+
+
 def _clean(text: str) -> str:
     text = " ".join(text.split()).strip(" ,，:：;；").rstrip(".。!！")
     return (text[:1].upper() + text[1:])[:300]
@@ -608,7 +625,7 @@ class OfflineProvider:
             for sentence in sentences(own_voice(entry.text).replace("’", "'")):
                 if REDACTED in sentence or _QUESTION_RE.search(sentence):
                     continue
-                edit = self._edit(_LEAD_RE.sub("", sentence), existing)
+                edit = self._edit(_LEAD_RE.sub("", _plain(sentence)), existing)
                 if edit is None:
                     continue
                 section = f"{edit['file']}/{edit.get('section') or edit.get('target')}"
