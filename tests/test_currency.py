@@ -373,3 +373,17 @@ def test_mcp_search_leaves_out_what_was_forgotten_and_labels_what_was_superseded
     assert found["results"] == []
     moved = json.dumps(mem.search("where do I live"), ensure_ascii=False)
     assert '"superseded": true' in moved and "supersededBy" in moved
+
+
+def test_what_was_forgotten_before_a_consolidation_is_not_consolidated(ws):
+    """A helper's case: forgotten before the run, "I'm allergic to shellfish" became a live
+    USER.md line and every brief's profile, while recall said nothing."""
+    _log(ws, ("2026-10-01T20:00", "user", "I'm allergic to shellfish."))
+    ws("forget", "shellfish")
+    ws("consolidate", "--provider", "offline", "--now", "2026-10-02T09:00", ok=False)
+    history = (ws.root / "HISTORY.md").read_text(encoding="utf-8")
+    assert "is allergic to shellfish" not in history, history
+    assert not any("shellfish" in x for x in _live(ws))
+    brief = ws("context", "what should I cook tonight", "--now", "2026-10-02T10:00").stdout
+    assert "shellfish" not in brief, brief
+    assert ws.json("status")["consolidation"]["pending"] == 0

@@ -149,6 +149,21 @@ def _hooks_line(hooks: dict) -> str:
     return said + " (.mem/hooks.log)"
 
 
+def _consolidation_line(con: dict) -> str:
+    last = con["last"] or "never"
+    commit = f" ({con['lastCommit']['short']})" if con.get("lastCommit") else ""
+    waiting = con.get("proposals") or 0
+    passed = con.get("passed") or 0
+    for_model = con.get("forModel") or 0  # entries the offline rules kept nothing of
+    return (
+        f"[bold]consolidation[/bold] {plural(con['pending'], 'entry')} pending, "
+        f"last {last}{commit}"
+        + (f"; {plural(waiting, 'proposal')} waiting (mem review)" if waiting else "")
+        + (f"; {passed} passed over (mem review --reoffer)" if passed else "")
+        + (f"; {for_model} left for a model run" if for_model else "")
+    )
+
+
 def status_view(term: Environment, st: Status) -> None:
     out = console(term)
     out.print(f"[bold]workspace[/bold] {escape(st.root)}  [dim]({st.found_by})[/dim]")
@@ -196,24 +211,8 @@ def status_view(term: Environment, st: Status) -> None:
     out.print("[bold]resident[/bold] " + shown)
     if st.hooks:
         out.print(_hooks_line(st.hooks))
-    con = st.consolidation
-    if con is not None:
-        last = con["last"] or "never"
-        commit = f" ({con['lastCommit']['short']})" if con.get("lastCommit") else ""
-        waiting = con.get("proposals") or 0
-        passed = con.get("passed") or 0
-        for_model = con.get("forModel") or 0
-        out.print(
-            f"[bold]consolidation[/bold] {plural(con['pending'], 'entry')} pending, "
-            f"last {last}{commit}"
-            + (f"; {plural(waiting, 'proposal')} waiting (mem review)" if waiting else "")
-            + (f"; {passed} passed over (mem review --reoffer)" if passed else "")
-            + (
-                f"; {for_model} left for a model run"  # the offline rules kept nothing of them
-                if for_model
-                else ""
-            )
-        )
+    if st.consolidation is not None:
+        out.print(_consolidation_line(st.consolidation))
     git = st.git
     if git is None:
         return

@@ -131,12 +131,33 @@ def pending_entries(
 ) -> list[LogEntry]:
     """Entries not yet consolidated, in file order (oldest day first, then line order);
     `for_model`: with those only the offline rules passed over, which a model is offered."""
-    entries = all_entries(ws, warnings)
+    entries = _unforgotten(ws, all_entries(ws, warnings))
     taken = taken_ids(ws, for_model)
     if taken is None:
         done = {e.id for e in _legacy(ws, entries)}
         return [e for e in entries if e.id not in done]
     return [e for e in entries if e.id not in taken]
+
+
+def _unforgotten(ws: Workspace, entries: list[LogEntry]) -> list[LogEntry]:
+    """What `mem forget` hid is no one's to consolidate: "I'm allergic to shellfish",
+    forgotten before a run, became a live USER.md line and every brief's profile."""
+    from ..format.forgotten import hidden_in
+    from ..search.tokenize import shingles, tokenize
+
+    def words_of(text: str) -> frozenset[str]:  # as upkeep/forget_words.py reads them
+        return frozenset(t for t in shingles(tokenize(text)) if not (len(t) == 1 and t.isascii()))
+
+    hidden = hidden_in(ws)
+    if not hidden:
+        return entries
+    return [
+        e
+        for e in entries
+        if e.id not in hidden.ids
+        and not (e.entry.id and e.entry.id in hidden.ids)
+        and not hidden.says(words_of(e.entry.text))
+    ]
 
 
 def record(ws: Workspace, taken: Sequence[Taken]) -> bool:

@@ -24,9 +24,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..format.voice import own_voice
 from ..text import Lazy, compiled
 from .tokenize import shingles, tokenize
+from .voice import own_voice
 
 _W = r"(?<![\w'’])"  # a word starts here (an apostrophe is inside a word: "don't")
 _E = r"(?![\w'’])"

@@ -405,20 +405,18 @@ def _recalled(mem: Memory, env: Environment, prompt: str, session: str) -> str:
     hits = [h for h in hits if not _this_session(mem, h, session, read_logs)][:k]
     if not hits:
         return ""
-    from ..safety.meaning import scan_many
-    from ..services.reading import instruction_note
+    from ..services.reading import instruction_notes
 
     limit = int(mem.config["hooks.max_bytes"])
     lines = [FENCE[0], PROMPT_HEADER]
     size = sum(len(x.encode("utf-8")) + 1 for x in (*lines, FENCE[1]))
     # As the brief and MCP's memory_search do: a line that reads like an order says so.
-    flagged = scan_many([h["snippet"] for h in hits], None)
-    for h, flags in zip(hits, flagged, strict=True):
+    notes = instruction_notes([h["snippet"] for h in hits])
+    for h, note in zip(hits, notes, strict=True):
         cite = f"{h['path']}#L{h['startLine']}-L{h['endLine']}"
         when = f", {h['date'][:10]}" if h.get("date") and h["path"].startswith("memory/") else ""
         old = ", superseded" if h.get("superseded") else ""
-        note = f" {instruction_note(flags)}" if flags else ""
-        line = _unfenced(f'- "{_compact(h["snippet"])}" ({cite}{when}{old}){note}')
+        line = _unfenced(f'- "{_compact(h["snippet"])}" ({cite}{when}{old}) {note}'.rstrip())
         if size + len(line.encode("utf-8")) + 1 > limit:
             break
         lines.append(line)

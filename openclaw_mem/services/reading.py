@@ -212,6 +212,14 @@ def _flagged(texts: list[str], model: object | None) -> list[str]:
     ]
 
 
+def instruction_notes(texts: list[str]) -> list[str]:
+    """For each text, `instruction_note` when it reads like an order (the rules alone: a
+    hook's budget has no room for the model's opinion), else ""."""
+    from ..safety.meaning import scan_many
+
+    return [instruction_note(f) if f else "" for f in scan_many(texts, None)]
+
+
 def instruction_note(flags) -> str:
     """What a remembered line that reads like an order carries beside it, wherever it is
     injected (the brief, a prompt's recall)."""

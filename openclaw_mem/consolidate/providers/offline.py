@@ -36,11 +36,11 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ...format.markdown import core, history_stamp, is_live_bullet, split_doc
-from ...format.voice import own_voice
 from ...safety.firewall import flagged
 from ...safety.secrets import REDACTED
 from ...search import minhash
 from ...search.tokenize import shingles, tokenize
+from ...search.voice import own_voice
 from ...text import plural
 from ..checks import chinese_third, first_person, third_person
 from ..proposal import PromptEntry, Proposal, Request, Usage
