@@ -57,6 +57,7 @@ UPDATES = [
     ("My manager Tom lives in Munich.", "Tom moved to London."),
     ("My sister lives with me in Hamburg.", "I moved to Berlin."),
     ("同事们都叫我 Max。", "现在大家改叫我 Mo 了，Max 不用了。"),
+    ("I prefer pnpm over npm.", "Changed my mind: I'm using bun instead of pnpm."),
 ]
 NOT_UPDATES = [
     ("I love hiking in the Alps.", "I now go hiking every Sunday."),  # a habit, not a change
@@ -96,6 +97,13 @@ NOT_UPDATES = [
     # Someone else's words, pasted: not the writer's change.
     ("I live in Leeds.", "Here's the email from Bob:\nHi team, I'm moving to Denver next month."),
     ("I live in Leeds.", "> I moved to Denver last week\nthat's what the ticket says"),
+    # A past told as a story, advice, a report, a negated future, a hedge (a helper's set).
+    ("I live in Lyon.", "When I was a student I moved to Paris for two years."),
+    ("I live in Toronto.", "Back in 2015 I moved to Vancouver for a year, then came back."),
+    ("My favourite editor is Helix.", "My coworker says I should switch to Zed."),
+    ("我住在西安。", "我上大学的时候搬到过北京。"),
+    ("我在阿里上班。", "我不会从阿里离职的。"),
+    ("I live in Madrid.", "I'll be moving to Lisbon next year maybe."),
 ]
 
 

@@ -252,7 +252,7 @@ _GENERIC = frozenset(
             今天 明天 改用 改成 换成 换了 不再 取消 其实 不对 yesterday tomorrow tonight
             morning evening weekend rid gonna wanna keep 昨天 上周 下周 上个 个月 下个 周末
             昨天 时候 一下 一个 这个 那个 我们 你们 他们 觉得 还是 不是 就是 可以 没有 自己
-            no not t don doesn didn isn aren wasn weren won can couldn haven hasn"""
+            no not t don doesn didn isn aren wasn weren won can couldn haven hasn m am"""
         )
     )
 )
@@ -463,8 +463,12 @@ _ZH_RELATION_SLOT = (
 # "thinking about switching to Zed", 我打算明年搬到深圳.
 _SUPPOSED_RE = Lazy(
     rf"{_W}(?:if|whether|might|maybe|perhaps|thinking\s+(?:about|of)|"
-    rf"consider(?:ing)?|plan(?:s|ning)?\s+to|hoping\s+to|hope\s+to|should\s+i|"
-    rf"in\s+case){_E}|如果|要是|假如|万一|打算|计划|准备|考虑|可能|也许|或许|要不要|是否|"
+    rf"consider(?:ing)?|plan(?:s|ning)?\s+to|hoping\s+to|hope\s+to|should|could|would|"
+    rf"says|said|told\s+me|suggests?|recommends?|in\s+case|"
+    # A past told as a story ("Back in 2015 I moved", "When I was a student I moved").
+    rf"back\s+in\s+(?:19|20)\d\d|when\s+i\s+was|years\s+ago|as\s+a\s+(?:kid|child|student|teenager)"
+    rf"){_E}|如果|要是|假如|万一|打算|计划|准备|考虑|可能|也许|或许|要不要|是否|不会|不想|"
+    r"小时候|上大学的时候|那时候|当年|"
     r"(?<!不)想(?:要)?(?=搬|换|改|去|转|辞|跳|卖|戒)",
     re.I,
 )
@@ -538,6 +542,10 @@ def _change_at(clause: str, weak: bool) -> tuple[list[str], int | None]:
     return words, min((m.start() for m in said), default=lead.end() if lead else 0)
 
 
+# A change hedged after it ("I'll be moving to Lisbon next year maybe") or said as once
+# done (搬到过北京: "have moved there before") is none now either.
+_HEDGED_RE = Lazy(r"(?:\bmaybe|\bperhaps|\bprobably)\W*$|[搬换改转调]到过", re.I)
+
 # "I used to live in Shanghai" ends what it says itself, not whatever holds the slot now
 # ("we moved to Hamburg" stays): alone, these words change the statement's words, no slot.
 _PAST_RE = Lazy(r"used\s+to|以前", re.I)
@@ -554,7 +562,7 @@ def _changed(clauses: list[str], weak: bool) -> list[tuple[str, Whose, bool]]:
         found, at = _change_at(c, weak)
         # The subject and any supposing stand before the word of change, past a lead-in
         # ("Actually Tom moved": Tom's; "I moved, if you remember": the writer's).
-        if at is None or _SUPPOSED_RE.search(c[:at]):
+        if at is None or _SUPPOSED_RE.search(c[:at]) or _HEDGED_RE.search(c):
             continue
         out.append((c, _whose(c, at), all(_PAST_RE.fullmatch(w) for w in found)))
         rest = c
