@@ -64,6 +64,7 @@ NOT_UPDATES = [
     ("I love hiking in the Alps.", "I went hiking yesterday, it was great."),
     ("I live in Lisbon.", "Did you move to Porto?"),  # a question states nothing
     ("I'm gonna keep going with my business.", "Thanks! I won't quit, I never give up."),
+    ("It gives me the motivation to keep pushing forward.", "I'm gonna keep pushing forward."),
     ("It's always fun experimenting in the kitchen.", "No, not really. It's actually kind of fun."),
     (
         "Atlas 的 reconciliation worker 报 Redis 连接超时",

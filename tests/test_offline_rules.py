@@ -46,6 +46,9 @@ def taken(text: str) -> list[tuple[str, str, str]]:
         ("I'm allergic to penicillin haha", "USER", "Identity", "Is allergic to penicillin"),
         ("I'm vegan lol", "USER", "Identity", "Is vegan"),
         ("I'M ALLERGIC TO PEANUTS", "USER", "Identity", "Is allergic to peanuts"),
+        # An abbreviation's full stop ends no sentence ("Works as a nurse at St" was a line).
+        ("I work as a nurse at St. Mary's Hospital.", "USER", "Identity",
+         "Works as a nurse at St. Mary's Hospital"),
         ("Please remember to never push directly to main.", "AGENTS", "Rules",
          "Never push directly to main"),
         ("I live in Lisbon with my partner.", "USER", "Identity",

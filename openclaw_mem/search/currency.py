@@ -41,7 +41,9 @@ _STRONG_EN = (
     r"switch(?:ed|ing)?\s+(?:\S+\s+){0,3}?(?:to|from|over|back)|made\s+the\s+switch|"
     r"chang(?:ed|ing)\s+(?:\S+\s+){0,3}?to|became|become|turned\s+(?:vegan|vegetarian)|"
     r"mov(?:ed|ing)\s+(?:out|away|house|back)|"
-    r"(?:mov|shift|push|bump)(?:ed|ing)\s+(?:(?!and\b|but\b)\S+\s+){0,3}?(?:to|back|forward|out)|"
+    # "keep pushing forward" is encouragement, not a change.
+    r"(?<!keep )(?<!keeps )(?:mov|shift|push|bump)(?:ed|ing)\s+(?:(?!and\b|but\b)\S+\s+){0,3}?"
+    r"(?:to|back|forward|out)|"
     r"relocat(?:ed|ing)|"
     rf"{_NOT}quit(?:ting)?|{_NOT}gave\s+up|{_NOT}giving\s+up|{_NOT}stopped(?!\s+by\b)|"
     rf"{_NOT}stop(?:ping)?\s+(?=\w+ing\b)|"
@@ -463,7 +465,7 @@ _ZH_RELATION_SLOT = (
 # "thinking about switching to Zed", 我打算明年搬到深圳.
 _SUPPOSED_RE = Lazy(
     rf"{_W}(?:if|whether|might|maybe|perhaps|thinking\s+(?:about|of)|"
-    rf"consider(?:ing)?|plan(?:s|ning)?\s+to|hoping\s+to|hope\s+to|should|could|would|"
+    rf"consider(?:ing)?|plan(?:s|ning)?\s+to|hoping\s+to|hope\s+to|should|"
     rf"says|said|told\s+me|suggests?|recommends?|in\s+case|"
     # A past told as a story ("Back in 2015 I moved", "When I was a student I moved").
     rf"back\s+in\s+(?:19|20)\d\d|when\s+i\s+was|years\s+ago|as\s+a\s+(?:kid|child|student|teenager)"

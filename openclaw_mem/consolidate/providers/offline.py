@@ -401,9 +401,25 @@ MAX_SENTENCE = 400
 MAX_SENTENCES = 40
 
 
+# A full stop after these ends no sentence: "a nurse at St. Mary's Hospital".
+_ABBREVIATION_RE = re.compile(
+    r"\b(?:St|Dr|Mr|Mrs|Ms|Prof|Jr|Sr|Mt|No|vs|etc|e\.g|i\.e|Inc|Ltd|Co|approx)\.$"
+)
+
+
+def _joined(parts: list[str]) -> list[str]:
+    out: list[str] = []
+    for part in parts:
+        if out and _ABBREVIATION_RE.search(out[-1]):
+            out[-1] = f"{out[-1]} {part}"
+        else:
+            out.append(part)
+    return out
+
+
 def sentences(text: str) -> list[str]:
     out = []
-    for part in _SENTENCE_RE.split(text):
+    for part in _joined(_SENTENCE_RE.split(text)):
         s = part.strip(" \t-–—*>•")
         if 4 <= len(s) <= MAX_SENTENCE:
             out.append(s)
