@@ -143,10 +143,7 @@ def _unforgotten(ws: Workspace, entries: list[LogEntry]) -> list[LogEntry]:
     """What `mem forget` hid is no one's to consolidate: "I'm allergic to shellfish",
     forgotten before a run, became a live USER.md line and every brief's profile."""
     from ..format.forgotten import hidden_in
-    from ..search.tokenize import shingles, tokenize
-
-    def words_of(text: str) -> frozenset[str]:  # as upkeep/forget_words.py reads them
-        return frozenset(t for t in shingles(tokenize(text)) if not (len(t) == 1 and t.isascii()))
+    from ..search.tokenize import content_words
 
     hidden = hidden_in(ws)
     if not hidden:
@@ -156,7 +153,7 @@ def _unforgotten(ws: Workspace, entries: list[LogEntry]) -> list[LogEntry]:
         for e in entries
         if e.id not in hidden.ids
         and not (e.entry.id and e.entry.id in hidden.ids)
-        and not hidden.says(words_of(e.entry.text))
+        and not hidden.says(content_words(e.entry.text))
     ]
 
 

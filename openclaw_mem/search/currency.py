@@ -341,15 +341,20 @@ def _slot_pattern(words: tuple[str, ...], extra: str = "") -> re.Pattern[str]:
 
 def slots_of(text: str) -> frozenset[str]:
     """The slots a text names (`SLOTS`)."""
-    return frozenset(name for name in SLOTS if _slot_at(name, text) is not None)
+    return frozenset(_slots_at(text))
 
 
-def _slot_at(name: str, text: str) -> int | None:
-    """Where a text first names a slot, or None."""
-    if name in SLOT_EXCLUDED:
-        text = SLOT_EXCLUDED[name].sub(lambda m: " " * len(m.group()), text)
-    found = _slot_pattern(SLOTS[name], SLOT_PATTERNS.get(name, "")).search(text)
-    return None if found is None else found.start()
+def _slots_at(text: str) -> dict[str, int]:
+    """Each slot a text names, and where it first names it."""
+    out = {}
+    for name, words in SLOTS.items():
+        seen = text
+        if name in SLOT_EXCLUDED:
+            seen = SLOT_EXCLUDED[name].sub(lambda m: " " * len(m.group()), text)
+        found = _slot_pattern(words, SLOT_PATTERNS.get(name, "")).search(seen)
+        if found is not None:
+            out[name] = found.start()
+    return out
 
 
 def _words(text: str) -> frozenset[str]:
@@ -365,14 +370,14 @@ def _length(text: str) -> float:
 
 def _sentence(text: str) -> Sentence:
     held = bool(_FIRST_PERSON_RE.search(text)) or _length(text) <= SHORT
-    slots = slots_of(text)
+    named = _slots_at(text)
     whose = None
-    if slots:
-        at = min(_slot_at(n, text) or 0 for n in slots)
+    if named:
+        at = min(named.values())
         # "同事们都叫我 Max", "my sister lives with me": the user's slot all the same.
         if not _FIRST_PERSON_RE.search(text[at:]):
             whose = _whose(text, at)
-    return Sentence(slots, _words(text), held, bool(_QUESTION_RE.search(text)), whose)
+    return Sentence(frozenset(named), _words(text), held, bool(_QUESTION_RE.search(text)), whose)
 
 
 # Past this, a text is a pasted page or one endless line, no statement of a fact: it neither

@@ -100,6 +100,12 @@ def is_shingle(token: str) -> bool:
     return token not in _STOP_TOKENS and not (len(token) == 1 and _CJK_RE.match(token))
 
 
+def content_words(text: str) -> frozenset[str]:
+    """The content words a text says (a lone letter, the "m" of "I'm", says nothing): what a
+    forget's word sets hold and are matched against."""
+    return frozenset(t for t in shingles(tokenize(text)) if not (len(t) == 1 and t.isascii()))
+
+
 def shingles(tokens: list[str]) -> set[str]:
     """The set MinHash signs: content tokens, without stopwords and without CJK unigrams
     (BM25 weighs single characters by IDF; an unweighted set would drown in them)."""

@@ -135,10 +135,9 @@ def capture(place: Place, said: Sequence[Said], agent: str | None) -> Captured:
     warnings: list[str] = []
     if files:
         message = f"{COMMIT_LOG} {', '.join(files)}"
-        logged = place.config["git.autocommit"] == "log"  # (kept_secrets reads HEAD)
-        held = _secrets_held(place, said, files) if logged and not redacting else []
-        if held:  # as `mem log` says it: where, never what
-            note = f"holds what looks like a secret (log.redact is off): {', '.join(held)}"
+        logged = place.config["git.autocommit"] == "log"  # (the note reads HEAD)
+        note = _secret_note(place, said, files) if logged and not redacting else ""
+        if note:  # as `mem log` says it: where, never what
             message += f"\n\n{note}"
             warnings.append(f"{note}; `mem forget --hard PATH:LINE` redacts it")
         _, committed = place.after_append(files, message)
@@ -146,13 +145,13 @@ def capture(place: Place, said: Sequence[Said], agent: str | None) -> Captured:
     return Captured(added, already, files, warnings)
 
 
-def _secrets_held(place: Place, said: Sequence[Said], files: list[str]) -> list[str]:
-    """The lines this capture added that hold what looks like a secret ("path:line (a
-    kind)"); a plain turn is let through by a cheap check, without the secret families."""
+def _secret_note(place: Place, said: Sequence[Said], files: list[str]) -> str:
+    """keeping.secret_note for this capture's logs; a plain turn is let through by a cheap
+    check, without the secret families."""
     from ..safety.secret_hint import may_hold_secret
 
     if not place.redact_extra and not any(may_hold_secret(s.text) for s in said):
-        return []
-    from ..consolidate.write import kept_secrets
+        return ""
+    from .keeping import secret_note
 
-    return kept_secrets(place.root, files, place.redact_extra)
+    return secret_note(place, files)

@@ -15,7 +15,7 @@ from .place import Place
 from .results import Audit, Doctor, IndexSummary
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     from ..store.gitrepo import CommitInfo
     from ..store.gitsync import SyncResult
@@ -23,6 +23,16 @@ if TYPE_CHECKING:
 
 CITATIONS = f"{COMMIT_SYNC} citations follow their entries"
 REFORMATTED = f"{COMMIT_SYNC} curated lines name their sources as links (mem doctor)"
+
+
+def secret_note(place: Place, paths: Sequence[str]) -> str:
+    """What a commit of these paths says of the log lines it adds that hold what looks like
+    a secret (where, never what), or "" when none does."""
+    from ..consolidate.write import kept_secrets
+
+    logs = [p for p in paths if p.startswith("memory/") and p.endswith(".md")]
+    kept = kept_secrets(place.root, logs, place.redact_extra)
+    return f"holds what looks like a secret (log.redact is off): {', '.join(kept)}" if kept else ""
 
 
 class Keeping:
@@ -305,17 +315,11 @@ class Keeping:
     def _saying_secrets(self, message: Callable[[list[str]], str]) -> Callable[[list[str]], str]:
         """`message` for a commit of these paths, and which log line it keeps holds what
         looks like a secret (as the `mem log:` and consolidation commits say it)."""
-        from ..consolidate.write import kept_secrets
-
         place = self.place
 
         def said(paths: list[str]) -> str:
-            logs = [p for p in paths if p.startswith("memory/") and p.endswith(".md")]
-            kept = kept_secrets(place.root, logs, place.redact_extra)
-            note = ", ".join(kept)
-            return message(paths) + (
-                f"\n\nholds what looks like a secret (log.redact is off): {note}" if kept else ""
-            )
+            note = secret_note(place, paths)
+            return message(paths) + (f"\n\n{note}" if note else "")
 
         return said
 

@@ -204,20 +204,18 @@ def _flagged(texts: list[str], model: object | None) -> list[str]:
     fence tells the model the block is data, and this tells it which line tried to be more
     (MCP's memory_search marks its results the same way, `flagged`). `model`: the local
     model's second opinion, when the workspace embeds with it (safety/meaning.py)."""
-    from ..safety.meaning import scan_many
-
     return [
-        f"{text} {instruction_note(flags)}" if flags else text
-        for text, flags in zip(texts, scan_many(texts, model), strict=True)
+        f"{text} {note}" if note else text
+        for text, note in zip(texts, instruction_notes(texts, model), strict=True)
     ]
 
 
-def instruction_notes(texts: list[str]) -> list[str]:
-    """For each text, `instruction_note` when it reads like an order (the rules alone: a
-    hook's budget has no room for the model's opinion), else ""."""
+def instruction_notes(texts: list[str], model: object | None = None) -> list[str]:
+    """For each text, `instruction_note` when it reads like an order, else "" (a hook passes
+    no model: its budget has no room for the model's opinion)."""
     from ..safety.meaning import scan_many
 
-    return [instruction_note(f) if f else "" for f in scan_many(texts, None)]
+    return [instruction_note(f) if f else "" for f in scan_many(texts, model)]
 
 
 def instruction_note(flags) -> str:

@@ -27,7 +27,7 @@ from ..format.curated import record_of, workspace_ledger
 from ..format.forgotten import append as append_record
 from ..format.logs import entry_ids, read_entries
 from ..format.markdown import HISTORY_STAMP_RE, core, is_live_bullet, split_doc, struck_text
-from ..search.tokenize import shingles, tokenize
+from ..search.tokenize import content_words
 from ..store.fsutil import read_text
 from ..store.workspace import CURATED_FILES, HISTORY_FILE, Workspace, day_of
 from .forgetting import Forgotten, _forgotten, _keep_records, facts_of
@@ -48,9 +48,7 @@ class Hid:
         return sorted({f.path for f in (*self.lines, *self.redacted)})
 
 
-def words_of(text: str) -> frozenset[str]:
-    """The content words a text says (a lone letter, the "m" of "I'm", says nothing)."""
-    return frozenset(t for t in shingles(tokenize(text)) if not (len(t) == 1 and t.isascii()))
+words_of = content_words  # the name this module reads best with
 
 
 @dataclass(frozen=True)
