@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from openclaw_mem.search import currency as cur
 from openclaw_mem.search.currency import supersedes
 
 NOW = "2026-11-28T09:00"
@@ -396,3 +397,32 @@ def test_what_was_forgotten_before_a_consolidation_is_not_consolidated(ws):
     brief = ws("context", "what should I cook tonight", "--now", "2026-10-02T10:00").stdout
     assert "shellfish" not in brief, brief
     assert ws.json("status")["consolidation"]["pending"] == 0
+
+
+SLOT_TEXTS = [
+    "Teſla",  # U+017F: IGNORECASE reads it as "s", str.lower() does not
+    "VıM is my editor",
+    "İDE settings",
+    "I bike to work at Acme now",
+    "My new fiancée Léa and my CAR",
+    "我在华为做嵌入式开发，每天坐地铁上班",
+    "moved to Berlin with my family; the standup is now at 10",
+    "My editor font is JetBrains Mono",
+    "nothing here names a slot at all",
+    "",
+]
+
+
+@pytest.mark.parametrize("text", SLOT_TEXTS)
+def test_slots_found_by_their_words_are_those_every_pattern_finds(text):
+    # `_slots_at` skips a slot none of whose words is in the text: the skip must never
+    # hide a slot its own pattern finds.
+    every = {}
+    for name, words in cur.SLOTS.items():
+        seen = text
+        if name in cur.SLOT_EXCLUDED:
+            seen = cur.SLOT_EXCLUDED[name].sub(lambda m: " " * len(m.group()), text)
+        found = cur._slot_pattern(words, cur.SLOT_PATTERNS.get(name, "")).search(seen)
+        if found is not None:
+            every[name] = found.start()
+    assert cur._slots_at(text) == every

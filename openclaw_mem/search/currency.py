@@ -344,10 +344,31 @@ def slots_of(text: str) -> frozenset[str]:
     return frozenset(_slots_at(text))
 
 
+# Characters IGNORECASE matches to an ASCII letter that str.lower() leaves alone (U+0130 İ,
+# U+0131 ı, U+017F ſ, U+212A K): a text holding one is searched slot by slot.
+_FOLDS = frozenset("\u0130\u0131\u017f\u212a")
+
+
+@lru_cache(maxsize=1)
+def _needles() -> dict[str, tuple[str, ...]]:
+    """Each slot's words in lower case: a slot whose pattern is only its words names
+    nothing in a text that holds none of them, which `in` tells for a fraction of a regex
+    search (recall reads ~70 statements a query, each searched three times for 41 slots)."""
+    return {name: tuple(w.lower() for w in words) for name, words in SLOTS.items()}
+
+
 def _slots_at(text: str) -> dict[str, int]:
     """Each slot a text names, and where it first names it."""
     out = {}
+    low = None if _FOLDS.intersection(text) else text.lower()
+    needles = _needles()
     for name, words in SLOTS.items():
+        if (
+            low is not None
+            and name not in SLOT_PATTERNS
+            and not any(w in low for w in needles[name])
+        ):
+            continue
         seen = text
         if name in SLOT_EXCLUDED:
             seen = SLOT_EXCLUDED[name].sub(lambda m: " " * len(m.group()), text)

@@ -206,15 +206,21 @@ def _undecodable(name: str) -> bool:
 
 def day_of(path: Path | str) -> date | None:
     """The date a daily log's file name carries (OpenClaw also writes YYYY-MM-DD-slug.md)."""
-    m = DAY_FILE_RE.match(os.path.basename(os.fspath(path)))
+    # Recall asks this of every daily log a query touches (3,000 at 100k chunks): the
+    # compiled pattern and `date` are fetched once, not through Lazy and an import a call.
+    global _date
+    m = DAY_FILE_RE.compiled().match(os.path.basename(path))
     if not m:
         return None
+    if _date is None:
+        from datetime import date as _date
     try:
-        from datetime import date
-
-        return date(int(m[1]), int(m[2]), int(m[3]))
+        return _date(int(m[1]), int(m[2]), int(m[3]))
     except ValueError:
         return None
+
+
+_date = None
 
 
 _GLOBS: dict[str, object] = {}
