@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cache, partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -125,16 +126,17 @@ def _change_tokens(index: Index) -> list[str]:
     return [t for t in index.params.tokens(_CHANGE_WORDS) if len(t) > 1]
 
 
-def _subject_tokens(index: Index, statements: Sequence[cur.Statement]) -> list[str]:
+def _subject_tokens(index: Index, statements: Sequence[tuple[cur.Sentence, ...]]) -> list[str]:
+    """The index tokens of what these statements (their sentences) speak of."""
     words: list[str] = []
-    for s in statements:
-        for slot in s.slots:
+    for sentences in statements:
+        for slot in sorted(frozenset().union(*(s.slots for s in sentences))):
             named = (*cur.SLOTS[slot], *cur.SLOT_HINTS.get(slot, ()))
             words += [t for t in index.params.tokens(" ".join(named)) if len(t) > 1]
             # A slot's one-character Chinese words are its own (搬 for home, 车, 猫): "我搬到
             # 深圳了" shares nothing else with "我住在杭州".
             words += [w for w in named if len(w) == 1 and not w.isascii()]
-        words += sorted(s.words)
+        words += sorted(frozenset().union(*(s.words for s in sentences)))
     return words
 
 
@@ -154,10 +156,17 @@ def superseders(
     known = f.of()
     paths = index.doc("path_id")[docs].tolist()
     profile = [index.paths[p] == "USER.md" for p in paths]
-    said = dict(zip(docs.tolist(), map(_statement, texts(docs), profile), strict=True))
+    # What each text changes is read first; the sentences of an asked one only when a
+    # later change could update it (`updates` reads no sentence of the later statement).
+    bodies = dict(zip(docs.tolist(), map(_body, texts(docs)), strict=True))
+    said = {d: cur.read_statement(b, sentences=False) for d, b in bodies.items()}
+    olds = {
+        d: cache(partial(_sentences, b, u))
+        for (d, b), u in zip(bodies.items(), profile, strict=True)
+    }
     dated = f.day[~np.isnan(f.day)]
     if len(dated):
-        seeds = [said[int(d)] for d in docs[:nominate_from]]
+        seeds = [olds[d]() for d in docs[:nominate_from].tolist()]
         n = len(mask)
         hit = _docs_with(index, _change_tokens(index), n) & mask
         hit[docs] = False
@@ -166,50 +175,63 @@ def superseders(
         if len(at):  # the subjects' postings only when a later change could use them
             at = at[_docs_with(index, _subject_tokens(index, seeds), n)[g.ids[at]]]
         g = g.take(at[np.argsort(-g.day[at], kind="stable")][:MAX_NOMINEES])
-        if len(g.ids):
+        if len(g.ids):  # later entries, read only for what they change
             known.update(g.of())
-            said.update(zip(g.ids.tolist(), map(_statement, texts(g.ids)), strict=True))
-    asked = set(docs.tolist())
-    return {old: news for old, news in _pairs(known, said).items() if old in asked}
+            read = (cur.read_statement(_body(t), sentences=False) for t in texts(g.ids))
+            said.update(zip(g.ids.tolist(), read, strict=True))
+    return _pairs(known, said, olds)
 
 
 def _pairs(
-    known: dict[int, tuple[float, bool, int, bool]], said: dict[int, cur.Statement]
+    known: dict[int, tuple[float, bool, int, bool]],
+    said: dict[int, cur.Statement],
+    olds: dict[int, Callable[[], tuple[cur.Sentence, ...]]],
 ) -> dict[int, list[int]]:
+    """For each of `olds` (its sentences, read when asked for) the later changes in `said`
+    that update it, newest first."""
     out: dict[int, list[int]] = {}
     news = [d for d, s in said.items() if known[d][1] and s.changes]
     news.sort(key=lambda d: -known[d][0])
-    for old, before in said.items():
+    for old, sentences in olds.items():
         day, _, speaker, is_log = known[old]
         if day != day:  # NaN: no day
             continue
-        found = [
+        later = [
             new
             for new in news
             if new != old
             and known[new][0] > day
             # another speaker's statement is not theirs to update
             and not (is_log and speaker != known[new][2])
-            and cur.updates(before, said[new])
         ]
+        if not later:
+            continue
+        from dataclasses import replace
+
+        before = replace(said[old], sentences=sentences())
+        found = [new for new in later if cur.updates(before, said[new])]
         if found:
             out[old] = found
     return out
 
 
-def _statement(text: str, profile: bool = False) -> cur.Statement:
-    """A chunk's statement, its headings left out (an entry's time and speaker), a bullet
-    read without its source links ("- Lives in Hangzhou [2026-11-01](memory/…)": their dates
-    and path made it too long to hold its fact). A line of USER.md (`profile`) holds the
-    fact it states, in whatever person it is written: the file is about the user."""
+def _body(text: str) -> str:
+    """A chunk's text as a statement: its headings left out (an entry's time and speaker),
+    a bullet read without its source links ("- Lives in Hangzhou [2026-11-01](memory/…)":
+    their dates and path made it too long to hold its fact)."""
     lines = [line for line in text.split("\n") if not line.startswith("#")]
-    body = "\n".join(core(line) if BULLET_RE.match(line) else line for line in lines)
-    said = cur.read_statement(body)
+    return "\n".join(core(line) if BULLET_RE.match(line) else line for line in lines)
+
+
+def _sentences(body: str, profile: bool) -> tuple[cur.Sentence, ...]:
+    """A chunk's sentences. A line of USER.md (`profile`) holds the fact it states, in
+    whatever person it is written: the file is about the user."""
+    sentences = cur.sentences_of(body)
     if profile:
         from dataclasses import replace
 
-        said = replace(said, sentences=tuple(replace(s, holds=True) for s in said.sentences))
-    return said
+        sentences = tuple(replace(s, holds=True) for s in sentences)
+    return sentences
 
 
 def stage(q: Query, r: Ranking) -> Ranking:

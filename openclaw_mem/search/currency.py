@@ -406,10 +406,12 @@ def _sentence(text: str) -> Sentence:
 MAX_STATEMENT = 4000
 
 
-def read_statement(text: str) -> Statement:
+def read_statement(text: str, sentences: bool = True) -> Statement:
+    """What a text states; without `sentences` only what it changes (what a later
+    statement needs of itself: `updates` reads the earlier one's sentences alone)."""
     if len(text) > MAX_STATEMENT:
         return Statement(strong=False, weak=False, question=False, sentences=())
-    text = " ".join(own_voice(text).split())  # a pasted email's "I'm moving" is not the writer's
+    text = _own(text)
     clauses = [c for c in _CLAUSE_RE.split(text) if c.strip()]
     strong = bool(_STRONG_RE.search(text)) or any(map(_LEAD_RE.match, clauses))
     weak = bool(_WEAK_RE.search(text))
@@ -421,17 +423,30 @@ def read_statement(text: str) -> Statement:
     named = _changed(clauses, False) if strong else changed
     if strong and not named:  # its strong words were all supposed: only a weak one stands
         strong, named = False, changed
-    said = [p for p in _SENTENCE_RE.split(text) if p.strip()]
     return Statement(
         strong=strong,
         weak=weak,
         question=bool(_QUESTION_RE.search(text)),
-        sentences=tuple(map(_sentence, said)) if len(said) <= MAX_SENTENCES else (),
+        sentences=_sentences(text) if sentences else (),
         changed_slots=_slots_in(changed),
         changed_words=_words_in(named),
         named_slots=_slots_in(named),
         others=_others_in(changed),
     )
+
+
+def sentences_of(text: str) -> tuple[Sentence, ...]:
+    """The sentences `read_statement` reads in a text."""
+    return () if len(text) > MAX_STATEMENT else _sentences(_own(text))
+
+
+def _own(text: str) -> str:
+    return " ".join(own_voice(text).split())  # a pasted email's "I'm moving" is not the writer's
+
+
+def _sentences(text: str) -> tuple[Sentence, ...]:
+    said = [p for p in _SENTENCE_RE.split(text) if p.strip()]
+    return tuple(map(_sentence, said)) if len(said) <= MAX_SENTENCES else ()
 
 
 # A change of these is everyone's that shares them: "they cancelled the standup" moves the
