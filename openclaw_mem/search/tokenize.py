@@ -8,14 +8,16 @@ found inside `我最近在用FastAPI做项目，还用了Redis` with no dictiona
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
 from ..text import CJK as _CJK
 from ..text import CJK_RE as _CJK_RE
+from ..text import Lazy
 
-_WORD_RE = re.compile(f"[^\\W_{_CJK}]+")
-_CJK_RUN_RE = re.compile(f"[{_CJK}]+")
+# Lazy: compiling these two classes is ~3 ms, paid by every recall process that imports
+# this module unless the kept engine code (safety/prebuilt.py) hands them over.
+_WORD_RE = Lazy(f"[^\\W_{_CJK}]+")
+_CJK_RUN_RE = Lazy(f"[{_CJK}]+")
 
 # Function words that carry no topic: kept out of shingles (they would make every pair of
 # English sentences look alike), kept in BM25 (its IDF already discounts them).
