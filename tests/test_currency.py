@@ -59,6 +59,14 @@ UPDATES = [
     ("My sister lives with me in Hamburg.", "I moved to Berlin."),
     ("同事们都叫我 Max。", "现在大家改叫我 Mo 了，Max 不用了。"),
     ("I prefer pnpm over npm.", "Changed my mind: I'm using bun instead of pnpm."),
+    # "gave up" and "can't take it" are how the change is said, not what it is about.
+    (
+        "I play in a five-a-side football team every Tuesday.",
+        "I gave up the Tuesday football, my ankle can't take it anymore.",
+    ),
+    ("Version 3.0 of the app ships on September 30.", "The 3.0 release slipped to October 28."),
+    # The curated line the offline rules make of "Home for me is Galway".
+    ("Home for the user is Galway", "We finally moved house to Cork."),
 ]
 NOT_UPDATES = [
     ("I love hiking in the Alps.", "I now go hiking every Sunday."),  # a habit, not a change
@@ -106,6 +114,11 @@ NOT_UPDATES = [
     ("我住在西安。", "我上大学的时候搬到过北京。"),
     ("我在阿里上班。", "我不会从阿里离职的。"),
     ("I live in Madrid.", "I'll be moving to Lisbon next year maybe."),
+    # Someone pushed to act: nothing moved.
+    (
+        "I won't give up! I'll keep pushing to make my dreams happen.",
+        "Losing my job pushed me to take the plunge and go for my dreams.",
+    ),
 ]
 
 

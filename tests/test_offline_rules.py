@@ -255,6 +255,21 @@ def test_a_move_strikes_the_line_that_placed_the_person_elsewhere():
     assert [(e.op, e.text) for e in alone] == [("add", "Lives in Porto")]
 
 
+def test_a_move_with_no_place_left_named_strikes_the_one_home_of_the_user():
+    docs = {
+        "MEMORY.md": "# Memory\n",
+        "USER.md": "# User\n\n## Identity\n\n- Home for the user is Galway these days\n",
+        "AGENTS.md": "# A\n",
+    }
+    (edit,) = propose("We finally moved house to Cork, boxes everywhere.", documents=docs).edits
+    assert (edit.op, edit.file, edit.text) == ("deprecate", "USER", "Lives in Cork")
+    assert edit.target.startswith("- Home for the user is Galway")
+    # Someone else's home is theirs: the user's move leaves it.
+    docs["USER.md"] = "# User\n\n## Identity\n\n- Their sister lives in Hamburg\n"
+    (edit,) = propose("We moved house to Bremen last month.", documents=docs).edits
+    assert (edit.op, edit.text) == ("add", "Lives in Bremen since last month")
+
+
 def test_entries_the_rules_take_nothing_from_are_dropped_explicitly():
     answer = propose("I'm vegetarian.", "haha that's funny", "what time is it?")
     assert answer.skip == (2, 3)

@@ -70,6 +70,15 @@ def test_contractions_and_negations_keep_their_words():
         ("I like apples and oranges", "USER", "Likes apples and oranges"),
         ("I went to Rome and loved it", "USER", "Went to Rome and loved it"),
         ("Remind me when I quit smoking", "AGENTS", "Remind the user when the user quit smoking"),
+        # A verb whose past is itself, said of the past, stays past: "Quits smoking in
+        # October" read as a plan.
+        ("I quit smoking in October, three weeks clean.", "USER",
+         "Quit smoking in October, three weeks clean."),
+        ("I quit smoking.", "MEMORY", "User quit smoking."),
+        ("I cut my hair short last week.", "USER", "Cut their hair short last week."),
+        ("I just quit my job.", "USER", "Just quit their job."),
+        ("I quit every job after a year.", "USER", "Quits every job after a year."),
+        ("I set my alarm for 6 every day.", "USER", "Sets their alarm for 6 every day."),
     ],
 )  # fmt: skip
 def test_every_verb_of_the_user_agrees_with_them(said, file, line):

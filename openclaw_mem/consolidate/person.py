@@ -124,6 +124,8 @@ def third_person(text: str, file: str) -> str:
     phrase = _subject_verb(m) if m and (m["short"] or m["verb"]) else ""
     if phrase:
         rest = out[m.end() :]
+        if _past_same(m, rest):  # "I quit smoking in October": "Quit …", not "Quits …"
+            phrase = phrase.rsplit(" ", 1)[0] + " " + m["verb"] if " " in phrase else m["verb"]
         if m["verb"] and not m["short"] and m["verb"].lower() not in PAST:
             rest = _second_predicate(rest)  # "I live in Madrid and work at …"
         phrase = f"{phrase}{rest}".strip()
@@ -162,6 +164,30 @@ def _second_predicate(text: str) -> str:
     if m is None or m["verb"] not in _SECOND_VERBS:
         return text
     return f"{text[: m.start('verb')]}{verb3(m['verb'])}{text[m.end('verb') :]}"
+
+
+# What places "I quit", "I cut", "I set" in the past ("… in October, three weeks clean").
+_PAST_CUE_RE = re.compile(
+    r"\b(?:yesterday|ago|earlier|already|recently|finally|last\s+\w+|this\s+morning|"
+    r"in\s+(?:january|february|march|april|may|june|july|august|september|october|"
+    r"november|december|(?:19|20)\d{2})|(?:days?|weeks?|months?|years?)\s+(?:clean|sober|free))\b",
+    re.I,
+)
+
+
+def _past_same(m: re.Match[str], rest: str) -> bool:
+    """Whether the verb after "I" is one whose past is itself, said of the past: by a cue in
+    its sentence or an adverb before it ("I just quit")."""
+    verb = (m["verb"] or "").lower()
+    if m["short"] or verb not in _SAME_PAST:
+        return False
+    adverbs = (m["adverbs"] or "").lower().split()
+    said = re.split(r"[.!?;]", rest, maxsplit=1)[0]
+    if verb == "quit":  # said once, of something given up: "I quit smoking" is done
+        return not re.search(r"\b(?:every|always|usually|often|whenever)\b", said, re.I)
+    return bool({"just", "finally", "already", "recently"} & set(adverbs)) or bool(
+        _PAST_CUE_RE.search(said)
+    )
 
 
 def _mid(m: re.Match[str]) -> str:

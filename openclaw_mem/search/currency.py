@@ -42,8 +42,9 @@ _STRONG_EN = (
     r"chang(?:ed|ing)\s+(?:\S+\s+){0,3}?to|became|become|turned\s+(?:vegan|vegetarian)|"
     r"mov(?:ed|ing)\s+(?:out|away|house|back)|"
     # "keep pushing forward" is encouragement, not a change.
-    r"(?<!keep )(?<!keeps )(?:mov|shift|push|bump)(?:ed|ing)\s+(?:(?!and\b|but\b)\S+\s+){0,3}?"
-    r"(?:to|back|forward|out)|"
+    # "it pushed me to take the plunge" urges a person; nothing moved.
+    r"(?<!keep )(?<!keeps )(?:mov|shift|(?:push|bump)(?!\w*\s+(?:me|us|him|her|them|you)\b))"
+    r"(?:ed|ing)\s+(?:(?!and\b|but\b)\S+\s+){0,3}?(?:to|back|forward|out)|"
     r"relocat(?:ed|ing)|"
     rf"{_NOT}quit(?:ting)?|{_NOT}gave\s+up|{_NOT}giving\s+up|{_NOT}stopped(?!\s+by\b)|"
     rf"{_NOT}stop(?:ping)?\s+(?=\w+ing\b)|"
@@ -141,7 +142,8 @@ SLOTS: dict[str, tuple[str, ...]] = {
         "周会", "例会", "会议", "站会", "开会", "组会", "晨会", "早会", "复盘",
     ),
     "deadline": (
-        "launch", "launches", "release", "release date", "ship date", "deadline", "due date",
+        "launch", "launches", "release", "release date", "ship date", "ships on", "ship on",
+        "ships by", "deadline", "due date",
         "go-live", "go live", "demo day", "due", "due on", "due by", "上线", "发布", "截止",
         "交付", "发版",
     ),
@@ -213,7 +215,8 @@ SLOT_PATTERNS: dict[str, str] = {
         r"take\s+the\s+\w+|bus|train|tram|subway|metro)\s+to\s+(?:work|the\s+office)\b"
     ),
     "home": (
-        r"\bhome\s+(?:for\s+me\s+)?is\b|\bmy\s+home\s+is\b|"
+        # "Home for me is Galway" and the curated line made of it ("… for the user is …").
+        r"\bhome\s+(?:for\s+(?:me|the\s+user|them)\s+)?is\b|\b(?:my|their)\s+home\s+is\b|"
         rf"{_W}(?:moved|moving|move)\s+(?:back\s+)?(?:from\s+\S+\s+)?to\s+"
         rf"(?!(?:{_MONTHS_DAYS})\b)(?-i:[A-Z])|{_W}moved\s+(?:out|house|away|in\s+with){_E}"
     ),
@@ -638,7 +641,15 @@ def _words_in(parts: list[tuple[str, Whose, bool]]) -> frozenset[str]:
     for clause, whose, _ in parts:
         if whose is None or not slots_of(clause) - whose[0]:
             words |= _words(clause)
-    return frozenset(words)
+    return frozenset(words - _CHANGE_VERBS)
+
+
+# The words of a change's own phrasing ("gave up", "can't take it"): what changed is what
+# they are said of. Left out of a change's words only: an older statement's "give" or
+# "take" is its own content.
+_CHANGE_VERBS = frozenset(
+    shingles(tokenize("give gives gave given giving up take takes took taken taking"))
+)
 
 
 def _others_in(parts: list[tuple[str, Whose]]) -> tuple:

@@ -480,12 +480,17 @@ _NAME_RE = re.compile(r"(?<!^)\b[A-Z][a-z]{2,}")  # a capitalised word not openi
 # "I moved to Porto last month, no longer in Lisbon": where the person lives now, and where
 # no longer (the line that said so is struck through, not deleted).
 _MOVE_RE = re.compile(
-    r"^(?:I(?:'ve|’ve| have)?\s+)?(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+"
+    r"^(?:(?:I|[Ww]e)(?:'ve|’ve| have)?\s+)?(?:just\s+|recently\s+|finally\s+)?"
+    r"(?:moved|relocated)\s+(?:house\s+|back\s+)?"
     r"(?:from\s+(?P<old1>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)\s+)?to\s+"
     r"(?P<new>[A-Z][\w'’-]*(?:\s+[A-Z][\w'’-]*)*)(?P<rest>.*)$"
 )
 _HOME_RE = re.compile(r"\b(?:apartment|flat|house|city|country|family|new place)\b", re.I)
 _LIVES_RE = re.compile(r"\b(?:lives|living|live|based|resides|moved)\b|住在", re.I)
+# A USER.md line that says where the user lives (no one else's: "Their sister lives …").
+_OWN_HOME_RE = re.compile(
+    r"(?:lives|is based|based|resides|home for (?:the user|them) is|住在)\b", re.I
+)
 _MOVE_WHEN_RE = re.compile(
     r"\b(last|this|next)\s+(week|month|year)\b|\b(yesterday|today)\b|"
     r"\bin\s+((?:19|20)\d{2})\b",
@@ -806,7 +811,9 @@ def _moved(sentence: str, existing: list[_Line]) -> dict | None:
     gone = _NO_LONGER_RE.search(m["rest"])
     # A person moves house with a time or a place left behind; "moved to GitHub Actions"
     # (a tool) has neither, nor does a project's "we moved to Rust".
-    cue = re.search(r"\b(?:just|recently|finally)\s+(?:moved|relocated)", sentence)
+    cue = re.search(
+        r"\b(?:just|recently|finally)\s+(?:moved|relocated)|\bmoved\s+house\b", sentence
+    )
     if not (when or gone or cue or m["old1"] or _HOME_RE.search(m["rest"])):
         return None
     text = f"Lives in {new}"
@@ -816,6 +823,8 @@ def _moved(sentence: str, existing: list[_Line]) -> dict | None:
         )
     old = m["old1"] or (gone["old"] if gone else None)
     edit = _added("move", text)
+    # The line that placed the person in the city left, named after "from" or "no longer
+    # in"; else the one line of USER.md that says where they live (one place at a time).
     if old:
         place = old.casefold()
         said = [
@@ -825,9 +834,17 @@ def _moved(sentence: str, existing: list[_Line]) -> dict | None:
             and line.file in ("USER", "MEMORY")
             and _LIVES_RE.search(line.text)  # only a line that placed the person there
         ]
-        if len(said) == 1:
-            edit.update(file=said[0].file, op="deprecate", target=said[0].text)
-            del edit["section"]
+    else:
+        said = [
+            line
+            for line in existing
+            if line.file == "USER"
+            and _OWN_HOME_RE.match(line.text)
+            and new.casefold() not in line.text.casefold()
+        ]
+    if len(said) == 1:
+        edit.update(file=said[0].file, op="deprecate", target=said[0].text)
+        del edit["section"]
     return edit
 
 
