@@ -168,6 +168,27 @@ def test_openclaw_needs_nothing_when_its_workspace_is_this_one(ws, tmp_path):
     assert ws("hooks", "install", "openclaw").exit_code == 0
 
 
+def test_openclaw_reads_its_default_workspace_not_the_first_that_is_named(ws, tmp_path):
+    """A regular expression took the first `workspace: "…"` in the file: a commented-out
+    line, or another agent's workspace listed before the defaults."""
+    config = Path(home(), ".openclaw", "openclaw.json")
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(
+        "{\n  // \"workspace\": \"~/old\",\n  agents: {\n"
+        f"    list: [{{ id: 'work', workspace: '{tmp_path / 'work'}' }},],\n"
+        f"    defaults: {{ workspace: '{ws.root}', /* the notes */ }},\n  }},\n}}\n",
+        encoding="utf-8",
+    )
+    same = ws("hooks", "status", "openclaw")
+    assert same.exit_code == 0 and "OpenClaw reads this workspace itself" in same.stdout
+    # An agent of its own reads its workspace too.
+    ws("init", str(tmp_path / "work"))
+    assert ws("-w", str(tmp_path / "work"), "hooks", "status", "openclaw").exit_code == 0
+    config.write_text("{ agents: { defaults: { workspace: ", encoding="utf-8")
+    broken = ws("hooks", "status", "openclaw", ok=False)
+    assert broken.exit_code == 1 and "could not be read" in broken.stdout
+
+
 def test_an_unknown_harness_is_a_usage_error(ws):
     result = ws("hooks", "install", "cursor", ok=False)
     assert result.exit_code == 2 and "unknown harness 'cursor'" in result.stderr

@@ -330,22 +330,48 @@ def _checks(harness: str, path: Path, env: dict, home: str) -> list[str]:
     return notes
 
 
+def _openclaw_workspaces(text: str) -> tuple[str | None, list[str]]:
+    """agents.defaults.workspace and each agents.list[].workspace of an openclaw.json."""
+    from ..format import json5
+
+    data = json5.loads(text)
+    agents = data.get("agents") if isinstance(data, dict) else None
+    if not isinstance(agents, dict):
+        return None, []
+    defaults = agents.get("defaults")
+    default = defaults.get("workspace") if isinstance(defaults, dict) else None
+    listed = agents.get("list") if isinstance(agents.get("list"), list) else []
+    own = [
+        a["workspace"]
+        for a in listed
+        if isinstance(a, dict) and isinstance(a.get("workspace"), str)
+    ]
+    return (default if isinstance(default, str) else None), own
+
+
 def openclaw(root: Path, env: dict, home: str) -> Report:
     """Whether OpenClaw's agent workspace is this one: OpenClaw then reads MEMORY.md,
     USER.md and memory/*.md itself, and there is nothing to install."""
     state = Path(env.get("OPENCLAW_STATE_DIR") or Path(home) / ".openclaw")
     config = Path(env.get("OPENCLAW_CONFIG_PATH") or state / "openclaw.json")
-    theirs = state / "workspace"
+    theirs, agents, unread = state / "workspace", [], None
     try:
-        text = config.read_text(encoding="utf-8")
-        m = re.search(r"""["']?workspace["']?\s*:\s*["']([^"']+)["']""", text)
-        if m:
-            theirs = Path(os.path.expanduser(m[1]))
-    except OSError:
+        default, agents = _openclaw_workspaces(config.read_text(encoding="utf-8"))
+        theirs = Path(os.path.expanduser(default)) if default else theirs
+    except FileNotFoundError:
         pass
+    except (OSError, ValueError) as exc:
+        unread = f"{config} could not be read ({exc}): OpenClaw's default workspace assumed"
+    # An agent of its own (agents.list[].workspace) reads its workspace as the default does.
+    here = os.path.realpath(root)
+    mine = [Path(os.path.expanduser(w)) for w in agents]
+    same_agent = next((w for w in mine if os.path.realpath(w) == here), None)
+    theirs = same_agent or theirs
     report = Report("openclaw", None, "user", workspace=str(theirs))
-    same = os.path.realpath(theirs) == os.path.realpath(root)
+    same = os.path.realpath(theirs) == here
     report.events = ["MEMORY.md", "USER.md", "memory/*.md"] if same else []
+    if unread:
+        report.notes.append(unread)
     if not same:
         report.notes.append(
             f"OpenClaw's workspace is {theirs}, not this one: use `mem -w {theirs}` (or "
