@@ -174,7 +174,7 @@ def test_openclaw_reads_its_default_workspace_not_the_first_that_is_named(ws, tm
     config = Path(home(), ".openclaw", "openclaw.json")
     config.parent.mkdir(parents=True, exist_ok=True)
     config.write_text(
-        "{\n  // \"workspace\": \"~/old\",\n  agents: {\n"
+        '{\n  // "workspace": "~/old",\n  agents: {\n'
         f"    list: [{{ id: 'work', workspace: '{tmp_path / 'work'}' }},],\n"
         f"    defaults: {{ workspace: '{ws.root}', /* the notes */ }},\n  }},\n}}\n",
         encoding="utf-8",
