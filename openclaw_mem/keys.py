@@ -456,7 +456,7 @@ KEYS: tuple[Key, ...] = (
     Key(
         "hooks.resident",
         False,
-        "Let hooks start the on-demand resident (`mem watch --idle`, watch.idle) when the "
+        "Let hooks start the on-demand resident (`mem resident`, watch.idle) when the "
         "embedding model is slow to load; off, a hook leaves no process behind (one already "
         "running is used).",
     ),

@@ -24,7 +24,7 @@ def watch_cmd(
         float | None,
         typer.Option(
             "--idle",
-            help="Exit after this many seconds without a request (a resident started by recall).",
+            help="Exit after this many seconds without a request.",
             min=1,
         ),
     ] = None,
@@ -285,13 +285,16 @@ def audit_cmd(
 @app.command("serve")
 def serve_cmd(
     ctx: typer.Context,
-    read_only: Annotated[bool, typer.Option("--read-only", help="No memory_log tool.")] = False,
+    read_only: Annotated[
+        bool, typer.Option("--read-only", help="No memory_log or memory_forget tool.")
+    ] = False,
     agent: Annotated[
         str | None,
         typer.Option("--agent", help="Serve one agent: its log tag and its recall (MEM_AGENT)."),
     ] = None,
 ) -> None:
-    """Serve the memory over MCP on stdio: memory_search, memory_get, memory_log."""
+    """Serve the memory over MCP on stdio: memory_search, memory_get, memory_context,
+    memory_status, memory_log and memory_forget."""
     serve.serve_mcp(state(ctx).memory(), read_only=read_only, agent=agent)
 
 

@@ -130,8 +130,8 @@ def on_demand_idle(mem: Memory) -> int:
 
 
 def prepare_on_demand(mem: Memory) -> bool:
-    """For a resident started on demand (`mem watch --idle`): False when another one already
-    serves; else the model is loaded before the socket says it serves."""
+    """For a resident started on demand (`mem watch --idle`, `mem resident`): False when
+    another one already serves; else the model is loaded before the socket says it serves."""
     from .autostart import started
 
     if serving(mem.root):
