@@ -155,3 +155,20 @@ def _camel(key: str) -> str:
     if len(parts) < 2 or not all(p and p.isascii() and p.isalnum() and p.islower() for p in parts):
         return key
     return parts[0] + "".join(p.title() for p in parts[1:])
+
+
+def __getattr__(name: str):
+    """`blake2b` and `sha1` (`from ..text import sha1`) without `import hashlib`, which loads
+    OpenSSL (~2.5 ms) where a recall only hashes words, shingles and chunk keys. CPython's
+    own modules give the same digests (hashlib takes blake2b from the same one); taken when
+    first named, so `mem log` loads neither."""
+    if name not in ("blake2b", "sha1"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:
+        value = getattr(__import__("_blake2" if name == "blake2b" else "_sha1"), name)
+    except (ImportError, AttributeError):  # a build without them: hashlib's
+        import hashlib
+
+        value = getattr(hashlib, name)
+    globals()[name] = value
+    return value

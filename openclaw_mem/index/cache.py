@@ -24,7 +24,6 @@ written, the index is built in memory for this one call.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import shutil
@@ -41,6 +40,7 @@ from ..errors import BadEncoding
 from ..search import bm25, minhash, simhash
 from ..store.fsutil import SymlinkRefused, atomic_write_text, decode, read_bytes
 from ..store.workspace import Workspace
+from ..text import blake2b
 from .segments import (
     DOC_FIELDS,
     POST_FIELDS,
@@ -183,7 +183,7 @@ def _digest(path: Path, h, rel: str | None = None) -> str:
 
 
 def _file_hash(path: Path) -> str:
-    return _digest(path, hashlib.blake2b(digest_size=16))
+    return _digest(path, blake2b(digest_size=16))
 
 
 class _StreamInstead(Exception):
@@ -195,7 +195,9 @@ def _read(ws: Workspace, rel: str, path: Path, size: int = 0) -> tuple[str | Non
     hashed, in pieces ("" for its text): if it changed, the streamed rebuild reads it."""
     if size > STREAM_BYTES:
         try:
-            return "", _digest(path, hashlib.sha256(), rel), None
+            from hashlib import sha256  # OpenSSL's, loaded only where a file is read
+
+            return "", _digest(path, sha256(), rel), None
         except (FileNotFoundError, SymlinkRefused):
             return None, "", None
     try:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import hashlib
 import math
 import os
 from collections.abc import Callable, Sequence
@@ -30,6 +29,7 @@ from ..errors import BadEncoding
 from ..search import bm25, minhash, simhash
 from ..search.tokenize import is_shingle, stem_word, tokenize
 from ..store.fsutil import SymlinkRefused, read_bytes
+from ..text import blake2b
 
 if TYPE_CHECKING:
     from ..embed.base import Embedder
@@ -149,7 +149,7 @@ def agent_key(agent: str | None) -> int:
     """An agent id as the number the index keeps (0: no agent, shared by all)."""
     if not agent:
         return 0
-    return int.from_bytes(hashlib.blake2b(agent.encode("utf-8"), digest_size=8).digest()) or 1
+    return int.from_bytes(blake2b(agent.encode("utf-8"), digest_size=8).digest()) or 1
 
 
 def _day_number(day: date | None) -> float:
@@ -683,7 +683,9 @@ def _join_parts(parts: Sequence[Part]) -> Part:
 
 
 def sha256_hex(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+    from hashlib import sha256  # OpenSSL's: files are hashed where they are read
+
+    return sha256(data).hexdigest()
 
 
 @dataclass

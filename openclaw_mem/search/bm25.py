@@ -21,19 +21,20 @@ since changed.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..text import blake2b
+
 K1 = 1.5
 B = 0.75
 
 
 def term_hash(term: str) -> int:
-    return int.from_bytes(hashlib.blake2b(term.encode("utf-8"), digest_size=8).digest(), "little")
+    return int.from_bytes(blake2b(term.encode("utf-8"), digest_size=8).digest(), "little")
 
 
 def idf(n: int, df: int | np.ndarray) -> float | np.ndarray:

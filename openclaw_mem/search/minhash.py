@@ -14,11 +14,12 @@ recovers |Q ∩ D| / |Q| from the estimated Jaccard and the two set sizes.
 
 from __future__ import annotations
 
-import hashlib
 import struct
 from collections.abc import Sequence
 
 import numpy as np
+
+from ..text import sha1
 
 NUM_PERM = 256  # 128 leaves the containment estimate too noisy (bench/recall_quality.py)
 SEED = 1
@@ -53,7 +54,7 @@ def permutations(num_perm: int = NUM_PERM, seed: int = SEED) -> tuple[np.ndarray
 
 def hash32(shingle: str) -> int:
     """datasketch's default hash (sha1_hash32) of the UTF-8 bytes."""
-    return struct.unpack("<I", hashlib.sha1(shingle.encode("utf-8")).digest()[:4])[0]
+    return struct.unpack("<I", sha1(shingle.encode("utf-8")).digest()[:4])[0]
 
 
 def _fmix32(h: np.ndarray) -> np.ndarray:

@@ -8,7 +8,6 @@ the words, not a line number that an edit above would shift.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..errors import MemError
+from ..text import sha1
 from .fsutil import atomic_write_text
 from .workspace import Workspace
 
@@ -25,7 +25,7 @@ MAX_RECORDS = 50_000  # beyond this the least recently used are forgotten
 
 def chunk_key(path: str, lines: Iterable[str]) -> str:
     body = "\n".join(line.rstrip("\r") for line in lines)
-    return hashlib.sha1(f"{path}\n{body}".encode()).hexdigest()[:16]
+    return sha1(f"{path}\n{body}".encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True)
