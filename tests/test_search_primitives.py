@@ -327,3 +327,23 @@ def test_the_cjk_share_counts_letters_only():
 
     assert cjk_share("・・・a") == 0.0  # marks are no letters
     assert cjk_share("中文ab") == 0.5 and cjk_share("") == 0.0
+
+
+def test_the_hashes_an_index_holds_are_hashlibs_without_importing_it():
+    """Terms, shingles and chunk keys are hashed with CPython's own blake2b and sha1 (hashlib
+    loads OpenSSL); an index or access file written before reads the same."""
+    import hashlib
+
+    from openclaw_mem.search.bm25 import term_hash
+    from openclaw_mem.store.access import chunk_key
+
+    for word in ("redis", "连接超时", "naïve"):
+        want = hashlib.blake2b(word.encode("utf-8"), digest_size=8).digest()
+        assert term_hash(word) == int.from_bytes(want, "little")
+        assert minhash.hash32(word) == int.from_bytes(
+            hashlib.sha1(word.encode("utf-8")).digest()[:4], "little"
+        )
+    assert (
+        chunk_key("memory/2026-11-28.md", ["x", "y"])
+        == (hashlib.sha1(b"memory/2026-11-28.md\nx\ny").hexdigest()[:16])
+    )
