@@ -364,7 +364,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--provider", default="offline,scripted", help="offline, scripted or both")
     ap.add_argument("--embed", default="none", help="none or local (MEM_EMBED_PROVIDER)")
-    ap.add_argument("--part", default="tune,check,fresh,blind")
+    ap.add_argument("--part", default="tune,check,fresh,blind,audit")
     ap.add_argument("--only", help="a case id (its part/id or id)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--show", action="store_true", help="print what failing cases showed")

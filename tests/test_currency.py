@@ -67,6 +67,28 @@ UPDATES = [
     ("Version 3.0 of the app ships on September 30.", "The 3.0 release slipped to October 28."),
     # The curated line the offline rules make of "Home for me is Galway".
     ("Home for the user is Galway", "We finally moved house to Cork."),
+    # An audit's unseen phrasings (session 11), in other words: idioms and corrections.
+    ("The migration cutover is on May 4.", "The cutover slid to May 18."),
+    ("The contract ends in June.", "Turns out the contract ends in September, I misread it."),
+    ("My flight lands at 9.", "Sorry, I meant my flight lands at 11."),
+    (
+        "I'll use Postgres for the side project.",
+        "Scratch that, SQLite is enough for the side project.",
+    ),
+    ("I work from home three days a week.", "As of next week, I'm fully remote."),
+    ("My dentist is Dr. Alvarez.", "Not Alvarez but Morales, that's my dentist."),
+    ("我儿子上小学二年级。", "说错了，我儿子是三年级，不是二年级。"),
+    ("我们用 Jenkins 做 CI。", "CI 已经 switch 到 GitHub Actions 了。"),
+    ("We drive a 2018 Mazda 3.", "Traded the Mazda in for a Kia last week."),
+    ("I love kombucha.", "I've gone off kombucha, too sweet."),
+    (
+        "We have a planning meeting every Monday at 10.",
+        "The Monday planning meeting is gone, we plan in the tracker now.",
+    ),
+    ("My girlfriend is Mara.", "Mara and I split up last month."),
+    ("I'm a data engineer at Norwind.", "First day at Tessel today, new badge and everything."),
+    # A message that says its change and then asks for something still says it.
+    ("I live in Lisbon.", "I moved to Porto last week. Can you update my address?"),
 ]
 NOT_UPDATES = [
     ("I love hiking in the Alps.", "I now go hiking every Sunday."),  # a habit, not a change
@@ -114,6 +136,12 @@ NOT_UPDATES = [
     ("我住在西安。", "我上大学的时候搬到过北京。"),
     ("我在阿里上班。", "我不会从阿里离职的。"),
     ("I live in Madrid.", "I'll be moving to Lisbon next year maybe."),
+    # Idioms that read like changes and are none.
+    ("I love baking bread.", "Let me know how it turns out!"),
+    ("My family means the world to me.", "They've become like family to me."),
+    ("Nice job on the release!", "I just joined a new running club."),
+    ("I call my mom every Sunday.", "I meant to call my mom yesterday but forgot."),
+    ("The demo is on Friday.", "Did the demo slide to next week?"),
     # Someone pushed to act: nothing moved.
     (
         "I won't give up! I'll keep pushing to make my dreams happen.",

@@ -48,7 +48,9 @@ instead used actually correction update left retired divorced broke now currentl
 nowadays 改用 改成 改为 改到 换成 换了 换到 搬到 搬去 搬家 不再 取消 卖了 卖掉 戒了 戒掉
 推迟 延期 延后 辞职 离职 跳槽 不对 更正 其实 现在 目前 如今 以前 离婚 分手 退休
 traded swapped dropped upgraded downgraded migrated transitioned became become replaced
-passed stolen died 迁到 迁移 调到 调去 转到 转用 转岗 已经不 改期 挪到 放弃 不干了 提前到"""
+passed stolen died 迁到 迁移 调到 调去 转到 转用 转岗 已经不 改期 挪到 放弃 不干了 提前到
+slid sliding split scratch flip meant turns turned forward scrapped axed killed traded free
+off 说错 记错 搞错 戒酒 戒烟 戒糖 搬完 不是"""
 
 
 @dataclass(frozen=True)

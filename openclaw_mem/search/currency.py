@@ -39,7 +39,9 @@ _STRONG_EN = (
     r"(?:don['’]t|doesn['’]t|do\s+not|does\s+not|can['’]t|won['’]t|isn['’]t|aren['’]t|not)\b.{0,40}?"
     r"\bany\s?more|no\s+more|"
     r"switch(?:ed|ing)?\s+(?:\S+\s+){0,3}?(?:to|from|over|back)|made\s+the\s+switch|"
-    r"chang(?:ed|ing)\s+(?:\S+\s+){0,3}?to|became|become|turned\s+(?:vegan|vegetarian)|"
+    r"chang(?:ed|ing)\s+(?:\S+\s+){0,3}?to|"
+    # "they've become like family", "became a part of": a likeness, not a change.
+    r"bec(?:a|o)me(?!\s+(?:like|a\s+part|part|such|so|more|less|really|very|even)\b)|turned\s+(?:vegan|vegetarian)|"
     r"mov(?:ed|ing)\s+(?:out|away|house|back)|"
     # "keep pushing forward" is encouragement, not a change.
     # "it pushed me to take the plunge" urges a person; nothing moved.
@@ -62,14 +64,31 @@ _STRONG_EN = (
     r"dropped|swapped|traded\s+(?:in|up|for)|upgraded|downgraded|migrated|ported|transitioned|"
     r"went\s+back\s+to|going\s+back\s+to|on\s+second\s+thoughts?|"
     r"(?:was|got|were)\s+stolen|passed\s+away|died|gave\s+away|"
-    r"(?:bought|got)\s+(?:a|an)\s+new|took\s+over\s+from|handed\s+over"
+    r"(?:bought|got)\s+(?:a|an)\s+new|took\s+over\s+from|handed\s+over|"
+    # Idioms and corrections of a helper's unseen cases (session 11), in general form.
+    r"sli(?:d|ding)\s+(?:\S+\s+){0,3}?(?:to|back|out|into)|split\s+up|splitting\s+up|"
+    r"scratch\s+that|flip\s+that|"
+    r"as\s+of\s+(?:today|now|tomorrow|next\s+\w+|this\s+\w+|(?:monday|tuesday|wednesday|thursday|"
+    r"friday|saturday|sunday|january|february|march|april|may|june|july|august|september|"
+    r"october|november|december)\b)|going\s+forward|"
+    r"ripped\s+out|tore\s+out|scrapped|axed|killed(?!\s+it\b)|"
+    r"(?:is|are|was|were)\s+(?:now\s+)?off(?!\s+(?:to|for|by|on|at|the|work|today|tomorrow)\b)|"
+    r"brought\s+(?:\S+\s+){1,3}?forward|traded\s+(?:\S+\s+){1,3}?(?:in|for)|"
+    r"let\s+(?!(?:me|us|him|her|them|you|it)\b)(?:\S+\s+){1,3}?go\b|"
+    r"(?:gone|went|going)\s+off(?!\s+(?:to|on)\b)|(?:is|are)\s+gone|"
+    # "Not Westbrook but Eastfield": a name corrected by another.
+    r"not\s+(?-i:[A-Z])\S*(?:\s+\S+){0,2}?,?\s+but\s+(?-i:[A-Z])[\w'’-]*|[a-z]+-free\s+(?:since|for\s+(?:\d+|a|an|one|two|three|four|five|six|several|a\s+few)\s+"
+    r"(?:days?|weeks?|months?|years?))|"
+    r"first\s+day\s+at"
 )
 _STRONG_ZH = (
     r"不再|不(?:喝|吃|用|住|去|做|玩|开|抽|养|打)\S{0,6}了|改用|改成|改为|改到|改在|改去|"
     r"换成|换了|换到|换用|搬到|搬去|搬家|搬回|取消|卖了|卖掉|戒了|戒掉|推迟|延期|延后|"
     r"提前到|辞职|离职|跳槽|入职|不对|更正|其实|以前(?=是|在|住|用|喜欢|常|经常|总|一直)|已经不|不用了|没再|从今天起|从现在起|"
     r"从下周起|分手|离婚|退休|迁到|迁移|迁去|调到|调去|调整到|挪到|改期|转到|转用|转岗|升级到|"
-    r"升级成|放弃|去世|死了|冻死|丢了|被偷|不干了|退出了|停了|改叫|改名|不养了"
+    r"升级成|放弃|去世|死了|冻死|丢了|被偷|不干了|退出了|停了|改叫|改名|不养了|"
+    r"说错了|搞错了|记错了|口误|搬完家|搬了家|滴酒不沾|戒酒|戒烟|戒糖|"
+    r"不是[^，,。；;]{1,8}[，,]\s*(?:而)?是|switch(?:ed)?\s*(?:到|成)"
 )
 _WEAK_EN = (
     r"now|currently|these\s+days|new|nowadays|lately|anymore|since\s+(?:last|then|(?:january|"
@@ -82,7 +101,10 @@ _WEAK_RE = Lazy(rf"{_W}(?:{_WEAK_EN}){_E}|{_WEAK_ZH}", re.I)
 # A correction opens its clause: "Actually, I use Helix", not "it's actually fun".
 _LEAD_RE = Lazy(
     r"^\s*(?:(?:oh|no|wait|sorry|hmm|well)[\s,!]+)*(?:actually|correction|to\s+correct|"
-    r"update|on\s+second\s+thoughts?)\b|^\s*(?:不对|更正|纠正|其实)",
+    # "Turns out, …" and "I meant …" correct at a clause's start only: "let me know how it
+    # turns out", "I meant to call".
+    r"update|on\s+second\s+thoughts?|i\s+meant(?!\s+to\b)|scratch\s+that|flip\s+that|"
+    r"turns\s+out|turned\s+out|my\s+bad|going\s+forward)\b|^\s*(?:不对|更正|纠正|其实|说错了|记错了|搞错了)",
     re.I,
 )
 # A question, said with its mark or without: 吗, and the A-not-A forms (要不要, 能不能, 有没有).
@@ -106,7 +128,7 @@ SLOTS: dict[str, tuple[str, ...]] = {
     ),
     "manager": (
         "manager", "boss", "supervisor", "team lead", "tech lead", "report to", "reports to",
-        "reporting to", "经理", "领导", "老板", "上司", "主管",
+        "reporting to", "经理", "领导", "老板", "上司", "主管", "带我的", "直属",
     ),
     "editor": (
         "editor", "ide", "vim", "neovim", "nvim", "emacs", "vscode", "vs code",
@@ -126,7 +148,8 @@ SLOTS: dict[str, tuple[str, ...]] = {
         "milk", "oat milk", "sugar", "咖啡", "茶", "奶茶", "牛奶",
     ),
     "diet": (
-        "vegetarian", "vegan", "pescatarian", "meat", "diet", "keto", "gluten", "素食",
+        "vegetarian", "vegan", "pescatarian", "plant-based", "meat", "diet", "keto", "gluten",
+        "素食",
         "吃素", "吃肉", "饮食",
     ),
     "vehicle": (
@@ -144,7 +167,8 @@ SLOTS: dict[str, tuple[str, ...]] = {
     "deadline": (
         "launch", "launches", "release", "release date", "ship date", "ships on", "ship on",
         "ships by", "deadline", "due date",
-        "go-live", "go live", "demo day", "due", "due on", "due by", "上线", "发布", "截止",
+        "go-live", "go live", "cutover", "demo day", "due", "due on", "due by", "defense",
+        "wedding", "appointment", "上线", "发布", "截止", "答辩", "婚礼",
         "交付", "发版",
     ),
     "exercise": (
@@ -155,7 +179,7 @@ SLOTS: dict[str, tuple[str, ...]] = {
     "partner": (
         "partner", "girlfriend", "boyfriend", "wife", "husband", "spouse", "fiancé",
         "fiancée", "fiance", "fiancee", "dating", "女朋友", "男朋友", "老婆", "老公", "对象",
-        "妻子", "丈夫",
+        "妻子", "丈夫", "seeing someone",
     ),
     "phone": ("phone", "iphone", "android", "pixel", "galaxy", "手机"),
     "computer": ("laptop", "macbook", "thinkpad", "desktop", "pc", "电脑", "笔记本"),
@@ -163,14 +187,20 @@ SLOTS: dict[str, tuple[str, ...]] = {
     "theme": (
         "dark mode", "light mode", "dark theme", "light theme", "theme", "深色", "浅色", "主题",
     ),
-    "shell": ("shell", "bash", "zsh", "fish shell", "fish", "terminal"),
+    "shell": ("shell", "bash", "zsh", "fish shell", "terminal"),
     "browser": ("browser", "chrome", "firefox", "safari", "brave", "浏览器"),
     "smoking": ("smoke", "smoking", "cigarettes", "vape", "vaping", "抽烟", "吸烟"),
-    "alcohol": ("drink alcohol", "alcohol", "beer", "wine", "drinking", "喝酒", "啤酒"),
-    "sleep": ("wake up", "bedtime", "go to bed", "sleep", "alarm", "起床", "睡觉", "闹钟"),
+    "alcohol": (
+        "drink alcohol", "alcohol", "beer", "wine", "drinking", "喝酒", "啤酒", "戒酒", "滴酒",
+        "白酒", "红酒", "葡萄酒",
+    ),
+    "sleep": (
+        "wake up", "bedtime", "go to bed", "sleep", "alarm", "night owl", "early bird",
+        "lights out", "起床", "睡觉", "闹钟",
+    ),
     "school": ("school", "university", "college", "major", "degree", "学校", "大学", "专业"),
     "salary": ("salary", "income", "earn", "earns", "wage", "工资", "薪水", "收入"),
-    "name": ("my name", "call me", "nickname", "名字", "叫我"),
+    "name": ("my name", "call me", "nickname", "go by", "goes by", "名字", "叫我", "称呼"),
     "email": ("email", "e-mail", "邮箱", "邮件地址"),
     "pet": ("dog", "cat", "pet", "puppy", "kitten", "狗", "猫", "宠物"),
     "database": (
@@ -197,8 +227,12 @@ SLOTS: dict[str, tuple[str, ...]] = {
     "lesson": ("lesson", "lessons", "class", "classes", "课"),
     "workweek": (
         "days a week", "day week", "part-time", "part time", "full-time", "full time",
-        "hours a week", "four-day week", "工作日",
+        "hours a week", "four-day week", "from home", "wfh", "on-site", "onsite", "remote",
+        "hybrid", "工作日", "居家办公", "远程",
     ),
+    "bundler": ("bundler", "webpack", "vite", "rollup", "esbuild", "parcel", "打包工具"),
+    "iac": ("terraform", "pulumi", "ansible", "cloudformation", "infrastructure as code"),
+    "teacher": ("teacher", "tutor", "coach", "instructor", "老师", "教练", "导师"),
     "plant": ("plant", "plants", "植物", "盆栽", "茉莉"),
 }
 # fmt: on
@@ -209,7 +243,10 @@ _MONTHS_DAYS = (
 )
 # Slots a plain word cannot tell: a move to a place (not "moved to Wednesday").
 SLOT_PATTERNS: dict[str, str] = {
-    "job": r"我在\S{1,12}?(?:做|当|上班|工作|实习)",
+    # "I'm a backend developer at Klarwerk": a role at a named employer.
+    "job": r"我在\S{1,12}?(?:做|当|上班|工作|实习)|"
+    r"\bi(?:'m|’m|\s+am)\s+(?:a|an|the)\s+(?:\S+\s+){0,3}?at\s+(?-i:[A-Z])|\bfirst\s+day\s+at\b",
+    "partner": r"\b(?:split|broke|breaking|splitting)\s+up\b|\bdivorced\b|\bseparated\b",
     "commute": (
         r"\b(?:drive|drives|driving|cycle|cycling|bike|biking|walk|walking|ride|riding|"
         r"take\s+the\s+\w+|bus|train|tram|subway|metro)\s+to\s+(?:work|the\s+office)\b"
@@ -225,6 +262,14 @@ SLOT_PATTERNS: dict[str, str] = {
 # What names a property of a slot's thing, not the thing: "my editor font is JetBrains Mono"
 # says nothing of which editor.
 SLOT_EXCLUDED: dict[str, Lazy] = {
+    # "Nice job!" praises; it holds no job.
+    # "Nice job!" praises, and "joined a running club" is no employer: neither holds a job.
+    "job": Lazy(
+        r"\b(?:nice|good|great|awesome|amazing|excellent|fantastic|brilliant)\s+job\b|"
+        r"\bjoin(?:ed|ing)?\s+(?:a|an|the|my|our)\s+(?:\S+\s+){0,3}?(?:group|club|gym|program|"
+        r"programme|class|community|course|league|choir|band|meetup|workshop|team\s+chat)\b",
+        re.I,
+    ),
     "editor": Lazy(
         r"\b(?:editor|ide|vim|neovim|nvim|emacs|vs\s?code|helix|zed|sublime|jetbrains|cursor)"
         r"\s+(?:font|fonts|theme|themes|colou?r\s*scheme|plugins?|config|settings|"
@@ -257,7 +302,8 @@ _GENERIC = frozenset(
             今天 明天 改用 改成 换成 换了 不再 取消 其实 不对 yesterday tomorrow tonight
             morning evening weekend rid gonna wanna keep 昨天 上周 下周 上个 个月 下个 周末
             昨天 时候 一下 一个 这个 那个 我们 你们 他们 觉得 还是 不是 就是 可以 没有 自己
-            no not t don doesn didn isn aren wasn weren won can couldn haven hasn m am"""
+            no not t don doesn didn isn aren wasn weren won can couldn haven hasn m am
+            s ve ll d re scratch flip turns turned meant sorry 说错 记错 搞错 错了"""
         )
     )
 )
@@ -273,7 +319,8 @@ OF_OLD = 0.2
 SINGLE = frozenset(
     """home job manager editor language indent vehicle commute meeting deadline partner phone
     computer os theme shell browser database framework ci salary name email school sleep
-    doctor landlord hosting repo_host chat keyboard monitor workweek""".split()
+    doctor landlord hosting repo_host chat keyboard monitor workweek diet bundler iac
+    teacher""".split()
 )
 # A statement that names a slot only in passing ("… 3.2x faster than the Python one") does
 # not hold its value: a slot is held by a sentence in the first person or a short one.
@@ -281,6 +328,7 @@ SHORT = 8
 MAX_SENTENCES = 3  # a longer text (a report, a pasted page) is never superseded whole
 _CLAUSE_RE = Lazy(r"[,.;:!?，。；：！？、—–]+\s*|\s+-\s+|\n+")
 _SENTENCE_RE = Lazy(r"(?<=[.!?])\s+|[。！？\n]+")
+_MARKED_SENTENCE_RE = Lazy(r"(?<=[.!?。！？])\s*|\n+")  # each sentence keeps its mark
 _CJK_CHAR_RE = Lazy(r"[\u3400-\u9fff]")
 _FIRST_PERSON_RE = Lazy(rf"{_W}(?:i|i['’]m|i['’]ve|my|me|we|our|us){_E}|我|咱", re.I)
 
@@ -415,27 +463,41 @@ def read_statement(text: str, sentences: bool = True) -> Statement:
     if len(text) > MAX_STATEMENT:
         return Statement(strong=False, weak=False, question=False, sentences=())
     text = _own(text)
-    clauses = [c for c in _CLAUSE_RE.split(text) if c.strip()]
+    clauses, sentence = _clauses(text)
     strong = bool(_STRONG_RE.search(text)) or any(map(_LEAD_RE.match, clauses))
     weak = bool(_WEAK_RE.search(text))
-    changed = _changed(clauses, True) if strong or weak else []
+    changed = _changed(clauses, True, sentence) if strong or weak else []
     if not changed:  # its only words of change were supposed or planned: no change yet
         strong = weak = False
     # What a strong change is about is in its own clauses ("Sold the Mazda yesterday, I
     # take the tram now": the Mazda); the weak ones may name a slot ("now").
-    named = _changed(clauses, False) if strong else changed
+    named = _changed(clauses, False, sentence) if strong else changed
     if strong and not named:  # its strong words were all supposed: only a weak one stands
         strong, named = False, changed
     return Statement(
         strong=strong,
         weak=weak,
-        question=bool(_QUESTION_RE.search(text)),
+        question=_asks_its_change(text),
         sentences=_sentences(text) if sentences else (),
         changed_slots=_slots_in(changed),
         changed_words=_words_in(named),
         named_slots=_slots_in(named),
         others=_others_in(changed),
     )
+
+
+def _asks_its_change(text: str) -> bool:
+    """Whether the text asks about its change rather than says it: a question, or every
+    sentence that holds a word of change a question ("I'm on the 8:12 now. Can you draft the
+    notes?" says its change)."""
+    if not _QUESTION_RE.search(text):
+        return False
+    saying = [
+        p
+        for p in _MARKED_SENTENCE_RE.split(text)
+        if p.strip() and (_STRONG_RE.search(p) or _WEAK_RE.search(p) or _LEAD_RE.match(p))
+    ]
+    return not saying or all(_QUESTION_RE.search(p.strip()) for p in saying)
 
 
 def sentences_of(text: str) -> tuple[Sentence, ...]:
@@ -597,7 +659,30 @@ _HEDGED_RE = Lazy(r"(?:\bmaybe|\bperhaps|\bprobably)\W*$|[搬换改转调]到过
 _PAST_RE = Lazy(r"used\s+to|以前", re.I)
 
 
-def _changed(clauses: list[str], weak: bool) -> list[tuple[str, Whose, bool]]:
+def _clauses(text: str) -> tuple[list[str], list[int]]:
+    """A text's clauses, and the sentence each belongs to."""
+    clauses: list[str] = []
+    sentence: list[int] = []
+    for n, said in enumerate(_MARKED_SENTENCE_RE.split(text)):
+        for c in _CLAUSE_RE.split(said):
+            if c.strip():
+                clauses.append(c)
+                sentence.append(n)
+    return clauses, sentence
+
+
+# A lead-in that frames the rest of its sentence as the change: "Flip that: mornings are my
+# focus time now, put meetings after lunch", "As of Monday …, so it's four days on-site".
+_FRAME_RE = Lazy(
+    r"^\s*(?:flip\s+that|scratch\s+that|as\s+of\b|going\s+forward|from\s+now\s+on|"
+    r"correction|update\s*$)",
+    re.I,
+)
+
+
+def _changed(
+    clauses: list[str], weak: bool, sentence: list[int] | None = None
+) -> list[tuple[str, Whose, bool]]:
     """The clauses that say a change (strongly, or with `weak` weakly too), each with the
     slots its subject may change (`_whose`); a clause that is only its word of change
     ("Actually,", "Correction:", 不对，) takes the clause after it, which says what changed.
@@ -614,8 +699,16 @@ def _changed(clauses: list[str], weak: bool) -> list[tuple[str, Whose, bool]]:
         rest = c
         for word in found:
             rest = rest.replace(word, " ")
-        if not _words(rest) and i + 1 < len(clauses):
-            after = clauses[i + 1]
+        framed = sentence is not None and _FRAME_RE.match(c)
+        following = [
+            j
+            for j in range(i + 1, len(clauses))
+            if framed and sentence[j] == sentence[i]  # type: ignore[index]
+        ]
+        if not following and not _words(rest) and i + 1 < len(clauses):
+            following = [i + 1]
+        for j in following:
+            after = clauses[j]
             at_after = _change_at(after, True)[1]
             at_after = len(after) if at_after is None else at_after
             if not _SUPPOSED_RE.search(after[:at_after]):
@@ -648,7 +741,13 @@ def _words_in(parts: list[tuple[str, Whose, bool]]) -> frozenset[str]:
 # they are said of. Left out of a change's words only: an older statement's "give" or
 # "take" is its own content.
 _CHANGE_VERBS = frozenset(
-    shingles(tokenize("give gives gave given giving up take takes took taken taking"))
+    shingles(
+        tokenize(
+            "give gives gave given giving up take takes took taken taking become becomes "
+            "becoming trade trades traded trading split slid slide sliding scrap scrapped "
+            "kill killed ditch ditched swap swapped gone"
+        )
+    )
 )
 
 
@@ -682,12 +781,26 @@ def _updated(old: Sentence, new: Statement) -> bool:
     # A change of a slot the older statement does not name ("the worker's deadline moved"
     # and "started the worker's prototype") must share much more with it.
     of_old = OF_CHANGE if new.named_slots - old.slots else OF_OLD
-    shared = len(old.words & changed_words)
-    return (
-        shared > 0
-        and shared >= OF_CHANGE * len(changed_words)
-        and shared >= of_old * len(old.words)
+    # A change's new value (a date, a number, a weekday) is what changed, not what it is
+    # about: "The defense moved up to January 28" shares "defense" and nothing else.
+    changed_words = {w for w in changed_words if not _is_value(w)}
+    said = {w for w in old.words if not _is_value(w)}
+    shared = len(said & changed_words)
+    return shared > 0 and shared >= OF_CHANGE * len(changed_words) and shared >= of_old * len(said)
+
+
+_VALUES = frozenset(
+    shingles(
+        tokenize(
+            "january february march april may june july august september october november "
+            "december monday tuesday wednesday thursday friday saturday sunday"
+        )
     )
+)
+
+
+def _is_value(word: str) -> bool:
+    return word in _VALUES or any(c.isdigit() for c in word)
 
 
 def updates(old: Statement, new: Statement) -> bool:
