@@ -256,3 +256,10 @@ def test_a_line_that_speaks_to_someone_is_held():
     rule = Edit("AGENTS", "add", "rule", 0.6, 0.9, text="Tell me when you are unsure", sources=(2,))
     asked = [_entry("Always tell me when you are unsure", number=2)]
     assert check([rule], asked)[0] != []  # a rule to the agent may say "you"
+
+
+def test_the_us_is_no_first_person_but_us_is():
+    """An update "for the new US teammates" was dropped as still saying "us"."""
+    assert first_person("Standup moves to 10:30 for the new US teammates") is None
+    assert first_person("Standup moves to 10:30 for us") == "us"
+    assert first_person("Tell Us more") == "Us"

@@ -94,7 +94,8 @@ _KANA_RE = re.compile(r"[\u3040-\u30ff]")
 # team, said by someone the reader cannot see), Chinese 我 (not 自我, "self", nor 我司 "the
 # firm", 我国 …), Japanese
 # only beside kana (私 is "private" in Chinese), Korean as a whole word.
-_WE_RE = re.compile(r"\b(?:we|us|our|ours|ourselves|let['’]s)\b", re.I)
+# "the new US teammates": the country, not the speakers.
+_WE_RE = re.compile(r"\b(?:we|(?!(?-i:US)\b)us|our|ours|ourselves|let['’]s)\b", re.I)
 _ZH_I_RE = re.compile(r"(?<!自)我(?![司国方校院军])|咱们|俺")  # 我司 names the firm
 _JA_I_RE = re.compile(r"私|僕|俺")
 _KO_I_RE = re.compile(r"(?:^|\s)(?:저는|제가|저의|나는|내가|나의)(?=\s|$)")
