@@ -442,6 +442,11 @@ def test_what_was_forgotten_before_a_consolidation_is_not_consolidated(ws):
 
 SLOT_TEXTS = [
     "Teſla",  # U+017F: IGNORECASE reads it as "s", str.lower() does not
+    "I'm a backend developer at Klarwerk",  # slots found by their own patterns
+    "Mara and I split up",
+    "I cycle to the office",
+    "We moved to Porto",
+    "我在华为做嵌入式",
     "VıM is my editor",
     "İDE settings",
     "I bike to work at Acme now",
@@ -467,3 +472,7 @@ def test_slots_found_by_their_words_are_those_every_pattern_finds(text):
         if found is not None:
             every[name] = found.start()
     assert cur._slots_at(text) == every
+
+
+def test_every_slot_pattern_has_the_needles_that_let_it_be_skipped():
+    assert set(cur.SLOT_PATTERNS) <= set(cur._PATTERN_NEEDLES)
