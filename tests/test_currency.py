@@ -87,6 +87,7 @@ UPDATES = [
     ),
     ("My girlfriend is Mara.", "Mara and I split up last month."),
     ("I'm a data engineer at Norwind.", "First day at Tessel today, new badge and everything."),
+    ("Is a data engineer at Norwind", "First day at Tessel today, new badge and everything."),
     # A message that says its change and then asks for something still says it.
     ("I live in Lisbon.", "I moved to Porto last week. Can you update my address?"),
 ]

@@ -245,7 +245,9 @@ _MONTHS_DAYS = (
 SLOT_PATTERNS: dict[str, str] = {
     # "I'm a backend developer at Klarwerk": a role at a named employer.
     "job": r"我在\S{1,12}?(?:做|当|上班|工作|实习)|"
-    r"\bi(?:'m|’m|\s+am)\s+(?:a|an|the)\s+(?:\S+\s+){0,3}?at\s+(?-i:[A-Z])|\bfirst\s+day\s+at\b",
+    # (and the USER.md line made of it: "Is a backend developer at Klarwerk").
+    r"(?:\bi(?:'m|’m|\s+am)|^\s*is)\s+(?:a|an|the)\s+(?:\S+\s+){0,3}?at\s+(?-i:[A-Z])|"
+    r"\bfirst\s+day\s+at\b",
     "partner": r"\b(?:split|broke|breaking|splitting)\s+up\b|\bdivorced\b|\bseparated\b",
     "commute": (
         r"\b(?:drive|drives|driving|cycle|cycling|bike|biking|walk|walking|ride|riding|"
