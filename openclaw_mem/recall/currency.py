@@ -21,7 +21,7 @@ left out).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache, partial
 from typing import TYPE_CHECKING
 
@@ -93,8 +93,8 @@ def facts(index: Index, ids: np.ndarray) -> Facts:
     ids = np.asarray(ids, np.int64)
     pids = index.doc("path_id")[ids]
     # Each file's name is read once, however many of its chunks are asked about (the
-    # nominees are tens of thousands of chunks at 100k).
-    # (A mask over the files, not np.unique: its first call costs ~6 ms of imports.)
+    # nominees are tens of thousands of chunks at 100k); a mask over the files, not
+    # np.unique, whose first call costs ~6 ms of imports.
     is_log = np.zeros(len(index.paths), bool)
     is_log[pids] = True
     files = np.flatnonzero(is_log)
@@ -208,8 +208,6 @@ def _pairs(
         ]
         if not later:
             continue
-        from dataclasses import replace
-
         before = replace(said[old], sentences=sentences())
         found = [new for new in later if cur.updates(before, said[new])]
         if found:
@@ -230,8 +228,6 @@ def _sentences(body: str, profile: bool) -> tuple[cur.Sentence, ...]:
     whatever person it is written: the file is about the user."""
     sentences = cur.sentences_of(body)
     if profile:
-        from dataclasses import replace
-
         sentences = tuple(replace(s, holds=True) for s in sentences)
     return sentences
 
