@@ -41,7 +41,8 @@ _STRONG_EN = (
     r"switch(?:ed|ing)?\s+(?:\S+\s+){0,3}?(?:to|from|over|back)|made\s+the\s+switch|"
     r"chang(?:ed|ing)\s+(?:\S+\s+){0,3}?to|"
     # "they've become like family", "became a part of": a likeness, not a change.
-    r"bec(?:a|o)me(?!\s+(?:like|a\s+part|part|such|so|more|less|really|very|even)\b)|turned\s+(?:vegan|vegetarian)|"
+    r"bec(?:a|o)me(?!\s+(?:like|a\s+part|part|such|so|more|less|really|very|even)\b)|"
+    r"turned\s+(?:vegan|vegetarian)|"
     r"mov(?:ed|ing)\s+(?:out|away|house|back)|"
     # "keep pushing forward" is encouragement, not a change.
     # "it pushed me to take the plunge" urges a person; nothing moved.
@@ -77,7 +78,8 @@ _STRONG_EN = (
     r"let\s+(?!(?:me|us|him|her|them|you|it)\b)(?:\S+\s+){1,3}?go\b|"
     r"(?:gone|went|going)\s+off(?!\s+(?:to|on)\b)|(?:is|are)\s+gone|"
     # "Not Westbrook but Eastfield": a name corrected by another.
-    r"not\s+(?-i:[A-Z])\S*(?:\s+\S+){0,2}?,?\s+but\s+(?-i:[A-Z])[\w'’-]*|[a-z]+-free\s+(?:since|for\s+(?:\d+|a|an|one|two|three|four|five|six|several|a\s+few)\s+"
+    r"not\s+(?-i:[A-Z])\S*(?:\s+\S+){0,2}?,?\s+but\s+(?-i:[A-Z])[\w'’-]*|"
+    r"[a-z]+-free\s+(?:since|for\s+(?:\d+|a|an|one|two|three|four|five|six|several|a\s+few)\s+"
     r"(?:days?|weeks?|months?|years?))|"
     r"first\s+day\s+at"
 )
@@ -264,7 +266,6 @@ SLOT_PATTERNS: dict[str, str] = {
 # What names a property of a slot's thing, not the thing: "my editor font is JetBrains Mono"
 # says nothing of which editor.
 SLOT_EXCLUDED: dict[str, Lazy] = {
-    # "Nice job!" praises; it holds no job.
     # "Nice job!" praises, and "joined a running club" is no employer: neither holds a job.
     "job": Lazy(
         r"\b(?:nice|good|great|awesome|amazing|excellent|fantastic|brilliant)\s+job\b|"
