@@ -90,6 +90,26 @@ UPDATES = [
     ("Is a data engineer at Norwind", "First day at Tessel today, new badge and everything."),
     # A message that says its change and then asks for something still says it.
     ("I live in Lisbon.", "I moved to Porto last week. Can you update my address?"),
+    # A home named by its lease and a move by its movers; a vehicle by its make; sweets.
+    (
+        "I'm in Ghent for now, renting a studio above a bakery.",
+        "The movers came on Tuesday so I'm officially in Leuven now.",
+    ),
+    ("I ride a Ducati on Sundays.", "Finally let the Ducati go to a colleague from Bruges."),
+    ("I eat a bowl of ice cream every evening.", "I've been sugar-free since March."),
+    ("We have a hamster called Nibbles.", "Nibbles passed away in the spring."),
+    ("我养了一只叫豆豆的兔子。", "豆豆上周去世了，家里现在没有宠物了。"),
+    # One clause of the change holds what changed, the rest says what comes instead.
+    (
+        "For code review I like stacked PRs, one change per PR.",
+        "I've gone off stacked PRs. From now on open one PR per feature with a short summary.",
+    ),
+    (
+        "My son is allergic to strawberries.",
+        "Correction, it's kiwi and mango he's allergic to, strawberries are fine.",
+    ),
+    # A colon frames the rest of its sentence as the change.
+    ("I usually go to bed around 1 am.", "New puppy, new schedule: bedtime at 10 most nights."),
 ]
 NOT_UPDATES = [
     ("I love hiking in the Alps.", "I now go hiking every Sunday."),  # a habit, not a change
@@ -143,6 +163,9 @@ NOT_UPDATES = [
     ("Nice job on the release!", "I just joined a new running club."),
     ("I call my mom every Sunday.", "I meant to call my mom yesterday but forgot."),
     ("The demo is on Friday.", "Did the demo slide to next week?"),
+    # A rented car is no home; a time's colon frames nothing.
+    ("I live in Aarhus.", "I rented a car for the trip, I'm in Odense now for the day."),
+    ("The standup is at 9:30.", "I moved my gym session to 7:15: before work, much nicer."),
     # Someone pushed to act: nothing moved.
     (
         "I won't give up! I'll keep pushing to make my dreams happen.",

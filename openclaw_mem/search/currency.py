@@ -120,8 +120,8 @@ SLOTS: dict[str, tuple[str, ...]] = {
     "home": (
         "live", "lives", "living", "lived", "relocated", "based in",
         "relocate", "relocating", "apartment", "flat", "hometown", "home city", "address",
-        "neighbourhood", "neighborhood", "住在", "住的", "住到", "搬", "定居", "老家", "公寓",
-        "家在", "我家", "住址",
+        "neighbourhood", "neighborhood", "movers", "moving boxes", "住在", "住的", "住到", "搬",
+        "定居", "老家", "公寓", "家在", "我家", "住址",
     ),
     "job": (
         "job", "employer", "company", "work at", "work for", "works at", "working at",
@@ -154,9 +154,15 @@ SLOTS: dict[str, tuple[str, ...]] = {
         "素食",
         "吃素", "吃肉", "饮食",
     ),
+    "sweets": (
+        "chocolate", "sweets", "candy", "dessert", "ice cream", "sugar-free", "sugar free",
+        "甜食", "巧克力", "甜品", "冰淇淋", "蛋糕", "戒糖",
+    ),
     "vehicle": (
         "car", "cars", "drive", "drives", "driving", "vehicle", "motorbike", "motorcycle",
-        "scooter", "tesla", "车", "开车", "汽车", "电动车",
+        "scooter", "bikeless", "carless", "car-free", "tesla", "toyota", "honda", "mazda",
+        "volkswagen", "bmw", "audi", "volvo", "subaru", "nissan", "hyundai", "skoda", "yamaha",
+        "ducati", "kawasaki", "harley", "vespa", "车", "开车", "汽车", "电动车", "摩托",
     ),
     "commute": (
         "commute", "commuting", "bike to work", "cycle to work", "通勤", "骑车上班", "坐地铁上班",
@@ -204,13 +210,17 @@ SLOTS: dict[str, tuple[str, ...]] = {
     "salary": ("salary", "income", "earn", "earns", "wage", "工资", "薪水", "收入"),
     "name": ("my name", "call me", "nickname", "go by", "goes by", "名字", "叫我", "称呼"),
     "email": ("email", "e-mail", "邮箱", "邮件地址"),
-    "pet": ("dog", "cat", "pet", "puppy", "kitten", "狗", "猫", "宠物"),
+    "pet": (
+        "dog", "cat", "pet", "puppy", "kitten", "hamster", "rabbit", "bunny", "parrot",
+        "budgie", "goldfish", "tortoise", "turtle", "guinea pig", "狗", "猫", "宠物", "仓鼠",
+        "兔子", "鹦鹉", "金鱼", "乌龟",
+    ),
     "database": (
         "database", "postgres", "postgresql", "mysql", "mariadb", "sqlite", "mongodb",
         "dynamodb", "数据库",
     ),
     "framework": (
-        "framework", "django", "flask", "fastapi", "rails", "spring", "react", "vue",
+        "framework", "django", "flask", "fastapi", "rails", "spring boot", "react", "vue",
         "angular", "svelte", "next.js", "框架",
     ),
     "ci": ("ci", "jenkins", "github actions", "gitlab ci", "circleci", "travis", "buildkite"),
@@ -259,7 +269,10 @@ SLOT_PATTERNS: dict[str, str] = {
         # "Home for me is Galway" and the curated line made of it ("… for the user is …").
         r"\bhome\s+(?:for\s+(?:me|the\s+user|them)\s+)?is\b|\b(?:my|their)\s+home\s+is\b|"
         rf"{_W}(?:moved|moving|move)\s+(?:back\s+)?(?:from\s+\S+\s+)?to\s+"
-        rf"(?!(?:{_MONTHS_DAYS})\b)(?-i:[A-Z])|{_W}moved\s+(?:out|house|away|in\s+with){_E}"
+        rf"(?!(?:{_MONTHS_DAYS})\b)(?-i:[A-Z])|{_W}moved\s+(?:out|house|away|in\s+with){_E}|"
+        # a lease ("renting a studio above a bakery"), not a rented car
+        r"\brent(?:s|ed|ing)?\s+(?:a|an|the|my|our)\s+(?:[\w-]+\s+){0,2}?"
+        r"(?:place|flat|studio|room|apartment|house|home|loft|cottage)\b"
     ),
 }
 
@@ -284,7 +297,7 @@ SLOT_EXCLUDED: dict[str, Lazy] = {
 # Words of the slots' patterns, for finding their statements in an index (the pattern then
 # decides): "I moved to Porto" holds no word of the `home` list.
 SLOT_HINTS: dict[str, tuple[str, ...]] = {
-    "home": ("moved", "moving", "move", "home"),
+    "home": ("moved", "moving", "move", "home", "renting", "rent"),
     "job": ("我在",),
     "commute": ("work", "office"),
 }
@@ -303,7 +316,7 @@ _GENERIC = frozenset(
             actually instead longer anymore changed mind switched moved quit stopped sold
             cancelled canceled update correction became 现在 目前 最近 已经 开始 以后 以前
             今天 明天 改用 改成 换成 换了 不再 取消 其实 不对 yesterday tomorrow tonight
-            morning evening weekend rid gonna wanna keep 昨天 上周 下周 上个 个月 下个 周末
+            morning evening weekend rid gonna wanna keep finally 昨天 上周 下周 上个 个月 下个 周末
             昨天 时候 一下 一个 这个 那个 我们 你们 他们 觉得 还是 不是 就是 可以 没有 自己
             no not t don doesn didn isn aren wasn weren won can couldn haven hasn m am
             s ve ll d re scratch flip turns turned meant sorry 说错 记错 搞错 错了"""
@@ -361,6 +374,9 @@ class Statement:
     changed_slots: frozenset[str] = frozenset()
     changed_words: frozenset[str] = frozenset()
     named_slots: frozenset[str] = frozenset()  # the slots of the strong clauses alone
+    # The words of each clause of `changed_words`: one may hold what changed while the rest
+    # say what comes instead ("I've gone off conventional commits. From now on …").
+    changed_parts: tuple[frozenset[str], ...] = ()
     # Changes someone else's clauses say of their own slots: (slots, words, who), taken
     # only against an older statement that names them too ("Lena lives in Bremen" updates
     # "My sister Lena lives in Hamburg", never "I live in Hamburg").
@@ -409,7 +425,7 @@ _PATTERN_NEEDLES: dict[str, tuple[str, ...]] = {
     "job": ("我在", "at"),
     "partner": ("up", "divorced", "separated"),
     "commute": ("work", "office"),
-    "home": ("home", "mov"),
+    "home": ("home", "mov", "rent"),
 }
 
 
@@ -489,15 +505,15 @@ def read_statement(text: str, sentences: bool = True) -> Statement:
     if len(text) > MAX_STATEMENT:
         return Statement(strong=False, weak=False, question=False, sentences=())
     text = _own(text)
-    clauses, sentence = _clauses(text)
+    clauses, sentence, colon = _clauses(text)
     strong = bool(_STRONG_RE.search(text)) or any(map(_LEAD_RE.match, clauses))
     weak = bool(_WEAK_RE.search(text))
-    changed = _changed(clauses, True, sentence) if strong or weak else []
+    changed = _changed(clauses, True, sentence, colon) if strong or weak else []
     if not changed:  # its only words of change were supposed or planned: no change yet
         strong = weak = False
     # What a strong change is about is in its own clauses ("Sold the Mazda yesterday, I
     # take the tram now": the Mazda); the weak ones may name a slot ("now").
-    named = _changed(clauses, False, sentence) if strong else changed
+    named = _changed(clauses, False, sentence, colon) if strong else changed
     if strong and not named:  # its strong words were all supposed: only a weak one stands
         strong, named = False, changed
     return Statement(
@@ -506,7 +522,8 @@ def read_statement(text: str, sentences: bool = True) -> Statement:
         question=_asks_its_change(text),
         sentences=_sentences(text) if sentences else (),
         changed_slots=_slots_in(changed),
-        changed_words=_words_in(named),
+        changed_words=frozenset().union(*_parts_words(named)),
+        changed_parts=_parts_words(named),
         named_slots=_slots_in(named),
         others=_others_in(changed),
     )
@@ -685,16 +702,30 @@ _HEDGED_RE = Lazy(r"(?:\bmaybe|\bperhaps|\bprobably)\W*$|[搬换改转调]到过
 _PAST_RE = Lazy(r"used\s+to|以前", re.I)
 
 
-def _clauses(text: str) -> tuple[list[str], list[int]]:
-    """A text's clauses, and the sentence each belongs to."""
+def _clauses(text: str) -> tuple[list[str], list[int], list[bool]]:
+    """A text's clauses, the sentence each belongs to, and whether each ends with a colon
+    that introduces the rest of its sentence ("New baby, new rhythm: lights out by 10"), not
+    one inside a time (7:42)."""
     clauses: list[str] = []
     sentence: list[int] = []
+    colon: list[bool] = []
     for n, said in enumerate(_MARKED_SENTENCE_RE.split(text)):
-        for c in _CLAUSE_RE.split(said):
-            if c.strip():
-                clauses.append(c)
+        start = 0
+        for cut in [*_CLAUSE_RE.finditer(said), None]:
+            end = len(said) if cut is None else cut.start()
+            if said[start:end].strip():
+                clauses.append(said[start:end])
                 sentence.append(n)
-    return clauses, sentence
+                colon.append(
+                    cut is not None
+                    and ":" in cut.group().replace("：", ":")
+                    and not (
+                        said[end - 1 : end].isdigit() and said[cut.end() : cut.end() + 1].isdigit()
+                    )
+                )
+            if cut is not None:
+                start = cut.end()
+    return clauses, sentence, colon
 
 
 # A lead-in that frames the rest of its sentence as the change: "Flip that: mornings are my
@@ -707,7 +738,10 @@ _FRAME_RE = Lazy(
 
 
 def _changed(
-    clauses: list[str], weak: bool, sentence: list[int] | None = None
+    clauses: list[str],
+    weak: bool,
+    sentence: list[int] | None = None,
+    colon: list[bool] | None = None,
 ) -> list[tuple[str, Whose, bool]]:
     """The clauses that say a change (strongly, or with `weak` weakly too), each with the
     slots its subject may change (`_whose`); a clause that is only its word of change
@@ -725,7 +759,7 @@ def _changed(
         rest = c
         for word in found:
             rest = rest.replace(word, " ")
-        framed = sentence is not None and _FRAME_RE.match(c)
+        framed = sentence is not None and (_FRAME_RE.match(c) or (colon and colon[i]))
         following = [
             j
             for j in range(i + 1, len(clauses))
@@ -752,15 +786,17 @@ def _slots_in(parts: list[tuple[str, Whose, bool]]) -> frozenset[str]:
     return frozenset(slots)
 
 
-def _words_in(parts: list[tuple[str, Whose, bool]]) -> frozenset[str]:
-    """The content words of the changes; someone else's counts only when it names none of
+def _parts_words(parts: list[tuple[str, Whose, bool]]) -> tuple[frozenset[str], ...]:
+    """The content words of each change; someone else's counts only when it names none of
     a person's own slots ("Tom sold the Mazda" may be the Mazda the user drove; "my friend
     moved to Shenzhen" says nothing of where the user lives)."""
-    words: set[str] = set()
+    out = []
     for clause, whose, _ in parts:
         if whose is None or not slots_of(clause) - whose[0]:
-            words |= _words(clause)
-    return frozenset(words - _CHANGE_VERBS)
+            words = _words(clause) - _CHANGE_VERBS
+            if words:
+                out.append(words)
+    return tuple(out)
 
 
 # The words of a change's own phrasing ("gave up", "can't take it"): what changed is what
@@ -771,7 +807,7 @@ _CHANGE_VERBS = frozenset(
         tokenize(
             "give gives gave given giving up take takes took taken taking become becomes "
             "becoming trade trades traded trading split slid slide sliding scrap scrapped "
-            "kill killed ditch ditched swap swapped gone"
+            "kill killed ditch ditched swap swapped gone let lets letting died passed away"
         )
     )
 )
@@ -809,17 +845,22 @@ def _updated(old: Sentence, new: Statement) -> bool:
     of_old = OF_CHANGE if new.named_slots - old.slots else OF_OLD
     # A change's new value (a date, a number, a weekday) is what changed, not what it is
     # about: "The defense moved up to January 28" shares "defense" and nothing else.
-    changed_words = {w for w in changed_words if not _is_value(w)}
     said = {w for w in old.words if not _is_value(w)}
-    shared = len(said & changed_words)
-    return shared > 0 and shared >= OF_CHANGE * len(changed_words) and shared >= of_old * len(said)
+    # The changes' words together, or one clause of them alone.
+    for words in (changed_words, *new.changed_parts):
+        words = {w for w in words if not _is_value(w)}
+        shared = len(said & words)
+        if shared and shared >= OF_CHANGE * len(words) and shared >= of_old * len(said):
+            return True
+    return False
 
 
 _VALUES = frozenset(
     shingles(
         tokenize(
             "january february march april may june july august september october november "
-            "december monday tuesday wednesday thursday friday saturday sunday"
+            "december monday tuesday wednesday thursday friday saturday sunday spring summer "
+            "autumn winter"
         )
     )
 )
