@@ -244,6 +244,8 @@ SECRETS = [
     ),
     ("router pw: 8xk2-Lm9q", "password in a sentence", ["8xk2-Lm9q"]),
     ("路由器的密码还是和以前一样：Lm9q!8xk2", "password in a sentence", ["Lm9q!8xk2"]),
+    ("the shed's passcode is Marigold.", "password said as a word", ["Marigold"]),
+    ("the NAS login is backup / Qv7!rLx2mP", "login and password", ["Qv7!rLx2mP"]),
     (
         "my wallet seed: abandon ability able about above absent absorb abstract absurd abuse "
         "access accident",

@@ -11,6 +11,7 @@ import pytest
 from llm_server import tool_call
 
 from openclaw_mem.consolidate.providers.openai_compat import OpenAIProvider, without_credentials
+from openclaw_mem.safety.secrets import has_secret, redact
 
 KEY = "sk-proj-AbCdEf0123456789AbCdEf0123"
 
@@ -80,3 +81,60 @@ def test_new_shapes_never_print_through_recall(ws, text, secret):
     ws("log", "--at", "2026-11-30T09:00", text)
     shown = ws("recall", "--json", text.split()[0]).stdout
     assert secret not in shown and "[REDACTED]" in shown
+
+
+# A password that is one plain word ends its clause: "the wifi password is sunshine". Prose
+# goes on past its word ("the password is in the vault") or says a property of it.
+PLAIN_WORD_PASSWORDS = [
+    ("Remember: my password is purplemonkeydishwasher", "purplemonkeydishwasher"),
+    ("Remember: the wifi password is sunshine.", "sunshine"),
+    ("the password for the VPN is BlueElephantSky, don't share it", "BlueElephantSky"),
+    ("our garage passcode is still Tangerine", "Tangerine"),
+    ("I prefer the passcode Pl9oI7uYt6rH for my phone", "Pl9oI7uYt6rH"),
+    ("the admin login is admin / S3cr3tP@ssw0rd!", "S3cr3tP@ssw0rd!"),
+]
+PROSE_ABOUT_A_PASSWORD = [
+    "the password is correct.",
+    "The password is expired, ask IT for a new one",
+    "the password is in the vault",
+    "my password is the same as my username? no way",
+    "The password was changed yesterday.",
+    "a password is required",
+    "The password is too short.",
+    "the new passcode is mandatory!",
+    "The login is at /admin / dashboard",
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), PLAIN_WORD_PASSWORDS)
+def test_a_plain_word_password_is_found(text, secret):
+    assert secret not in redact(text)[0]
+    assert has_secret(text)
+
+
+@pytest.mark.parametrize("text", PROSE_ABOUT_A_PASSWORD)
+def test_prose_about_a_password_is_no_secret(text):
+    assert redact(text) == (text, 0)
+
+
+def test_a_plain_word_password_never_reaches_the_curated_files(ws):
+    ws("log", "--at", "2026-11-30T09:00", "--role", "user", PLAIN_WORD_PASSWORDS[0][0])
+    ws("log", "--at", "2026-11-30T09:01", "--role", "user", PLAIN_WORD_PASSWORDS[1][0])
+    done = ws("consolidate", "--provider", "offline")
+    # The daily log keeps it verbatim; the commits' messages and curated files never do.
+    curated = ("MEMORY.md", "USER.md", "HISTORY.md", "AGENTS.md")
+    log = subprocess.run(
+        ["git", "-C", str(ws.root), "log", "-p", "--format=%B", "--", *curated],
+        capture_output=True,
+        text=True,
+    ).stdout
+    shown = ws("recall", "--json", "password").stdout
+    for where in (
+        done.stdout,
+        done.stderr,
+        log,
+        shown,
+        *((ws.root / name).read_text("utf-8") for name in ("MEMORY.md", "USER.md", "HISTORY.md")),
+    ):
+        assert "purplemonkeydishwasher" not in where and "sunshine" not in where
+    assert "2 findings" in ws("audit", ok=False).output

@@ -85,8 +85,8 @@ _LABEL = (
     r"(?<![A-Za-z0-9_])(?:(?:[A-Za-z0-9]{1,40}[_.-]){0,4}"  # client_, AWS_, spring.datasource.
     # camelCase: clientSecret, accessToken, accessKeySecret, AppSecret, SessionToken.
     r"(?-i:[A-Za-z][a-z0-9]{0,20}(?:[A-Z][a-z0-9]{1,20}){0,2}(?=[A-Z]))?"
-    r"(?:[A-Za-z]{0,12}(?:password|passwd)|passphrase|pwd|secret|secret[ _-]?key(?:[_-]base)?"
-    r"|token|api[ _-]?key|private[ _-]?key|access[ _-]?key)"
+    r"(?:[A-Za-z]{0,12}(?:password|passwd)|passphrase|passcode|pwd|secret"
+    r"|secret[ _-]?key(?:[_-]base)?|token|api[ _-]?key|private[ _-]?key|access[ _-]?key)"
     r"|(?:[A-Za-z0-9]{1,40}[_.-]){1,4}pass(?![A-Za-z]))"  # DB_PASS, SMTP.PASS
 )
 _LABELLED = (
@@ -242,6 +242,32 @@ _PROSE_PASSWORD = (
     + _OPEN_QUOTE
     + _MADE_UP
     + _VALUE
+)
+# A password that is one plain word, said as the end of its clause: "the wifi password is
+# sunshine.", "the password for the VPN is BlueElephantSky, don't share it". Prose goes on
+# past its word ("the password is in the vault") or says what the password is like (a
+# word of `_SAID_OF_A_PASSWORD`, or one ending in -ed, -ing or -ly: "expired", "missing").
+_SAID_OF_A_PASSWORD = (
+    r"correct|incorrect|wrong|right|fine|ok|okay|good|bad|weak|strong|long|short|simple|easy"
+    r"|hard|secure|insecure|safe|unsafe|valid|invalid|required|optional|mandatory|needed"
+    r"|necessary|important|same|different|new|old|empty|blank|unknown|known|public|private"
+    r"|secret|there|here|gone|visible|hidden|broken|sensitive|temporary|permanent|random"
+    r"|unique|mine|yours|his|hers|theirs|ours|it|this|that|what|which|none|nothing"
+    r"|something|enough|fixed|unset|null|true|false|blank|default|obvious|weird|annoying"
+)
+_PLAIN_WORD_PASSWORD = (
+    r"(?i)(?<![A-Za-z0-9_])pass(?:word|code|phrase)"
+    r"(?:[ \t](?:for|of|to|on|at|in)(?![A-Za-z])[^\n.!?。！？:：=,]{0,40}?)?"
+    r"[ \t]{1,4}(?:is|was)(?:[ \t]{1,4}(?:now|still))?[ \t]{1,4}"
+    r"(?!(?:" + _SAID_OF_A_PASSWORD + r")(?![A-Za-z]))(?![A-Za-z]{0,60}(?:ed|ing|ly)(?![A-Za-z]))"
+    r"(?P<secret>[A-Za-z]{4,64}+)(?=[ \t]*(?:[.,;!)]|$))"
+)
+# "the admin login is admin / S3cr3tP@ssw0rd!": a user and a made-up password after a slash.
+_LOGIN_PAIR = (
+    r"(?i)(?<![A-Za-z0-9_])(?:login|credentials|creds)[ \t]{1,4}(?:is|are|:)[ \t]{1,4}"
+    r"(?!(?:in|at|on|under|from|to)[ \t])[A-Za-z0-9._@-]{1,64}+[ \t]{0,4}/[ \t]{0,4}"
+    + _MADE_UP
+    + r"(?P<secret>[^\s]{6,128}+)"
 )
 # A line that is one run of base64 and nothing else, 40 characters or more with upper and
 # lower case and a digit: a line of a PEM key's body, or of a key pasted in pieces. Seen
@@ -406,6 +432,8 @@ FAMILIES: tuple[tuple[str, str], ...] = (
     ("secret assignment", _LABELLED),
     ("secret phrase (zh)", _LABELLED_ZH),
     ("password in a sentence", _PROSE_PASSWORD),
+    ("password said as a word", _PLAIN_WORD_PASSWORD),
+    ("login and password", _LOGIN_PAIR),
     ("vendor token", _VENDOR),
     ("webhook url", _WEBHOOK),
     ("private key in base64", _PEM_BASE64),
@@ -448,7 +476,10 @@ GATES: dict[str, tuple[bool, tuple[tuple[str, ...], ...]]] = {
         True,
         (
             (":", ":=", "=", "=>", "is", "was", "为", "是", "："),
-            ("access", "key", "pass", "passphrase", "passw", "private", "pwd", "secret", "token"),
+            (
+                *("access", "key", "pass", "passcode", "passphrase", "passw", "private", "pwd"),
+                *("secret", "token"),
+            ),
         ),
     ),
     "secret phrase (zh)": (
