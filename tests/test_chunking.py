@@ -121,6 +121,16 @@ def test_long_entry_splits_on_lines_with_overlap():
     assert chunks[1].context and chunks[1].context.split("\n")[-1] in chunks[0].text
 
 
+def test_a_long_paragraph_keeps_its_entry_heading():
+    """An outside audit: one paragraph longer than a chunk left "## 14:51 · user" a chunk of
+    its own, returned and injected as an empty memory."""
+    para = "I moved my home server to a new rack. " * 60 + "The needleword is important."
+    text = f"# 2026-11-30\n\n## 14:51 · user\n{para}\n\n## 14:52 · user\n{para}\n{para}\n"
+    chunks = chunk_file("memory/2026-11-30.md", text, max_tokens=100, overlap=20)
+    assert all(any(not ln.startswith("#") for ln in c.text.split("\n") if ln) for c in chunks)
+    assert [c.start_line for c in chunks] == [3, 6, 8]
+
+
 def test_estimate_tokens_counts_cjk():
     assert estimate_tokens("连接超时") == 4
     assert estimate_tokens("timeout!") == 2

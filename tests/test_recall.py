@@ -256,6 +256,17 @@ def test_a_snippet_ends_with_text_not_with_a_left_out_comment(memory):
     assert hits[0].snippet.endswith("Planned the Shanghai trip with the team."), hits[0].snippet
 
 
+def test_a_line_longer_than_a_snippet_is_shown_around_the_word_that_matched():
+    from openclaw_mem.recall.pipeline import snippet
+
+    line = "I moved my home server to a new rack. " * 60 + "The needleword is important."
+    shown = snippet(["## 14:51 · user", line], {"needleword"}, limit=300)
+    assert "needleword" in shown and shown.startswith("…") and len(shown) <= 300
+    assert snippet([line], {"rack"}, limit=300).startswith("I moved my home")
+    长 = "我们讨论了很多事情。" * 80 + "关键词在这里"
+    assert "关键" in snippet([长], {"关键"}, limit=120)
+
+
 def test_json_explain_gives_each_hit_its_stages_date_and_deprecated(ws):
     (ws.root / "USER.md").write_text(
         "# USER\n\n## Health\n\n- ~~Dentist is Dr Lee.~~ (deprecated 2026-11-20)\n"

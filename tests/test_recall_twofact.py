@@ -99,3 +99,19 @@ def test_the_question_a_reply_answers_is_found_through_the_reply(memory):
     # half of the reply's score, and Caroline's turn counts less for a question about Melanie
     assert asked.explain["speaker"] == pytest.approx(1 / 1.5, abs=1e-4)
     assert asked.score == pytest.approx(0.5 * hits[0].score * asked.explain["speaker"], rel=0.05)
+
+
+def test_a_word_every_entry_holds_follows_nowhere_in_a_small_memory(tmp_path):
+    """An outside audit: in a memory of two entries, "Bought" (in both) led "milk" to the
+    laptop. A word in a tenth of the memory or more names nothing, however small it is."""
+    from helpers import Mem
+    from typer.testing import CliRunner
+
+    from openclaw_mem.cli import app
+
+    assert CliRunner().invoke(app, ["init", str(tmp_path / "w")]).exit_code == 0
+    mem = Mem(tmp_path / "w")
+    mem("log", "--at", "2026-11-30T09:00", "--role", "user", "Bought oat milk at the store")
+    mem("log", "--at", "2026-11-30T09:01", "--role", "user", "Bought a new laptop for work")
+    hits = mem.json("recall", "milk")["results"]
+    assert [h["snippet"].split("\n")[-1] for h in hits] == ["Bought oat milk at the store"]

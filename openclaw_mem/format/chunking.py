@@ -100,13 +100,16 @@ def _split_lines(lines: list[str], lo: int, hi: int, max_tokens: int) -> list[tu
     # most entries are, without estimating a line.
     if sum(map(len, lines[lo:hi])) + (hi - lo) <= max_tokens:
         return [(lo, hi)]
-    pieces, start, size = [], lo, 0
+    pieces, start, size, said = [], lo, 0, False
     for i in range(lo, hi):
         t = estimate_tokens(lines[i]) + 1
-        if size and size + t > max_tokens:
+        # A piece of headings alone ("## 14:51 · user" before one long paragraph) would be
+        # a result that says nothing: its headings go with the line after them.
+        if size and size + t > max_tokens and said:
             pieces.append((start, i))
-            start, size = i, 0
+            start, size, said = i, 0, False
         size += t
+        said = said or bool(lines[i].strip() and not lines[i].startswith("#"))
     pieces.append((start, hi))
     return pieces
 

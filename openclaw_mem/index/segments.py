@@ -34,7 +34,8 @@ from ..text import blake2b
 if TYPE_CHECKING:
     from ..embed.base import Embedder
 
-SCHEMA = 9  # 9: the days a chunk speaks of read by the grammar that knows a month's nth week
+SCHEMA = 10  # 10: a long entry's heading stays with its first line (format/chunking.py)
+# 9: the days a chunk speaks of read by the grammar that knows a month's nth week
 # 8: one pack file a segment, packed postings, 8-bit signatures, a file table
 PARALLEL_BYTES = 1_000_000  # below this a rebuild is quicker in one process
 EMBED_BATCH = 128

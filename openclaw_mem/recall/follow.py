@@ -89,7 +89,7 @@ def named(q: Query, docs: np.ndarray) -> list[str]:
                 int(index.live[d[tf > 0]].sum())
                 for d, tf, _ in (s.lookup(h) for s in index.segments)
             )
-        if 2 <= df <= max(2, n // 10):
+        if 2 <= df <= n // 10:
             weighed.append((-count * float(bm25.idf(n, df)), t))
     weighed.sort()
     return [t for _, t in weighed[: opts.follow_terms]]

@@ -250,16 +250,25 @@ def snippet(lines: list[str], terms: set[str], limit: int = SNIPPET_CHARS) -> st
         size, score = -1, 0
         for hi in range(lo, len(lines)):
             size += len(lines[hi]) + 1
-            if size > limit - 2:
+            if size > limit - 2 and hi > lo:  # a line alone is a run, cut below if long
                 break
             score += hits[hi]
             if score > best_score:
                 best, best_score = (lo, hi + 1), score
     lo, hi = best
     body = "\n".join(lines[lo:hi]) if hi > lo else lines[lo]
+    before = after = False
     if len(body) > limit - 2:  # one line longer than the limit: cut around its first hit
-        body = body[: limit - 2]
-    return ("…" if lo > 0 else "") + body + ("…" if hi < len(lines) else "")
+        low = body.lower()
+        found = [at for at in (low.find(t) for t in terms if t) if at >= 0]
+        # The hit a third of the way in, the cut at a space (or a CJK character's edge).
+        start = max(0, min(found, default=0) - (limit - 2) // 3)
+        if start:
+            space = body.rfind(" ", max(0, start - 20), start + 1)
+            start = space + 1 if space >= 0 else start
+        before, after = start > 0, start + limit - 2 - before < len(body)
+        body = body[start : start + limit - 2 - before]
+    return ("…" if lo > 0 or before else "") + body + ("…" if hi < len(lines) or after else "")
 
 
 def _exact_vectors(ws: Workspace, index: Index) -> Vectors | None:
