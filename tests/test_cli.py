@@ -56,6 +56,8 @@ def test_user_errors_are_one_line_with_exit_codes(ws):
         (("nosuch",), 2, "no such command"),
         (("status", "--nosuch"), 2, "no such option: --nosuch"),
         (("recall", "--nosuch", "x"), 2, "no such option: --nosuch"),
+        (("get", "memory/2026-11-30.md#L0-L0"), 2, "1-based"),
+        (("get", "memory/2026-11-30.md#L0-L2"), 2, "1-based"),
     ]
     for args, code, fragment in cases:
         result = ws(*args, ok=False)
@@ -66,6 +68,13 @@ def test_user_errors_are_one_line_with_exit_codes(ws):
         assert "Traceback" not in result.stderr
         # One style, mem's and click's alike: lower case after the prefix.
         assert result.stderr[len("mem: error: ")].islower() or not result.stderr[12].isalpha()
+
+
+def test_a_recall_that_finds_nothing_does_not_print_the_key_it_was_asked(ws):
+    token = "ghp_1234567890abcdefghijABCDEFGHIJ123456"
+    result = ws("recall", "--format", "table", token, ok=False)
+    assert result.exit_code == 1 and "no memories match" in result.stderr
+    assert token not in result.stderr and "[REDACTED]" in result.stderr
 
 
 def test_debug_shows_the_traceback(ws):

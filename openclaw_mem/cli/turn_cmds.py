@@ -10,7 +10,6 @@ from typing import Annotated
 import typer
 
 from ..serve import turns
-from ..text import visible
 from .app import app, state, warn
 
 _KINDS = {"flag": bool, "int": int, "float": float, "text": str, "day": str}
@@ -84,7 +83,9 @@ def _run(name: str, words: list[str], vals: dict, ctx: typer.Context) -> None:
         for w in data["warnings"]:
             warn(w)
         if not data["results"]:  # as grep and rg: nothing found is exit 1, not an error
-            typer.echo(f"no memories match {visible(repr(read.query.strip()))}", err=True)
+            from ..funnel import say  # its secrets hidden, as any error line's
+
+            say(f"no memories match {read.query.strip()!r}")
             raise typer.Exit(1)
         from . import render
 

@@ -42,6 +42,8 @@ def parse_spec(spec: str) -> tuple[str, int, int | None]:
     cited = parse_citation(spec)
     if cited:
         path, a, b = cited
+        if a < 1:
+            raise UsageError(f"{spec}: lines are 1-based and positive")
         if b < a:
             raise UsageError(f"{spec}: the range ends before it starts")
         return path, a, b - a + 1
