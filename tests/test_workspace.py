@@ -212,6 +212,22 @@ def test_init_refuses_what_is_in_the_way_before_writing_anything(tmp_path, runne
         resolve_workspace(a_file, {}, tmp_path, tmp_path)
 
 
+def test_a_folder_whose_path_holds_a_variable_is_refused_before_init_writes(
+    tmp_path, runner, monkeypatch
+):
+    """An outside audit: GitPython expands "$HOME" in a path, so `mem init 'ws$HOME'`
+    exited 1 after writing every template and no commit."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    target = tmp_path / "ws$HOME"
+    got = runner.invoke(app, ["init", str(target)])
+    assert got.exit_code == 2 and "--no-git" in got.stderr and got.stderr.count("\n") == 1
+    assert not target.exists()
+    assert runner.invoke(app, ["init", "--no-git", str(target)]).exit_code == 0
+    got = runner.invoke(app, ["-w", str(target), "commit"])
+    assert got.exit_code == 5 and "holds a $NAME" in got.stderr, got.stderr
+    assert runner.invoke(app, ["-w", str(target), "log", "still logged"]).exit_code == 0
+
+
 def test_a_file_named_memory_is_named_by_log_and_status(ws):
     """`mem log` said "cannot write …/memory/2026-12-03.md: File exists" and `mem status`
     showed "memory/ (0 daily logs)" as if all were well."""

@@ -30,15 +30,21 @@ def _write_new(path: Path, text: str) -> bool:
     return True
 
 
-def _in_the_way(root: Path, skill: bool) -> None:
+def _in_the_way(root: Path, skill: bool, use_git: bool = True) -> None:
     """Refuse, before anything is written, a workspace whose folder or memory/ is a file
     or whose core files are folders: init would stop half way and leave half a workspace."""
     import os
 
     from ..errors import UsageError
+    from ..store import gitrepo
 
     if os.path.lexists(root) and not root.is_dir():
         raise UsageError(f"{root} exists and is not a directory; nothing was written")
+    if use_git and gitrepo.expands_vars(root):
+        raise UsageError(
+            f"{root}: git could not be used there (GitPython reads a $NAME in a path as a "
+            "variable); choose a folder without one, or pass --no-git. Nothing was written"
+        )
     files = [*CORE_FILES, CONFIG_FILE, *([SKILL_FILE] if skill else [])]
     wrong = [n + "/" for n in files if (root / n).is_dir()]
     memory = root / MEMORY_DIR
@@ -54,7 +60,7 @@ def _in_the_way(root: Path, skill: bool) -> None:
 def init_workspace(root: Path, *, use_git: bool = True, skill: bool = False) -> InitReport:
     from ..errors import WriteError
 
-    _in_the_way(root, skill)
+    _in_the_way(root, skill, use_git)
     report = InitReport(root)
     try:
         root.mkdir(parents=True, exist_ok=True)

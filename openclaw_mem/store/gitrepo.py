@@ -59,6 +59,8 @@ def no_repo_error(root: Path) -> GitError:
 
 
 def open_repo(root: Path) -> git.Repo | None:
+    if expands_vars(root):  # GitPython would open another path: none here
+        return None
     try:
         return git.Repo(root, search_parent_directories=True)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError):
@@ -67,7 +69,20 @@ def open_repo(root: Path) -> git.Repo | None:
         raise GitError("git is not installed; install git to version your memory") from None
 
 
+def expands_vars(root: Path) -> bool:
+    """Whether GitPython would read this path as another one: it expands environment
+    variables in every path it is given ("ws$HOME" becomes "ws/root")."""
+    import os
+
+    return os.path.expandvars(str(root)) != str(root)
+
+
 def require_repo(root: Path) -> git.Repo:
+    if expands_vars(root):
+        raise GitError(
+            f"{root}: git cannot be used in a folder whose path holds a $NAME (GitPython "
+            "reads it as a variable); move the workspace"
+        )
     repo = open_repo(root)
     if repo is None:
         raise no_repo_error(root)
