@@ -99,7 +99,9 @@ def test_a_reinstall_for_another_workspace_replaces_mems_hooks(ws, tmp_path):
     assert not os.path.exists(claude_user())
 
 
-@pytest.mark.parametrize("bad", [b"{not json", b"[]", b'{"hooks": {"Stop": {}}}'])
+@pytest.mark.parametrize(
+    "bad", [b"{not json", b"[]", b'{"hooks": {"Stop": {}}}', b'{"x": 1e999}', b'{"x": NaN}']
+)
 def test_settings_mem_cannot_read_are_left_untouched(ws, bad):
     path = claude_user()
     os.makedirs(os.path.dirname(path))
@@ -108,6 +110,19 @@ def test_settings_mem_cannot_read_are_left_untouched(ws, bad):
     result = ws("hooks", "install", "claude-code", ok=False)
     assert result.exit_code == 2 and "nothing was changed" in result.stderr
     assert Path(path).read_bytes() == bad
+
+
+def test_an_escaped_lone_surrogate_is_written_back_as_it_was_read(ws):
+    """An outside audit: a settings file holding the (valid) JSON escape \\ud800 made
+    install exit 1 with a UnicodeEncodeError."""
+    path = claude_user()
+    os.makedirs(os.path.dirname(path))
+    Path(path).write_bytes(b'{"note": "\\ud800 kept"}\n')
+    ws("hooks", "install", "claude-code")
+    written = Path(path).read_bytes()
+    assert b'"note": "\\ud800 kept"' in written
+    assert json.loads(written.decode("utf-8"))["note"] == "\ud800 kept"
+    ws("hooks", "uninstall", "claude-code")
 
 
 def test_a_linked_settings_file_is_refused(ws, tmp_path):

@@ -120,7 +120,7 @@ def _parse(path: Path, data: bytes | None) -> dict:
     if data is None or not data.strip():
         return {}
     try:
-        value = json.loads(data.decode("utf-8"))
+        value = json.loads(data.decode("utf-8"), parse_float=_finite, parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError) as exc:
         raise UsageError(f"{path} is not valid JSON ({exc}); nothing was changed") from None
     if not isinstance(value, dict):
@@ -131,8 +131,24 @@ def _parse(path: Path, data: bytes | None) -> dict:
     return value
 
 
+def _finite(text: str) -> float:
+    """A JSON number as a float, refused when a float cannot hold it (1e999 would be
+    written back as Infinity, which no JSON reader takes)."""
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:40]} is too large to be written back")
+    return value
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not JSON")
+
+
 def _render(value: dict) -> bytes:
-    return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    # A lone surrogate ("\ud800", valid JSON) cannot be UTF-8: it is written back as the
+    # escape it was read from.
+    text = json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    return text.encode("utf-8", "backslashreplace")
 
 
 def record_file(env: dict, home: str) -> Path:
