@@ -640,3 +640,12 @@ def test_log_redact_hides_a_captured_secret_as_it_does_mem_logs(seeded, tmp_path
     payload = claude("UserPromptSubmit", tmp_path, prompt_id="p-9", prompt=f"use key {key}")
     call(root, "claude-code", "UserPromptSubmit", payload)
     assert logged(root)[-1].text == "use key [REDACTED]"
+
+
+def test_a_prompt_with_a_lone_surrogate_and_no_id_is_logged(ws, tmp_path):
+    """An outside audit: with no prompt_id, a prompt holding a lone surrogate (valid JSON:
+    "\\ud800") exited 0 and logged nothing; its id was taken from its UTF-8 bytes."""
+    payload = claude("UserPromptSubmit", tmp_path, prompt="hi \ud800 there")
+    code, _, _ = call(ws.root, "claude-code", "UserPromptSubmit", json.dumps(payload))
+    assert code == 0
+    assert [e.text for e in logged(ws.root)] == ["hi ? there"]
