@@ -152,6 +152,19 @@ def test_doctor_names_a_line_it_has_no_record_of_whose_link_cites_other_words(ws
     assert (ws.root / "USER.md").read_text(encoding="utf-8").endswith(line)  # left as written
 
 
+def test_doctor_names_conflict_markers_committed_as_they_are(ws):
+    """An outside audit: doctor said "no memory file in conflict" while USER.md held
+    committed markers that make consolidate refuse (exit 8)."""
+    (ws.root / "USER.md").write_text(
+        "# USER\n\n<<<<<<< HEAD\n- Likes tea\n=======\n- Likes coffee\n>>>>>>> other\n",
+        encoding="utf-8",
+    )
+    ws("commit", "-m", "a merge committed unresolved")
+    got = ws("doctor", ok=False)
+    assert got.exit_code == 8 and "USER.md holds conflict markers" in got.stderr, got.stderr
+    assert "nothing to put right" not in got.stdout
+
+
 def test_reformat_leaves_a_persons_lines_and_comments_alone():
     text = "# M\n\n- Plain line\n- A line <!-- a person's note -->\n"
     assert reformat(text, "MEMORY") == (text, [])

@@ -133,6 +133,14 @@ def doctor_cmd(ctx: typer.Context) -> None:
         )
     if done.merged:
         typer.echo("finish the merge: git commit (or git rebase --continue)")
+    elif done.marked:
+        from ..errors import ConflictError
+
+        raise ConflictError(
+            f"{', '.join(done.marked)} {'holds' if len(done.marked) == 1 else 'hold'} conflict "
+            "markers (<<<<<<< … >>>>>>>) committed as they are, with no merge to finish: keep "
+            "the lines you mean, delete the markers and commit (consolidate waits until then)"
+        )
     elif not (moved or unsourced or done.reformatted or done.wrong or done.finished):
         typer.echo("nothing to put right: no memory file in conflict, every citation holds")
 

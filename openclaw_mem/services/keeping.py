@@ -176,7 +176,23 @@ class Keeping:
                 message = REFORMATTED if count else CITATIONS
                 commit, _ = place.commit(files, message)
             wrong = tuple(wrong_links(place.ws))
-        return Doctor([rel for rel, _ in resolved], citations, held, commit, count, finished, wrong)
+            marked = () if in_merge else self._marked()
+        return Doctor(
+            [rel for rel, _ in resolved], citations, held, commit, count, finished, wrong, marked
+        )
+
+    def _marked(self) -> tuple[str, ...]:
+        """The curated files and HISTORY.md whose text holds conflict markers."""
+        from ..format.markdown import has_conflict_markers
+        from ..store.fsutil import read_text
+        from ..store.workspace import CURATED_FILES, HISTORY_FILE
+
+        root = self.place.root
+        return tuple(
+            name
+            for name in (*CURATED_FILES, HISTORY_FILE)
+            if (root / name).is_file() and has_conflict_markers(read_text(root / name, name))
+        )
 
     def _finish_interrupted(self) -> tuple[str, ...]:
         """Finish what a kill interrupted (store/journal.py): a consolidation's remaining

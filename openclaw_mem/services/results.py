@@ -62,6 +62,9 @@ class Doctor:
     reformatted: int = 0  # curated lines of the older format rewritten
     finished: tuple[str, ...] = ()  # writers a kill interrupted, finished ("consolidation")
     wrong: tuple[str, ...] = ()  # PATH:LINE of lines whose own links cite other words
+    # Curated files and HISTORY.md that hold conflict markers committed as they are (no
+    # merge in progress to resolve): a person's to resolve; consolidate refuses until then.
+    marked: tuple[str, ...] = ()
 
 
 @dataclass
