@@ -62,8 +62,10 @@ markers, in the order the two terminals received them, for review with `git diff
 
 from __future__ import annotations
 
+import atexit
 import bisect
 import contextlib
+import functools
 import json
 import os
 import re
@@ -72,6 +74,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -362,6 +365,16 @@ def split_runs(received: list, steps: int) -> list[Ran]:
     return runs
 
 
+@functools.cache
+def _runtime() -> str:
+    """A runtime folder of the blocks' own: the user's resident (serve/pool.py) lives in
+    $XDG_RUNTIME_DIR, and one running on this machine would answer the blocks' recalls and
+    show in their `mem status`. Short, for a socket's path."""
+    path = tempfile.mkdtemp(prefix="memdocs-", dir="/tmp" if os.name == "posix" else None)
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path
+
+
 def _environment(home: Path, now: str) -> dict[str, str]:
     keep = ("PATH", "LANG", "LC_ALL", "SYSTEMROOT", "TMPDIR")
     env = {k: v for k, v in os.environ.items() if k in keep}
@@ -386,6 +399,7 @@ def _environment(home: Path, now: str) -> dict[str, str]:
         MEM_WATCH_IDLE="0",
         EDITOR="true",
         REPO=str(REPO),
+        XDG_RUNTIME_DIR=_runtime(),
     )
     return env
 

@@ -21,12 +21,12 @@ from .. import __version__
 from ..environment import Environment
 from ..errors import ExitCode, UsageError
 from ..format.when import parse_day, parse_when
-from ..funnel import run
+from ..funnel import run, say
 from ..funnel import warn as funnel_warn
 from ..memory import Memory
 from ..serve.argv import VERBATIM, UnknownOption, closest, leading_globals, split
 
-__all__ = ["Environment", "State", "app", "parse_day", "parse_when", "state", "warn"]
+__all__ = ["Environment", "State", "app", "parse_day", "parse_when", "say", "state", "warn"]
 
 
 def warn(message: str) -> None:

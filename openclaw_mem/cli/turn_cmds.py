@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from ..serve import turns
-from .app import app, state, warn
+from .app import app, say, state, warn
 
 _KINDS = {"flag": bool, "int": int, "float": float, "text": str, "day": str}
 
@@ -83,9 +83,7 @@ def _run(name: str, words: list[str], vals: dict, ctx: typer.Context) -> None:
         for w in data["warnings"]:
             warn(w)
         if not data["results"]:  # as grep and rg: nothing found is exit 1, not an error
-            from ..funnel import say  # its secrets hidden, as any error line's
-
-            say(f"no memories match {read.query.strip()!r}")
+            say(f"no memories match {read.query.strip()!r}")  # its secrets hidden
             raise typer.Exit(1)
         from . import render
 
