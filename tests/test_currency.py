@@ -108,6 +108,31 @@ UPDATES = [
         "My son is allergic to strawberries.",
         "Correction, it's kiwi and mango he's allergic to, strawberries are fine.",
     ),
+    # A new employer counted in weeks; a cut-over; cutting out; a nickname; a dose raised.
+    ("I work as a QA analyst at Brightline.", "Week 2 at Harbor Robotics, still learning."),
+    ("Our services run on AWS.", "We finally cut everything over to Azure last month."),
+    ("I have two espressos every morning.", "My cardiologist made me cut out caffeine."),
+    ("Friends call me Jojo.", "I've started going by Johanna with everyone."),
+    ("I take 50mg of sertraline daily.", "The psychiatrist increased my dose to 100mg."),
+    ("We have a rabbit called Clover.", "Sadly we lost Clover in June, and the kids sleep badly."),
+    # Mixed and Chinese: a tool glued to Chinese, a sport given up, a correction's frame.
+    ("我们组用Trello管理需求。", "Trello不好用，上周全部迁到Jira了。"),
+    ("我每周踢两次足球。", "足球放弃了，膝盖不行，现在改骑行。"),
+    ("我开的是一辆红色的丰田卡罗拉。", "更正一下，之前记错了，我的车是蓝色的本田思域。"),
+    # Session 12's second widening: ordinals, renames, outgrowing, "ended up", a product
+    # name with a dot, a correction of a wrong day, a weak change of a test framework.
+    ("I'm a site engineer at Dunmore Civil.", "Second week at Pellam Group, the site is huge."),
+    ("I'm on the Osprey team, we own search.", "Our squad got renamed to Discovery last week."),
+    (
+        "My daughter Ada is allergic to eggs.",
+        "Ada outgrew the egg allergy, but she reacts to kiwi now.",
+    ),
+    ("Our blog is hosted on Netlify.", "We ended up moving the blog to Render.com in May."),
+    ("Standup is every Monday at 9.", "Oops, I got the day wrong: standup is every Tuesday at 9."),
+    ("Our unit tests use Mocha.", "the backend tests are all Vitest now"),
+    ("I drink two lattes a day.", "I don't drink coffee at all these days, only water."),
+    ("我的牙医是华西口腔的唐医生。", "唐医生退休了，牙医换成了同一家的吴医生。"),
+    ("我们线上用 MySQL。", "上个月迁移完了，线上现在跑在 TiDB 上。"),
     # A colon frames the rest of its sentence as the change.
     ("I usually go to bed around 1 am.", "New puppy, new schedule: bedtime at 10 most nights."),
 ]
@@ -153,6 +178,7 @@ NOT_UPDATES = [
     # A past told as a story, advice, a report, a negated future, a hedge (a helper's set).
     ("I live in Lyon.", "When I was a student I moved to Paris for two years."),
     ("I live in Toronto.", "Back in 2015 I moved to Vancouver for a year, then came back."),
+    ("I work at Lumen Health.", "Fun fact: in 2018 I quit a job after one week, the commute."),
     ("My favourite editor is Helix.", "My coworker says I should switch to Zed."),
     ("我住在西安。", "我上大学的时候搬到过北京。"),
     ("我在阿里上班。", "我不会从阿里离职的。"),
@@ -166,6 +192,14 @@ NOT_UPDATES = [
     # A rented car is no home; a time's colon frames nothing.
     ("I live in Aarhus.", "I rented a car for the trip, I'm in Odense now for the day."),
     ("The standup is at 9:30.", "I moved my gym session to 7:15: before work, much nicer."),
+    # A recruiter's offer, an upsell refused, a migration advised and declined.
+    ("My manager is Ola Berg.", "A recruiter wrote: 'your new manager would be Ines Roth.' No."),
+    ("My phone is a Pixel 7.", "The shop tried to sell me a new iPhone; I left with a case."),
+    ("我们项目用 PostgreSQL。", "架构组建议我们迁到 MongoDB，评估后决定不换。"),
+    # Someone else's dose; a lost number; a tool named in passing.
+    ("My dose of vitamin D is 1000 IU.", "My sister increased her dose to 2000 IU."),
+    ("I take the 8:05 bus.", "I lost Tom's number, can you remind me?"),
+    ("We track work in Jira.", "I read a paper on linear regression now."),
     # Someone pushed to act: nothing moved.
     (
         "I won't give up! I'll keep pushing to make my dreams happen.",

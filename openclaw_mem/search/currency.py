@@ -65,7 +65,7 @@ _STRONG_EN = (
     r"dropped|swapped|traded\s+(?:in|up|for)|upgraded|downgraded|migrated|ported|transitioned|"
     r"went\s+back\s+to|going\s+back\s+to|on\s+second\s+thoughts?|"
     r"(?:was|got|were)\s+stolen|passed\s+away|died|gave\s+away|"
-    r"(?:bought|got)\s+(?:a|an)\s+new|took\s+over\s+from|handed\s+over|"
+    r"(?:bought|got)\s+(?:a|an)\s+new|handed\s+over|"
     # Idioms and corrections of a helper's unseen cases (session 11), in general form.
     r"sli(?:d|ding)\s+(?:\S+\s+){0,3}?(?:to|back|out|into)|split\s+up|splitting\s+up|"
     r"scratch\s+that|flip\s+that|"
@@ -81,10 +81,24 @@ _STRONG_EN = (
     r"not\s+(?-i:[A-Z])\S*(?:\s+\S+){0,2}?,?\s+but\s+(?-i:[A-Z])[\w'’-]*|"
     r"[a-z]+-free\s+(?:since|for\s+(?:\d+|a|an|one|two|three|four|five|six|several|a\s+few)\s+"
     r"(?:days?|weeks?|months?|years?))|"
-    r"first\s+day\s+at"
+    r"first\s+day\s+at|"
+    # A new employer counted in days ("Day 3 at Quillmark"), a cut-over, a transfer.
+    r"(?:(?:day|week)\s+(?:\d+|one|two|three|four|five|six)|(?:first|second|third|fourth|fifth|"
+    r"\d+(?:st|nd|rd|th))\s+(?:day|week|month))\s+(?:at|in)\s+(?:(?:our|my|the)\s+new|"
+    r"(?-i:[A-Z])[\w'’.-]*)|"
+    r"cut\s+(?:\S+\s+){0,4}?over\s+to|transferred|"
+    r"cut(?:ting)?\s+(?:out|down\s+on|back\s+on|caffeine|coffee|sugar|alcohol|meat|dairy|gluten)|"
+    r"(?:we|i)\s+lost\s+(?-i:[A-Z])[\w'’-]*|officially\s+(?:my|our|in|at|a|an|the)|"
+    r"start(?:ed)?\s+going\s+by|renamed|rebranded|outgr(?:ew|own)|"
+    r"at\s+all\s+(?:these\s+days|now|nowadays|any\s?more)|ended\s+up\s+(?:\w+ing|with|on|in|at)|"
+    r"got\s+(?:the\s+\w+|it|that|this|them)\s+wrong|i\s+was\s+wrong|told\s+you\s+wrong|"
+    r"(?:went|gone|going)\s+(?:fully\s+)?(?:vegan|vegetarian|plant-based|keto|pescatarian)|"
+    r"took\s+(?:\S+\s+){0,2}?out\s+of|took\s+over\s+(?:\S+\s+){0,3}?from|"
+    r"(?:upp|rais|lower|increas|decreas|reduc)ed\s+(?:\S+\s+){0,3}?to\b"
 )
 _STRONG_ZH = (
-    r"不再|不(?:喝|吃|用|住|去|做|玩|开|抽|养|打)\S{0,6}了|改用|改成|改为|改到|改在|改去|"
+    r"不再|不(?:喝|吃|用|住|去|做|玩|开|抽|养|打|碰|写)\S{0,6}了|戒(?!指|备|严|律|心)|"
+    r"改(?:喝|吃|骑|坐|开|穿|学|读)|已经回|常驻了|没(?:再)?(?:碰|玩|练|去|做|用)(?:过)?了|换\s*(?=[A-Za-z])|改用|改成|改为|改到|改在|改去|"
     r"换成|换了|换到|换用|搬到|搬去|搬家|搬回|取消|卖了|卖掉|戒了|戒掉|推迟|延期|延后|"
     r"提前到|辞职|离职|跳槽|入职|不对|更正|其实|以前(?=是|在|住|用|喜欢|常|经常|总|一直)|已经不|不用了|没再|从今天起|从现在起|"
     r"从下周起|分手|离婚|退休|迁到|迁移|迁去|调到|调去|调整到|挪到|改期|转到|转用|转岗|升级到|"
@@ -96,7 +110,7 @@ _WEAK_EN = (
     r"now|currently|these\s+days|new|nowadays|lately|anymore|since\s+(?:last|then|(?:january|"
     r"february|march|april|may|june|july|august|september|october|november|december)\b)"
 )
-_WEAK_ZH = r"现在|目前|如今|新的"
+_WEAK_ZH = r"现在|目前|如今|新的|以后"
 
 _STRONG_RE = Lazy(rf"{_W}(?:{_STRONG_EN}){_E}|{_STRONG_ZH}", re.I)
 _WEAK_RE = Lazy(rf"{_W}(?:{_WEAK_EN}){_E}|{_WEAK_ZH}", re.I)
@@ -130,7 +144,8 @@ SLOTS: dict[str, tuple[str, ...]] = {
     ),
     "manager": (
         "manager", "boss", "supervisor", "team lead", "tech lead", "report to", "reports to",
-        "reporting to", "经理", "领导", "老板", "上司", "主管", "带我的", "直属",
+        "reporting to", "my lead", "runs our team", "runs the team", "took over the team",
+        "经理", "领导", "老板", "上司", "主管", "带我的", "直属", "老大", "组长", "负责人",
     ),
     "editor": (
         "editor", "ide", "vim", "neovim", "nvim", "emacs", "vscode", "vs code",
@@ -140,14 +155,15 @@ SLOTS: dict[str, tuple[str, ...]] = {
     "language": (
         "programming language", "main language", "python", "golang", "go code", "in go",
         "rust", "java", "javascript", "typescript", "kotlin", "swift", "ruby", "php",
-        "elixir", "haskell", "scala", "c++", "c#", "clojure", "ocaml", "zig", "编程语言",
+        "elixir", "haskell", "scala", "c++", "c#", "clojure", "ocaml", "zig", "dart", "编程语言",
         "语言", "写后端", "后端",
     ),
     "indent": ("tabs", "tab", "spaces", "indentation", "indent", "缩进", "空格", "制表符"),
     "drink": (
         "coffee", "espresso", "latte", "cappuccino", "flat white", "americano", "mocha",
         "cortado", "caffeine", "decaf", "tea", "green tea", "black tea", "matcha", "chai",
-        "milk", "oat milk", "sugar", "咖啡", "茶", "奶茶", "牛奶",
+        "milk", "oat milk", "sugar", "rooibos", "herbal tea", "咖啡", "茶", "奶茶", "牛奶", "美式",
+        "拿铁",
     ),
     "diet": (
         "vegetarian", "vegan", "pescatarian", "plant-based", "meat", "diet", "keto", "gluten",
@@ -160,7 +176,8 @@ SLOTS: dict[str, tuple[str, ...]] = {
     ),
     "vehicle": (
         "car", "cars", "drive", "drives", "driving", "vehicle", "motorbike", "motorcycle",
-        "scooter", "bikeless", "carless", "car-free", "tesla", "toyota", "honda", "mazda",
+        "scooter", "bikeless", "carless", "car-free", "tesla", "toyota", "honda", "mazda", "一辆",
+        "大众", "丰田", "本田", "比亚迪", "特斯拉", "宝马", "奔驰", "奥迪",
         "volkswagen", "bmw", "audi", "volvo", "subaru", "nissan", "hyundai", "skoda", "yamaha",
         "ducati", "kawasaki", "harley", "vespa", "车", "开车", "汽车", "电动车", "摩托",
     ),
@@ -181,8 +198,11 @@ SLOTS: dict[str, tuple[str, ...]] = {
     ),
     "exercise": (
         "gym", "workout", "work out", "exercise", "running", "jogging", "yoga",
-        "pilates", "swimming", "swim", "climbing", "crossfit", "spin class", "健身", "跑步",
-        "游泳", "瑜伽", "锻炼", "健身房",
+        "pilates", "swimming", "swim", "climbing", "climb", "bouldering", "crossfit", "spin class",
+        "calisthenics",
+        "badminton", "tennis", "basketball", "football", "soccer", "volleyball", "ping pong",
+        "table tennis", "golf", "cycling", "健身", "跑步", "游泳", "瑜伽", "锻炼", "健身房",
+        "羽毛球", "网球", "篮球", "足球", "乒乓球", "跳绳", "骑行",
     ),
     "partner": (
         "partner", "girlfriend", "boyfriend", "wife", "husband", "spouse", "fiancé",
@@ -206,9 +226,16 @@ SLOTS: dict[str, tuple[str, ...]] = {
         "wake up", "bedtime", "go to bed", "sleep", "alarm", "night owl", "early bird",
         "lights out", "起床", "睡觉", "闹钟",
     ),
-    "school": ("school", "university", "college", "major", "degree", "学校", "大学", "专业"),
+    "school": (
+        "school", "university", "college", "major", "degree", "kindergarten", "preschool",
+        "学校", "大学", "专业", "幼儿园", "小学", "初中", "高中", "年级",
+    ),
     "salary": ("salary", "income", "earn", "earns", "wage", "工资", "薪水", "收入"),
-    "name": ("my name", "call me", "nickname", "go by", "goes by", "名字", "叫我", "称呼"),
+    "name": (
+        "my name", "call me", "calls me", "nickname", "go by", "goes by", "going by", "went by",
+        "名字",
+        "叫我", "称呼", "外号", "昵称",
+    ),
     "email": ("email", "e-mail", "邮箱", "邮件地址"),
     "pet": (
         "dog", "cat", "pet", "puppy", "kitten", "hamster", "rabbit", "bunny", "parrot",
@@ -217,18 +244,19 @@ SLOTS: dict[str, tuple[str, ...]] = {
     ),
     "database": (
         "database", "postgres", "postgresql", "mysql", "mariadb", "sqlite", "mongodb",
-        "dynamodb", "数据库",
+        "dynamodb", "tidb", "cockroachdb", "clickhouse", "数据库", "生产库",
     ),
     "framework": (
         "framework", "django", "flask", "fastapi", "rails", "spring boot", "react", "vue",
-        "angular", "svelte", "next.js", "框架",
+        "angular", "svelte", "next.js", "flutter", "react native", "swiftui", "框架",
     ),
     "ci": ("ci", "jenkins", "github actions", "gitlab ci", "circleci", "travis", "buildkite"),
-    "doctor": ("doctor", "gp", "dentist", "physician", "therapist", "医生", "大夫"),
+    "doctor": ("doctor", "gp", "dentist", "physician", "therapist", "医生", "大夫", "牙医"),
     "landlord": ("landlord", "landlady", "房东"),
     "hosting": (
         "hosted", "hosting", "aws", "azure", "gcp", "google cloud", "heroku", "vercel",
-        "netlify", "cloudflare", "github pages", "阿里云", "腾讯云", "华为云", "托管", "部署在",
+        "netlify", "cloudflare", "github pages", "hetzner", "fly.io", "digitalocean", "linode",
+        "render.com", "railway", "阿里云", "腾讯云", "华为云", "托管", "部署在",
     ),
     "repo_host": ("github", "gitlab", "bitbucket", "gitea", "repositories", "repository"),
     "chat": (
@@ -246,6 +274,37 @@ SLOTS: dict[str, tuple[str, ...]] = {
     "iac": ("terraform", "pulumi", "ansible", "cloudformation", "infrastructure as code"),
     "teacher": ("teacher", "tutor", "coach", "instructor", "老师", "教练", "导师"),
     "plant": ("plant", "plants", "植物", "盆栽", "茉莉"),
+    "team": ("squad", "小组"),
+    "tracker": (
+        "jira", "linear", "trello", "asana", "clickup", "youtrack", "github issues", "禅道",
+        "tapd",
+    ),
+    "music": (
+        "spotify", "apple music", "tidal", "deezer", "youtube music", "soundcloud", "网易云音乐",
+        "qq音乐",
+    ),
+    "dose": ("dose", "dosage", "剂量"),
+    "allergy": ("allergic", "allergy", "allergies", "过敏"),
+    "title": ("my title", "job title", "promoted", "promotion", "职位", "职级", "升职", "头衔"),
+    "plan": ("phone plan", "data plan", "mobile plan", "套餐"),
+    "hobby": (
+        "hobby", "calligraphy", "pottery", "painting", "photography", "knitting", "chess",
+        "gardening", "爱好", "书法", "陶艺", "画画", "摄影", "钓鱼", "下棋",
+    ),
+    "travel": ("offsite", "trip", "vacation", "holiday", "旅行", "出差", "度假", "团建"),
+    "reply_language": (
+        "answer in", "reply in", "respond in", "in english", "in chinese", "用中文", "用英文",
+        "用英语",
+    ),
+    "timezone": ("time zone", "timezone", "时区"),
+    "testing": (
+        "jest", "vitest", "pytest", "mocha", "jasmine", "cypress", "playwright", "junit",
+        "rspec", "test framework", "测试框架",
+    ),
+    "tone": (
+        "formal", "informal", "casual", "concise", "terse", "verbose", "jokey", "playful",
+        "short answers", "detailed answers", "bullet points", "正式", "简洁", "啰嗦",
+    ),
 }
 # fmt: on
 
@@ -259,8 +318,19 @@ SLOT_PATTERNS: dict[str, str] = {
     "job": r"我在\S{1,12}?(?:做|当|上班|工作|实习)|"
     # (and the USER.md line made of it: "Is a backend developer at Klarwerk").
     r"(?:\bi(?:'m|’m|\s+am)|^\s*is)\s+(?:a|an|the)\s+(?:\S+\s+){0,3}?at\s+(?-i:[A-Z])|"
-    r"\bfirst\s+day\s+at\b",
+    r"\bfirst\s+day\s+at\b|\b(?:(?:day|week)\s+(?:\d+|one|two|three|four|five|six)|(?:first|second|"
+    r"third|fourth|fifth|\d+(?:st|nd|rd|th))\s+(?:day|week|month))\s+at\s+(?-i:[A-Z])|"
+    r"\bwork(?:s|ing)?\s+as\s+(?:a|an)\s+(?:\S+\s+){0,3}?at\s+(?-i:[A-Z])",
     "partner": r"\b(?:split|broke|breaking|splitting)\s+up\b|\bdivorced\b|\bseparated\b",
+    # "on the search-relevance team", "transferred to the ingestion squad".
+    "team": r"\bon\s+the\s+(?:[\w-]+\s+){0,3}?team\b|\b(?:joined|transferred\s+to|moved\s+to)\s+"
+    r"the\s+(?:[\w-]+\s+){0,3}?team\b",
+    "dose": r"\b\d+(?:\.\d+)?\s?(?:mg|mcg|ml|iu)\b",
+    "timezone": r"\butc\s?[+-]\s?\d|按\S{1,6}时间",
+    "school": r"\b(?:year|grade)\s+\d{1,2}\b",
+    # "组由周婧带": a team led by someone.
+    "manager": r"[由归]\S{1,6}?(?:带|管|负责)",
+    "exercise": r"\brun(?:s)?\s+(?:a\s+)?\d+\s?(?:k|km|miles?)\b",
     "commute": (
         r"\b(?:drive|drives|driving|cycle|cycling|bike|biking|walk|walking|ride|riding|"
         r"take\s+the\s+\w+|bus|train|tram|subway|metro)\s+to\s+(?:work|the\s+office)\b"
@@ -272,7 +342,9 @@ SLOT_PATTERNS: dict[str, str] = {
         rf"(?!(?:{_MONTHS_DAYS})\b)(?-i:[A-Z])|{_W}moved\s+(?:out|house|away|in\s+with){_E}|"
         # a lease ("renting a studio above a bakery"), not a rented car
         r"\brent(?:s|ed|ing)?\s+(?:a|an|the|my|our)\s+(?:[\w-]+\s+){0,2}?"
-        r"(?:place|flat|studio|room|apartment|house|home|loft|cottage)\b"
+        r"(?:place|flat|studio|room|apartment|house|home|loft|cottage)\b|"
+        # "our new place", "my new flat": where one lives now.
+        r"\b(?:our|my)\s+new\s+(?:place|flat|apartment|house|home)\b"
     ),
 }
 
@@ -300,6 +372,7 @@ SLOT_HINTS: dict[str, tuple[str, ...]] = {
     "home": ("moved", "moving", "move", "home", "renting", "rent"),
     "job": ("我在",),
     "commute": ("work", "office"),
+    "team": ("team",),
 }
 
 # A strong word of change and one shared word is enough, but not one of these: every
@@ -336,15 +409,17 @@ SINGLE = frozenset(
     """home job manager editor language indent vehicle commute meeting deadline partner phone
     computer os theme shell browser database framework ci salary name email school sleep
     doctor landlord hosting repo_host chat keyboard monitor workweek diet bundler iac
-    teacher""".split()
+    teacher team testing""".split()
 )
 # A statement that names a slot only in passing ("… 3.2x faster than the Python one") does
 # not hold its value: a slot is held by a sentence in the first person or a short one.
 SHORT = 8
 MAX_SENTENCES = 3  # a longer text (a report, a pasted page) is never superseded whole
-_CLAUSE_RE = Lazy(r"[,.;:!?，。；：！？、—–]+\s*|\s+-\s+|\n+")
+_CLAUSE_RE = Lazy(r"[,;:!?，。；：！？、—–]+\s*|\.+(?![A-Za-z0-9])\s*|\s+-\s+|\n+")
 _SENTENCE_RE = Lazy(r"(?<=[.!?])\s+|[。！？\n]+")
-_MARKED_SENTENCE_RE = Lazy(r"(?<=[.!?。！？])\s*|\n+")  # each sentence keeps its mark
+_MARKED_SENTENCE_RE = Lazy(
+    r"(?<=[!?。！？])\s*|(?<=\.)(?![A-Za-z0-9])\s*|\n+"
+)  # each sentence keeps its mark
 _CJK_CHAR_RE = Lazy(r"[\u3400-\u9fff]")
 _FIRST_PERSON_RE = Lazy(rf"{_W}(?:i|i['’]m|i['’]ve|my|me|we|our|us){_E}|我|咱", re.I)
 
@@ -376,7 +451,9 @@ class Statement:
     named_slots: frozenset[str] = frozenset()  # the slots of the strong clauses alone
     # The words of each clause of `changed_words`: one may hold what changed while the rest
     # say what comes instead ("I've gone off conventional commits. From now on …").
-    changed_parts: tuple[frozenset[str], ...] = ()
+    changed_parts: tuple[tuple[frozenset[str], frozenset[str]], ...] = ()  # (words, slots)
+    # The words of every clause that says a change, the weak ones too: whom it names.
+    mentioned: frozenset[str] = frozenset()
     # Changes someone else's clauses say of their own slots: (slots, words, who), taken
     # only against an older statement that names them too ("Lena lives in Bremen" updates
     # "My sister Lena lives in Hamburg", never "I live in Hamburg").
@@ -401,7 +478,11 @@ def _slot_pattern(words: tuple[str, ...], extra: str = "") -> re.Pattern[str]:
     other = sorted((w for w in words if not w.isascii()), key=len, reverse=True)
     parts = []
     if ascii_words:
-        parts.append(rf"{_W}(?:{'|'.join(map(re.escape, ascii_words))})(?:e?s)?{_E}")
+        # Bounded by Latin letters and digits only: "迁到Linear了" names Linear.
+        parts.append(
+            rf"(?<![A-Za-z0-9_'’])(?:{'|'.join(map(re.escape, ascii_words))})(?:e?s)?"
+            r"(?![A-Za-z0-9_'’])"
+        )
     if other:
         parts.append("|".join(map(re.escape, other)))
     if extra:
@@ -423,9 +504,15 @@ _FOLDS = frozenset("\u0130\u0131\u017f\u212a")
 # alternatives holds ("我在", " at " for "a developer at Klarwerk", "up" for "split up").
 _PATTERN_NEEDLES: dict[str, tuple[str, ...]] = {
     "job": ("我在", "at"),
+    "team": ("team",),
+    "dose": ("mg", "mcg", "ml", "iu"),
+    "manager": ("由", "归"),
+    "exercise": ("run",),
     "partner": ("up", "divorced", "separated"),
     "commute": ("work", "office"),
-    "home": ("home", "mov", "rent"),
+    "home": ("home", "mov", "rent", "new"),
+    "timezone": ("utc", "按"),
+    "school": ("year", "grade"),
 }
 
 
@@ -483,8 +570,11 @@ def _length(text: str) -> float:
 
 
 def _sentence(text: str) -> Sentence:
-    held = bool(_FIRST_PERSON_RE.search(text)) or _length(text) <= SHORT
     named = _slots_at(text)
+    # A launch date or a meeting is everyone's that shares it: said of the thing, it holds.
+    held = (
+        bool(_FIRST_PERSON_RE.search(text)) or _length(text) <= SHORT or bool(SHARED & named.keys())
+    )
     whose = None
     if named:
         at = min(named.values())
@@ -522,8 +612,9 @@ def read_statement(text: str, sentences: bool = True) -> Statement:
         question=_asks_its_change(text),
         sentences=_sentences(text) if sentences else (),
         changed_slots=_slots_in(changed),
-        changed_words=frozenset().union(*_parts_words(named)),
+        changed_words=frozenset().union(*(w for w, _ in _parts_words(named))),
         changed_parts=_parts_words(named),
+        mentioned=frozenset().union(*(_words(c) for c, _, _ in changed)),
         named_slots=_slots_in(named),
         others=_others_in(changed),
     )
@@ -615,11 +706,11 @@ _ZH_RELATION_SLOT = (
 _SUPPOSED_RE = Lazy(
     rf"{_W}(?:if|whether|might|maybe|perhaps|thinking\s+(?:about|of)|"
     rf"consider(?:ing)?|plan(?:s|ning)?\s+to|hoping\s+to|hope\s+to|should|"
-    rf"says|said|told\s+me|suggests?|recommends?|in\s+case|"
+    rf"says|said|told\s+me|suggests?|recommends?|in\s+case|wrote|writes|tried|tries|trying|"
     # A past told as a story ("Back in 2015 I moved", "When I was a student I moved").
-    rf"back\s+in\s+(?:19|20)\d\d|when\s+i\s+was|years\s+ago|as\s+a\s+(?:kid|child|student|teenager)"
+    rf"(?:back\s+)?in\s+(?:19|20)\d\d|when\s+i\s+was|years\s+ago|as\s+a\s+(?:kid|child|student|teenager)"
     rf"){_E}|如果|要是|假如|万一|打算|计划|准备|考虑|可能|也许|或许|要不要|是否|不会|不想|"
-    r"小时候|上大学的时候|那时候|当年|"
+    r"小时候|上大学的时候|那时候|当年|建议|推荐|"
     r"(?<!不)想(?:要)?(?=搬|换|改|去|转|辞|跳|卖|戒)",
     re.I,
 )
@@ -695,7 +786,9 @@ def _change_at(clause: str, weak: bool) -> tuple[list[str], int | None]:
 
 # A change hedged after it ("I'll be moving to Lisbon next year maybe") or said as once
 # done (搬到过北京: "have moved there before") is none now either.
-_HEDGED_RE = Lazy(r"(?:\bmaybe|\bperhaps|\bprobably)\W*$|[搬换改转调]到过", re.I)
+_HEDGED_RE = Lazy(
+    r"(?:\bmaybe|\bperhaps|\bprobably)\W*$|[搬换改转调]到过|\bwould\b|决定不|不打算", re.I
+)
 
 # "I used to live in Shanghai" ends what it says itself, not whatever holds the slot now
 # ("we moved to Hamburg" stays): alone, these words change the statement's words, no slot.
@@ -732,7 +825,7 @@ def _clauses(text: str) -> tuple[list[str], list[int], list[bool]]:
 # focus time now, put meetings after lunch", "As of Monday …, so it's four days on-site".
 _FRAME_RE = Lazy(
     r"^\s*(?:flip\s+that|scratch\s+that|as\s+of\b|going\s+forward|from\s+now\s+on|"
-    r"correction|update\s*$)",
+    r"correction|update\s*$|更正|说错了|记错了|搞错了)",
     re.I,
 )
 
@@ -786,16 +879,19 @@ def _slots_in(parts: list[tuple[str, Whose, bool]]) -> frozenset[str]:
     return frozenset(slots)
 
 
-def _parts_words(parts: list[tuple[str, Whose, bool]]) -> tuple[frozenset[str], ...]:
-    """The content words of each change; someone else's counts only when it names none of
-    a person's own slots ("Tom sold the Mazda" may be the Mazda the user drove; "my friend
-    moved to Shenzhen" says nothing of where the user lives)."""
+def _parts_words(
+    parts: list[tuple[str, Whose, bool]],
+) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
+    """The content words (and slots) of each change; someone else's counts only when it
+    names none of a person's own slots ("Tom sold the Mazda" may be the Mazda the user
+    drove; "my friend moved to Shenzhen" says nothing of where the user lives)."""
     out = []
     for clause, whose, _ in parts:
-        if whose is None or not slots_of(clause) - whose[0]:
+        named = slots_of(clause)
+        if whose is None or not named - whose[0]:
             words = _words(clause) - _CHANGE_VERBS
             if words:
-                out.append(words)
+                out.append((words, named))
     return tuple(out)
 
 
@@ -807,7 +903,8 @@ _CHANGE_VERBS = frozenset(
         tokenize(
             "give gives gave given giving up take takes took taken taking become becomes "
             "becoming trade trades traded trading split slid slide sliding scrap scrapped "
-            "kill killed ditch ditched swap swapped gone let lets letting died passed away"
+            "kill killed ditch ditched swap swapped gone let lets letting died passed away "
+            "over bump bumped lost 推迟 迟到 延期 改到 迁到 换成 换到 改成 改用"
         )
     )
 )
@@ -827,7 +924,7 @@ def _updated(old: Sentence, new: Statement) -> bool:
     changed_words = new.changed_words
     # Someone else's slots in the older statement change only by a statement naming them.
     held = old.slots
-    if old.whose is not None and not old.whose[1] & changed_words:
+    if old.whose is not None and not old.whose[1] & (changed_words | new.mentioned):
         held = old.slots & old.whose[0]
     slots = held & new.changed_slots
     for slots_o, words_o, who in new.others:
@@ -846,11 +943,14 @@ def _updated(old: Sentence, new: Statement) -> bool:
     # A change's new value (a date, a number, a weekday) is what changed, not what it is
     # about: "The defense moved up to January 28" shares "defense" and nothing else.
     said = {w for w in old.words if not _is_value(w)}
-    # The changes' words together, or one clause of them alone.
-    for words in (changed_words, *new.changed_parts):
+    # The changes' words together, or one clause of them alone (held to the slots it names).
+    for words, of in (
+        (changed_words, of_old),
+        *((w, OF_CHANGE if named - old.slots else OF_OLD) for w, named in new.changed_parts),
+    ):
         words = {w for w in words if not _is_value(w)}
         shared = len(said & words)
-        if shared and shared >= OF_CHANGE * len(words) and shared >= of_old * len(said):
+        if shared and shared >= OF_CHANGE * len(words) and shared >= of * len(said):
             return True
     return False
 
@@ -860,7 +960,7 @@ _VALUES = frozenset(
         tokenize(
             "january february march april may june july august september october november "
             "december monday tuesday wednesday thursday friday saturday sunday spring summer "
-            "autumn winter"
+            "autumn winter jan feb mar apr jun jul aug sep sept oct nov dec"
         )
     )
 )
