@@ -31,6 +31,7 @@ from ..format.markdown import BULLET_RE, core
 from ..index.cache import Index, agent_key
 from ..search import currency as cur
 from ..search.bm25 import term_hash
+from ..search.slots import SLOT_HINTS, SLOTS
 from ..store.workspace import day_of
 
 if TYPE_CHECKING:
@@ -133,7 +134,7 @@ def _subject_tokens(index: Index, statements: Sequence[tuple[cur.Sentence, ...]]
     words: list[str] = []
     for sentences in statements:
         for slot in sorted(frozenset().union(*(s.slots for s in sentences))):
-            named = (*cur.SLOTS[slot], *cur.SLOT_HINTS.get(slot, ()))
+            named = (*SLOTS[slot], *SLOT_HINTS.get(slot, ()))
             words += [t for t in index.params.tokens(" ".join(named)) if len(t) > 1]
             # A slot's one-character Chinese words are its own (搬 for home, 车, 猫): "我搬到
             # 深圳了" shares nothing else with "我住在杭州".

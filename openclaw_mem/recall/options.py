@@ -46,6 +46,7 @@ class RecallOptions:
     follow_terms: int = 3  # the rarest this many of their words that the question does not hold;
     follow_weight: float = 0.3  # what it finds adds this share of its score (recall/follow.py)
     speaker_boost: float = 0.5  # named in the question: others' log entries count 1 / (1 + this)
+    aliases: bool = True  # a question's category word matches its slot's values (aliases.py)
     supersede: bool = True  # a later entry that updates a statement ranks above it
     superseded_weight: float = 0.9  # a superseded statement scores this share of its update
     decay: bool = True

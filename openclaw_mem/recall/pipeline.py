@@ -13,8 +13,9 @@ dated chunks decay by `exp(-λ · age_days)` (evergreen ones never), deprecated 
 half; a question that names someone who speaks in the logs ("What has Melanie painted?")
 counts other speakers' entries 1 / 1.5 (role names such as "user" name no one); MMR
 (λ 0.6) over the chunks' signature similarity picks k without near-duplicates.
-A chunk matches only by a content word of the question or a meaning closer than unrelated
-text and empty replies; scores are shares of the best times how much of the question the
+A chunk matches only by a content word of the question (a category word, "exercise", also
+by its slot's values: recall/aliases.py) or a meaning closer than unrelated text and empty
+replies; scores are shares of the best times how much of the question the
 best holds, so `recall.min_score` means the same for every question.
 
 A question's time expressions (format/dates.py) are read against now: one that names days

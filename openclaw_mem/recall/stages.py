@@ -150,6 +150,12 @@ def read_query(
         if any(is_shingle(t) for t in rest):  # a question that is only a date keeps its words
             tokens = rest
     pool = max(opts.k, POOL_K) * max(opts.candidate_multiplier, 1)
+    if opts.aliases:
+        from .aliases import Aliased, aliases
+
+        found = aliases(index.params.tokens, tokens)
+        if found:
+            index = Aliased(index, found)  # type: ignore[assignment]
     return Query(index, opts, text, tokens, asked, mask(index, opts), pool, query_vector,
                  vectors, texts)  # fmt: skip
 
