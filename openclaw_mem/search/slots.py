@@ -116,6 +116,7 @@ SLOTS: dict[str, tuple[str, ...]] = {
     ),
     "school": (
         "school", "university", "college", "major", "degree", "kindergarten", "preschool",
+        "msc", "bsc", "phd", "mba", "masters", "bachelor's",
         "学校", "大学", "专业", "幼儿园", "小学", "初中", "高中", "年级",
     ),
     "salary": ("salary", "income", "earn", "earns", "wage", "工资", "薪水", "收入"),
@@ -191,6 +192,7 @@ SLOTS: dict[str, tuple[str, ...]] = {
     ),
     "tone": (
         "formal", "informal", "casual", "concise", "terse", "verbose", "jokey", "playful",
+        "bullets", "paragraphs", "preamble",
         "short answers", "detailed answers", "bullet points", "正式", "简洁", "啰嗦",
     ),
 }
