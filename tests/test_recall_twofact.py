@@ -23,7 +23,7 @@ def _two_facts(memory) -> None:
     _said(memory, "2026-10-04T09:00", "Ana's study group meets at the library on Fridays.")
     _said(memory, "2026-10-05T09:00", "My brother called about the study trip next year.")
     _said(memory, "2026-10-06T09:00", "Ana wants to study design, her study desk is ready.")
-    _said(memory, "2026-10-08T09:00", "Tomas finished his degree in marine biology at Porto.")
+    _said(memory, "2026-10-08T09:00", "Tomas finished his thesis in marine biology at Porto.")
 
 
 QUESTION = "What did Ana's brother study?"
@@ -31,7 +31,7 @@ QUESTION = "What did Ana's brother study?"
 
 def test_the_second_pass_finds_the_turn_that_answers_through_a_name(memory):
     _two_facts(memory)
-    answer = "Tomas finished his degree in marine biology at Porto."
+    answer = "Tomas finished his thesis in marine biology at Porto."
     # it shares no word with the question: one pass never finds it, however many are asked
     alone = ask(memory, QUESTION, "2026-10-10", k=20, follow_weight=0.0).hits
     assert answer not in entry_lines(memory, alone)
