@@ -25,12 +25,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..text import Lazy, compiled
-from .slots import _PATTERN_NEEDLES, SLOT_EXCLUDED, SLOT_PATTERNS, SLOTS
+from .slots import _E, _PATTERN_NEEDLES, _W, SLOT_EXCLUDED, SLOT_PATTERNS, SLOTS
 from .tokenize import shingles, tokenize
 from .voice import own_voice
 
-_W = r"(?<![\w'’])"  # a word starts here (an apostrophe is inside a word: "don't")
-_E = r"(?![\w'’])"
 # "never quit", "won't quit", "don't stop": encouragement, not a change.
 _NOT = r"(?<!never )(?<!n't )(?<!n’t )(?<!not )(?<!ever )(?<!won't )(?<!to )"
 
