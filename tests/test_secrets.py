@@ -246,6 +246,10 @@ SECRETS = [
     ("路由器的密码还是和以前一样：Lm9q!8xk2", "password in a sentence", ["Lm9q!8xk2"]),
     ("the shed's passcode is Marigold.", "password said as a word", ["Marigold"]),
     ("the NAS login is backup / Qv7!rLx2mP", "login and password", ["Qv7!rLx2mP"]),
+    ("rent goes to IBAN DE89 3704 0044 0532 0130 00 monthly", "iban", ["3704 0044 0532"]),
+    ("pay GB82WEST12345698765432 by Friday", "iban", ["GB82WEST12345698765432"]),
+    ("my bank card PIN is 4711, don't forget", "pin", ["4711"]),
+    ("门禁 PIN码 8264", "pin", ["8264"]),
     (
         "my wallet seed: abandon ability able about above absent absorb abstract absurd abuse "
         "access accident",
@@ -433,6 +437,8 @@ ORDINARY = [
     "Our secret weapon is PostgreSQL16 and the secret sauce of v2.4.1 is caching",
     "clone git@github.com:acme/app.git or ssh://git@github.com:22/acme/app",
     "client-certificate-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUM=",
+    "order AB12CDEF1234GHIJ5678 shipped; pin the version to 3.11, we pin 2 deps",
+    "spin 1234 times; pinned 4567 items",
 ]
 
 
@@ -444,11 +450,11 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
 
 
 def test_extra_patterns_are_applied_and_counted() -> None:
-    text = "tickets ACME-123456 and ACME-654321, pin 4711"
+    text = "tickets ACME-123456 and ACME-654321, locker 4711"
     assert not has_secret(text)
-    extra = (r"ACME-[0-9]{6}", r"pin (?P<secret>[0-9]{4})")
+    extra = (r"ACME-[0-9]{6}", r"locker (?P<secret>[0-9]{4})")
     redacted, count = redact(text, extra)
-    assert redacted == f"tickets {REDACTED} and {REDACTED}, pin {REDACTED}"
+    assert redacted == f"tickets {REDACTED} and {REDACTED}, locker {REDACTED}"
     assert count == 3
     assert has_secret(text, extra)
     assert find(text, extra) == ["custom pattern"]

@@ -343,6 +343,17 @@ _CARD = (
     r"(?<![0-9])(?<![0-9][ -])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])[^\n]{0,40}?"
     r"(?i:cvv2?|cvc2?|cid|csc|security[ \t]code|安全码|安全碼)[ \t:：#=]{0,4}[0-9]{3,4}(?![0-9])"
 )
+# An IBAN (country, check digits, 11 to 30 letters and digits, in groups of four or not):
+# it must pass ISO 13616's mod-97 check (`_VALID`), so a product code of that shape is not.
+_IBAN = (
+    r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?"
+    r"(?![A-Za-z0-9])"
+)
+# A PIN after its label: "my PIN is 4711", "card pin: 0000", "PIN码 8264".
+_PIN = (
+    r"(?i)(?<![A-Za-z])pin(?:[ \t-]?code)?(?:码|碼)?(?:[ \t]{1,4}(?:is|was)[ \t]{1,4}"
+    r"|[ \t]{0,4}[:：=][ \t]{0,4}|[ \t]{1,4}|是)(?P<secret>[0-9]{4,8})(?![0-9.:/-])"
+)
 
 FAMILIES: tuple[tuple[str, str], ...] = (
     ("private key", _PEM),
@@ -406,6 +417,8 @@ FAMILIES: tuple[tuple[str, str], ...] = (
     ("password same as another", _SAME_AS),
     ("password piped to sudo", _SUDO_STDIN),
     ("payment card with cvv", _CARD),
+    ("iban", _IBAN),
+    ("pin", _PIN),
 )
 
 
@@ -424,7 +437,17 @@ def _luhn(match: str) -> bool:
 
 
 # Families whose matches a check confirms (a shape a regex cannot tell on its own).
-_VALID = {"payment card with cvv": _luhn}
+def _iban(match: str) -> bool:
+    """ISO 13616: the account moved behind its country and check digits, letters as 10-35,
+    is 1 modulo 97."""
+    code = match.replace(" ", "")
+    if not 15 <= len(code) <= 34:
+        return False
+    moved = code[4:] + code[:4]
+    return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
+
+
+_VALID = {"payment card with cvv": _luhn, "iban": _iban}
 
 # What the three costliest families (30 of the ~38 ms compiling all of them takes) need
 # before they can match: (case-insensitive, clauses), one string of each clause in the text
