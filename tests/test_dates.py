@@ -195,6 +195,22 @@ def test_a_question_names_its_days_asks_when_and_loses_its_time_words():
     assert not q.asks and q.spans == ()
 
 
+def test_a_time_that_is_the_subject_is_the_day_itself():
+    """'Today was my first day' read as 'on 2026-10-19 was their first day' in a curated
+    line: the time as the subject takes no preposition, and a sentence still starts with a
+    capital."""
+    d = D(2026, 10, 19)
+    assert resolve_relative("Today was my first day at Halcyon", d) == (
+        "2026-10-19 was my first day at Halcyon"
+    )
+    assert resolve_relative("Last week was hectic", d) == "The week of 2026-10-12 was hectic"
+    assert resolve_relative("Yesterday I adopted a cat", d) == "On 2026-10-18 I adopted a cat"
+    assert resolve_relative("I moved today", d) == "I moved on 2026-10-19"
+    assert resolve_relative("The launch is next week", d) == (
+        "The launch is in the week of 2026-10-26"
+    )
+
+
 def test_the_rewrite_keeps_the_words_around_as_written():
     assert resolve_relative("early next month", D(2025, 6, 3)) == "early in 2025-07"
     assert resolve_relative("Since last month", D(2025, 6, 3)) == "Since 2025-05"

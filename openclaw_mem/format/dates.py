@@ -874,5 +874,17 @@ def resolve_relative(text: str, day: date) -> str:
     except (ValueError, OverflowError):  # a day at the edge of the calendar: leave it be
         return text
     for s in reversed(found):
-        text = text[: s.start] + s.rewrite + text[s.end :]
+        rewrite = s.rewrite
+        first = not text[: s.start].strip(" \"'“‘")
+        # The time as the subject ("Today was my first day", "Last week was hectic") is
+        # the day itself, with no preposition: "2026-10-19 was my first day".
+        if first and _SUBJECT_AFTER_RE.match(text, s.end):
+            rewrite = _LEADING_PREP_RE.sub("", rewrite, count=1)
+        if first and text[s.start : s.start + 1].isupper():  # "Yesterday I…": "On 2026-…"
+            rewrite = rewrite[:1].upper() + rewrite[1:]
+        text = text[: s.start] + rewrite + text[s.end :]
     return text
+
+
+_SUBJECT_AFTER_RE = re.compile(r"\s+(?:was|is|will\s+be|has\s+been|had\s+been)\b", re.I)
+_LEADING_PREP_RE = re.compile(r"^(?:on|in)\s+")
