@@ -222,7 +222,7 @@ class Statement:
         return frozenset().union(*(s.words for s in self.sentences))
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=128)
 def _slot_pattern(words: tuple[str, ...], extra: str = "") -> re.Pattern[str]:
     ascii_words = sorted((w for w in words if w.isascii()), key=len, reverse=True)
     other = sorted((w for w in words if not w.isascii()), key=len, reverse=True)
@@ -240,6 +240,7 @@ def _slot_pattern(words: tuple[str, ...], extra: str = "") -> re.Pattern[str]:
     return compiled("|".join(parts), re.I)
 
 
+@lru_cache(maxsize=1024)  # a clause is read for its slots up to three times
 def slots_of(text: str) -> frozenset[str]:
     """The slots a text names (`SLOTS`)."""
     return frozenset(_slots_at(text))
@@ -701,6 +702,8 @@ _VALUES = frozenset(
 
 
 def _is_value(word: str) -> bool:
+    if word.isalpha():  # most words: no digit to look for, one test instead of a loop
+        return word in _VALUES
     return word in _VALUES or any(c.isdigit() for c in word)
 
 
