@@ -18,7 +18,7 @@ WORDS = (
     "pass", "pw", "secret", "token", "key", "seed", "phrase", "recovery", "backup",
     "mnemonic", "wallet", "code", "auth", "bearer", "mysql", "mariadb", "redis", "-u",
     "sudo", "contrase", "clave", "kennwort", "mdp", "schl", "2fa", "totp", "mfa", "otp",
-    "pin", "login", "cred", "cvv", "cvc", "cid", "csc", "security", "://",
+    "pin", "login", "cred", "cvv", "cvc", "cid", "csc", "security", "iban", "://",
     "密码", "密碼", "口令", "密钥", "密鑰", "秘钥", "祕鑰", "授权码", "授權碼", "令牌",
     "验证码", "驗證碼", "助记词", "助記詞",
     "种子词", "種子詞", "恢复码", "恢復碼", "备用码", "備用碼", "安全码", "安全碼",

@@ -343,11 +343,13 @@ _CARD = (
     r"(?<![0-9])(?<![0-9][ -])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])[^\n]{0,40}?"
     r"(?i:cvv2?|cvc2?|cid|csc|security[ \t]code|安全码|安全碼)[ \t:：#=]{0,4}[0-9]{3,4}(?![0-9])"
 )
-# An IBAN (country, check digits, 11 to 30 letters and digits, in groups of four or not):
-# it must pass ISO 13616's mod-97 check (`_VALID`), so a product code of that shape is not.
+# An IBAN (country, check digits, 12 to 30 letters and digits): written whole, or in groups
+# of four after its label (secret_hint.py sees one or the other). It must pass ISO 13616's
+# mod-97 check (`_VALID`), so a product code of that shape is not one.
 _IBAN = (
-    r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?:[ ]?[A-Z0-9]{4}){2,7}(?:[ ]?[A-Z0-9]{1,3})?"
-    r"(?![A-Za-z0-9])"
+    r"(?<![A-Za-z0-9])(?:(?P<secret>[A-Z]{2}[0-9]{2}[A-Z0-9]{12,30})"
+    r"|(?i:iban)[ \t:：#=]{0,4}(?P<secret_grouped>[A-Z]{2}[0-9]{2}(?:[ ]?[A-Z0-9]{4}){3,7}"
+    r"(?:[ ]?[A-Z0-9]{1,3})?))(?![A-Za-z0-9])"
 )
 # A PIN after its label: "my PIN is 4711", "card pin: 0000", "PIN码 8264".
 _PIN = (
@@ -440,8 +442,10 @@ def _luhn(match: str) -> bool:
 def _iban(match: str) -> bool:
     """ISO 13616: the account moved behind its country and check digits, letters as 10-35,
     is 1 modulo 97."""
-    code = match.replace(" ", "")
-    if not 15 <= len(code) <= 34:
+    code = "".join(match.split())
+    if code[:4].upper() == "IBAN":  # the label the grouped form is written after
+        code = code[4:].lstrip(":：#=")
+    if not 15 <= len(code) <= 34 or not code.isalnum() or not code.isascii():
         return False
     moved = code[4:] + code[:4]
     return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
