@@ -131,6 +131,15 @@ def test_a_long_paragraph_keeps_its_entry_heading():
     assert [c.start_line for c in chunks] == [3, 6, 8]
 
 
+def test_lines_that_start_with_a_hash_but_are_no_headings_still_split():
+    """A review: a fence of 400 '# option' comment lines became one chunk of ~6,000 tokens
+    when any line starting with '#' counted as a heading."""
+    body = "\n".join(f"# option {i}: set foo_bar_{i} to the value it had" for i in range(400))
+    text = f"# Notes\n\n```\n{body}\n```\n"
+    chunks = chunk_file("notes.md", text, max_tokens=400, overlap=0)
+    assert max(estimate_tokens(c.text) for c in chunks) <= 500
+
+
 def test_estimate_tokens_counts_cjk():
     assert estimate_tokens("连接超时") == 4
     assert estimate_tokens("timeout!") == 2

@@ -265,6 +265,15 @@ def test_a_line_longer_than_a_snippet_is_shown_around_the_word_that_matched():
     assert snippet([line], {"rack"}, limit=300).startswith("I moved my home")
     长 = "我们讨论了很多事情。" * 80 + "关键词在这里"
     assert "关键" in snippet([长], {"关键"}, limit=120)
+    # A review: the question's small words found first ("i" in "Long"), a lower-cased İ
+    # two characters long, a hit at the line's very end.
+    terms = {"what", "do", "i", "know", "about", "boulderwerk"}
+    line = "Long meeting notes ... " * 25 + "Afterwards we went to Boulderwerk for climbing."
+    assert "Boulderwerk" in snippet([line], terms, limit=700)
+    shown = snippet(["İ" * 1500 + " I go climbing at Boulderwerk"], {"climb"}, limit=700)
+    assert "climbing" in shown and len(shown) > 600
+    shown = snippet(["x " * 1000 + "needleword end"], {"needleword"}, limit=700)
+    assert shown.endswith("needleword end") and len(shown) > 600
 
 
 def test_json_explain_gives_each_hit_its_stages_date_and_deprecated(ws):

@@ -46,6 +46,9 @@ def test_only_a_category_words_own_token_is_read_and_changes_are_no_values():
     assert "apartment" in values and "mover" in values
     assert not {"relocat", "moved", "move"} & set(values)
     assert aliases(p.tokens, p.tokens("do I like Python")) == {}
+    # A three-character Chinese category by its last pair: 编辑器 is asked, 编辑 "to edit" is not.
+    assert "vim" in aliases(p.tokens, p.tokens("我用什么编辑器"))["辑器"]
+    assert aliases(p.tokens, p.tokens("我编辑了文章")) == {}
 
 
 def test_scores_stay_shares_of_the_question(memory):

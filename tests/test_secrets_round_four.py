@@ -92,6 +92,9 @@ PLAIN_WORD_PASSWORDS = [
     ("our garage passcode is still Tangerine", "Tangerine"),
     ("I prefer the passcode Pl9oI7uYt6rH for my phone", "Pl9oI7uYt6rH"),
     ("the admin login is admin / S3cr3tP@ssw0rd!", "S3cr3tP@ssw0rd!"),
+    # its line ends its clause too (a review: "$" matched only at the text's end)
+    ("Home setup:\n- the wifi password is sunshine\n- router in the hall", "sunshine"),
+    ("the wifi password is sunshine\r\n", "sunshine"),
 ]
 PROSE_ABOUT_A_PASSWORD = [
     "the password is correct.",
@@ -103,6 +106,7 @@ PROSE_ABOUT_A_PASSWORD = [
     "The password is too short.",
     "the new passcode is mandatory!",
     "The login is at /admin / dashboard",
+    "I will pin 2025 goals to the wall",  # the verb, not a PIN
 ]
 
 

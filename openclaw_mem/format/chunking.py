@@ -104,12 +104,14 @@ def _split_lines(lines: list[str], lo: int, hi: int, max_tokens: int) -> list[tu
     for i in range(lo, hi):
         t = estimate_tokens(lines[i]) + 1
         # A piece of headings alone ("## 14:51 · user" before one long paragraph) would be
-        # a result that says nothing: its headings go with the line after them.
-        if size and size + t > max_tokens and said:
+        # a result that says nothing: its headings go with the line after them, unless they
+        # fill a piece themselves (a fence of "# comment" lines reads as headings).
+        if size and size + t > max_tokens and (said or size >= max_tokens):
             pieces.append((start, i))
             start, size, said = i, 0, False
         size += t
-        said = said or bool(lines[i].strip() and not lines[i].startswith("#"))
+        line = lines[i]
+        said = said or bool(line.strip() and not (is_heading(line) or entry_heading(line)))
     pieces.append((start, hi))
     return pieces
 

@@ -87,8 +87,9 @@ def _table(tokens_of) -> dict[str, tuple[str, ...]]:
             # A Chinese word's pairs, not its characters (法 of 书法 is in every text).
             values += [v for v in tokens_of(word) if len(v) > 1 or v == word]
         for word in asked:
-            # The word's own token: 爱好, not 好.
-            for t in tokens_of(word) if word.isascii() else [word]:
+            # The word's own token: 爱好, not 好; a longer Chinese word by its last pair, the
+            # one its meaning rests on (编辑器: 辑器, not 编辑 "to edit").
+            for t in tokens_of(word) if word.isascii() else [word[-2:]]:
                 own = {t, *change}
                 table[t] = tuple(dict.fromkeys(v for v in values if v not in own))
     return table

@@ -260,16 +260,33 @@ def snippet(lines: list[str], terms: set[str], limit: int = SNIPPET_CHARS) -> st
     body = "\n".join(lines[lo:hi]) if hi > lo else lines[lo]
     before = after = False
     if len(body) > limit - 2:  # one line longer than the limit: cut around its first hit
-        low = body.lower()
-        found = [at for at in (low.find(t) for t in terms if t) if at >= 0]
-        # The hit a third of the way in, the cut at a space (or a CJK character's edge).
-        start = max(0, min(found, default=0) - (limit - 2) // 3)
+        hit = _first_hit(body, terms)
+        # The hit a third of the way in (a window that runs to the line's end when the hit
+        # is near it), the cut at a space.
+        start = min(max(0, hit - (limit - 2) // 3), max(0, len(body) - (limit - 3)))
         if start:
             space = body.rfind(" ", max(0, start - 20), start + 1)
             start = space + 1 if space >= 0 else start
         before, after = start > 0, start + limit - 2 - before < len(body)
         body = body[start : start + limit - 2 - before]
     return ("…" if lo > 0 or before else "") + body + ("…" if hi < len(lines) or after else "")
+
+
+def _first_hit(body: str, terms: set[str]) -> int:
+    """Where the first content word of the question starts in `body` (0: none): a word's
+    start for a Latin term (its stem: "climb" in "climbing"), anywhere for a Chinese one;
+    "I", "do" and "what" name nothing. Found case-blind in the text itself, so positions
+    are the text's own (a lower-cased İ is two characters)."""
+    import re
+
+    words = sorted((t for t in terms if stages._content(t)), key=len, reverse=True)
+    if not words:
+        return 0
+    alts = "|".join(
+        rf"(?<![A-Za-z0-9]){re.escape(t)}" if t.isascii() else re.escape(t) for t in words
+    )
+    m = re.search(alts, body, re.I)
+    return m.start() if m else 0
 
 
 def _exact_vectors(ws: Workspace, index: Index) -> Vectors | None:

@@ -263,7 +263,7 @@ _PLAIN_WORD_PASSWORD = (
     r"(?:[ \t](?:for|of|to|on|at|in)(?![A-Za-z])[^\n.!?。！？:：=,]{0,40}?)?"
     r"[ \t]{1,4}(?:is|was)(?:[ \t]{1,4}(?:now|still))?[ \t]{1,4}"
     r"(?!(?:" + _SAID_OF_A_PASSWORD + r")(?![A-Za-z]))(?![A-Za-z]{0,60}(?:ed|ing|ly)(?![A-Za-z]))"
-    r"(?P<secret>[A-Za-z]{4,64}+)(?=[ \t]*(?:[.,;!)]|$))"
+    r"(?P<secret>[A-Za-z]{4,64}+)(?=[ \t]*(?:[.,;!)\r\n]|$))"  # its clause ends, or its line
 )
 # "the admin login is admin / S3cr3tP@ssw0rd!": a user and a made-up password after a slash.
 _LOGIN_PAIR = (
@@ -351,10 +351,12 @@ _IBAN = (
     r"|(?i:iban)[ \t:：#=]{0,4}(?P<secret_grouped>[A-Z]{2}[0-9]{2}(?:[ ]?[A-Z0-9]{4}){3,7}"
     r"(?:[ ]?[A-Z0-9]{1,3})?))(?![A-Za-z0-9])"
 )
-# A PIN after its label: "my PIN is 4711", "card pin: 0000", "PIN码 8264".
+# A PIN after its label: "my PIN is 4711", "card pin: 0000", "PIN码 8264", "PIN 1234" (a
+# lower-case "pin 2025 goals" with only a space between is the verb).
 _PIN = (
-    r"(?i)(?<![A-Za-z])pin(?:[ \t-]?code)?(?:码|碼)?(?:[ \t]{1,4}(?:is|was)[ \t]{1,4}"
-    r"|[ \t]{0,4}[:：=][ \t]{0,4}|[ \t]{1,4}|是)(?P<secret>[0-9]{4,8})(?![0-9.:/-])"
+    r"(?i)(?<![A-Za-z])(?:pin(?:[ \t-]?code)?(?:码|碼)?(?:[ \t]{1,4}(?:is|was)[ \t]{1,4}"
+    r"|[ \t]{0,4}[:：=是][ \t]{0,4})|(?-i:PIN)(?:[ \t-]?(?i:code)|码|碼)?[ \t]{1,4})"
+    r"(?P<secret>[0-9]{4,8})(?![0-9.:/-])"
 )
 
 FAMILIES: tuple[tuple[str, str], ...] = (
