@@ -702,9 +702,8 @@ _VALUES = frozenset(
 
 
 def _is_value(word: str) -> bool:
-    if word.isalpha():  # most words: no digit to look for, one test instead of a loop
-        return word in _VALUES
-    return word in _VALUES or any(c.isdigit() for c in word)
+    # isalpha first: most words hold no digit, one test instead of a loop
+    return word in _VALUES or (not word.isalpha() and any(c.isdigit() for c in word))
 
 
 def updates(old: Statement, new: Statement) -> bool:
