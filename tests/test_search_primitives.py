@@ -193,6 +193,26 @@ def test_own_count_is_the_decoded_postings_count_of_own_text(postings):
     assert post.own_count(7) == 0  # a term it does not hold
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    gaps=st.lists(st.lists(st.integers(1, 40_000), max_size=30), min_size=1, max_size=8),
+    asked=st.lists(st.integers(0, 12), max_size=10),
+)
+def test_holding_is_lookup_of_each_term_that_occurs(gaps, asked):
+    """Supersession's nomination marks the documents of hundreds of terms at once
+    (recall/currency.py): each term it yields is that term's lookup, gaps past one varint
+    byte included; a term the postings do not hold yields nothing."""
+    terms = np.arange(1, len(gaps) + 1, dtype=np.uint64) * np.uint64(7919)
+    ptr = np.r_[0, np.cumsum([len(g) for g in gaps])].astype(np.int64)
+    docs = np.concatenate([np.cumsum(g) for g in gaps if g] or [[]]).astype(np.int64)
+    ones = np.ones(len(docs), np.float32)
+    post = bm25.Postings.pack(terms, ptr, docs, ones, ones)
+    hashes = [int(terms[a]) if a < len(terms) else 5 + a for a in asked]
+    want = [post.lookup(h)[0].tolist() for h in hashes if h in terms.tolist()]
+    got = [d.tolist() for d in post.holding(np.asarray(hashes, np.uint64))]
+    assert got == want
+
+
 def test_permutations_are_datasketchs_own():
     from datasketch import MinHash
 

@@ -14,7 +14,7 @@ no answer to "where do I live").
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -146,6 +146,9 @@ class _AliasedPostings:
         tf = np.bincount(at, np.concatenate([p[1] for p in parts])[order], width)
         ctf = np.bincount(at, np.concatenate([p[2] for p in parts])[order], width)
         return docs[first].astype(np.int32), tf.astype(np.float32), ctf.astype(np.float32)
+
+    def holding(self, hashes: np.ndarray) -> Iterator[np.ndarray]:
+        return self._post.holding(hashes)  # the words as they are: no category stands in
 
     def own_count(self, h: int) -> int:
         if h not in self._alias:

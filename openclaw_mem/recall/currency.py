@@ -118,10 +118,10 @@ def _docs_with(index: Index, tokens: Sequence[str], n: int) -> np.ndarray:
     """Which of the `n` chunks hold one of these index tokens (a mask: marking postings
     costs a fraction of sorting their union)."""
     hit = np.zeros(n, bool)
-    for t in dict.fromkeys(tokens):
-        h = term_hash(t)
-        for seg in index.segments:
-            hit[seg.lookup(h)[0]] = True
+    hashes = np.asarray([term_hash(t) for t in dict.fromkeys(tokens)], np.uint64)
+    for seg in index.segments:
+        for docs in seg.holding(hashes):
+            hit[docs] = True
     return hit
 
 
@@ -170,19 +170,61 @@ def superseders(
     dated = f.day[~np.isnan(f.day)]
     if len(dated):
         seeds = [olds[d]() for d in docs[:nominate_from].tolist()]
-        n = len(mask)
-        hit = _docs_with(index, _change_tokens(index), n) & mask
-        hit[docs] = False
-        g = facts(index, np.flatnonzero(hit))
-        at = np.flatnonzero(g.authority & (g.day > dated.min()))
-        if len(at):  # the subjects' postings only when a later change could use them
-            at = at[_docs_with(index, _subject_tokens(index, seeds), n)[g.ids[at]]]
-        g = g.take(at[np.argsort(-g.day[at], kind="stable")][:MAX_NOMINEES])
+        g = _nominees(index, docs, mask, float(dated.min()), seeds)
         if len(g.ids):  # later entries, read only for what they change
             known.update(g.of())
             read = (cur.read_statement(_body(t), sentences=False) for t in texts(g.ids))
             said.update(zip(g.ids.tolist(), read, strict=True))
     return _pairs(known, said, olds)
+
+
+def _nominees(
+    index: Index,
+    docs: np.ndarray,
+    mask: np.ndarray,
+    after: float,
+    seeds: Sequence[tuple[cur.Sentence, ...]],
+) -> Facts:
+    """The later entries that may update the candidates (`docs`): outside them, within
+    `mask`, holding a word of change and a word of the seeds' subjects, said by the user
+    after day `after`; the newest MAX_NOMINEES of them, newest first.
+
+    A word of change such as "now" or 迁移 is in half of a large memory: what each chunk's
+    file is (`facts`) is read only for the newest of those that pass the cheap tests (an
+    entry's time is its day, and only entries are authorities), in batches until enough
+    are found."""
+    n = len(mask)
+    hit = _docs_with(index, _change_tokens(index), n) & mask
+    hit[docs] = False
+    ids = np.flatnonzero(hit)
+    when = index.doc("when")[ids]
+    later = when > after  # NaN (no time): no entry
+    speaker = index.doc("speaker")[ids]
+    for role in _NOT_AUTHORITIES:
+        later &= speaker != np.uint64(agent_key(role))
+    ids, when = ids[later], when[later]
+    if len(ids):  # the subjects' postings only when a later change could use them
+        near = _docs_with(index, _subject_tokens(index, seeds), n)[ids]
+        ids, when = ids[near], when[near]
+    ids = ids[np.argsort(-when, kind="stable")]
+    found: list[Facts] = []
+    have, start, step = 0, 0, 4 * MAX_NOMINEES
+    while have < MAX_NOMINEES and start < len(ids):
+        f = facts(index, ids[start : start + step])
+        f = f.take(np.flatnonzero(f.authority)[: MAX_NOMINEES - have])
+        found.append(f)
+        have += len(f.ids)
+        start += step
+    if not found:
+        return facts(index, ids[:0])
+    return Facts(
+        *(
+            np.concatenate(parts)
+            for parts in zip(
+                *((f.ids, f.day, f.authority, f.speaker, f.is_log) for f in found), strict=True
+            )
+        )
+    )
 
 
 def _pairs(
