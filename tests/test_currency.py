@@ -211,7 +211,47 @@ NOT_UPDATES = [
 @pytest.mark.parametrize(("old", "new"), UPDATES)
 def test_an_update_supersedes_what_it_replaces(old, new):
     assert supersedes(old, new)
-    assert not supersedes(new, old)  # the older statement never updates the later one
+    if not cur.read_statement(old).restated:
+        # Said in the other order, only a value said again would make the first a change.
+        assert not supersedes(new, old)
+
+
+# A fact said again with another value, and no word of change: the later one is true now.
+RESTATEMENTS = [
+    ("I live in Lisbon.", "I live in Porto."),
+    ("My manager is Dorit Kallas.", "My manager is Ansel Whitcombe."),
+    ("I live in Lisbon.", "I've been living in Helix since the licence renewal got denied."),
+    ("我住在杭州", "我住在深圳"),
+    ("我的老板是李娜。", "我的老板是王磊，人挺好。"),
+    ("I work at Quillmark.", "I work at Brisket & Vane. Can you help with the onboarding doc?"),
+    ("I drive a Honda Civic.", "I drive a Tesla these days."),
+    ("My girlfriend is Anna.", "My girlfriend Mia and I just got a cat."),
+]
+# What names the same slot and is no other value of it now.
+NOT_RESTATEMENTS = [
+    ("I live in Lisbon.", "I lived in Berlin for two years."),  # the past
+    ("I live in Lisbon.", "My sister lives in Porto."),  # someone else's
+    ("I live in Lisbon.", "My friend Tom lives in Porto."),
+    ("I live in Lisbon.", "If I lived in Porto I would surf every day."),  # supposed
+    ("I live in Lisbon.", "Do I live in Porto?"),  # asked
+    ("I live in Lisbon.", "Porto was lovely, back home now."),  # no value said of the slot
+    ("我住在杭州西湖边", "我还住在杭州"),  # the same value
+    ("I work at Quillmark.", "I work at Quillmark, on the Atlas team."),
+    ("My manager is Dorit.", "I told my manager Dorit about Ansel."),
+    ("My partner is Anna.", "I had dinner with my partner, Mia joined later."),  # another clause
+    ("I live in Lisbon.", "Losing my flat in Lisbon was hard."),  # a capital that starts it
+    ("I write Python at work.", "I write TypeScript for the frontend."),  # a language: many
+]
+
+
+@pytest.mark.parametrize(("old", "new"), RESTATEMENTS)
+def test_a_fact_said_again_with_another_value_supersedes_the_first(old, new):
+    assert supersedes(old, new)
+
+
+@pytest.mark.parametrize(("old", "new"), NOT_RESTATEMENTS)
+def test_a_slot_named_again_without_another_value_of_the_users_supersedes_nothing(old, new):
+    assert not supersedes(old, new)
 
 
 @pytest.mark.parametrize(("old", "new"), NOT_UPDATES)

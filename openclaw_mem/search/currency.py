@@ -13,6 +13,13 @@ change, and the two speak of the same subject:
   words at least.
 
 A weak word needs the slot: "I now go hiking on Sundays" does not update "I love hiking".
+
+A statement also updates another with no word of change when both state, in the first
+person and of the present, a value of the same one-valued slot (`RESTATED`: home, employer,
+manager, partner, phone, car, …) and no value is shared: "I live in Porto." after "I live in
+Lisbon.", 我住在深圳 after 我住在杭州. A value is a capitalised name in the clause that names
+the slot (or, in Chinese, what follows the slot's word); the past ("I lived in Berlin"),
+someone else's ("my sister lives in Porto"), a question or a supposition names none.
 Pure functions of text, the same answer every time; recall (recall/currency.py), the
 context block and the offline rules (consolidate/providers/offline.py) share them, so what
 recall calls superseded is what consolidation deprecates.
@@ -184,6 +191,15 @@ class Sentence:
     # writer's; else the slots of theirs it may hold and who it is ("My sister Lena lives
     # in Hamburg" is Lena's home, which the user's own move leaves alone).
     whose: Whose = None
+    # What it names as the value of its one-valued slots (`RESTATED`): names, and in
+    # Chinese what follows the slot's word ("Lisbon", 杭州). Empty when it says none, or
+    # says it of the past, of someone else, or supposes it.
+    values: frozenset[str] = frozenset()
+
+    def own_slots(self) -> frozenset[str]:
+        """The slots it holds as the writer's: all, or the one a relation names ("my
+        manager is Dorit")."""
+        return self.slots if self.whose is None else self.slots & self.whose[0]
 
 
 @dataclass(frozen=True)
@@ -208,6 +224,10 @@ class Statement:
     # only against an older statement that names them too ("Lena lives in Bremen" updates
     # "My sister Lena lives in Hamburg", never "I live in Hamburg").
     others: tuple[tuple[frozenset[str], frozenset[str], frozenset[str]], ...] = ()
+    # The one-valued slots its sentences state the writer holds now, each with the value
+    # it names: a fact said again with another value is a change said without a word of
+    # change ("I live in Lisbon.", later "I live in Porto.").
+    restated: tuple[tuple[frozenset[str], frozenset[str]], ...] = ()
 
     @property
     def changes(self) -> bool:
@@ -316,7 +336,79 @@ def _sentence(text: str) -> Sentence:
         # "同事们都叫我 Max", "my sister lives with me": the user's slot all the same.
         if not _FIRST_PERSON_RE.search(text[at:]):
             whose = _whose(text, at)
-    return Sentence(frozenset(named), _words(text), held, bool(_QUESTION_RE.search(text)), whose)
+    asks = bool(_QUESTION_RE.search(text))
+    values = frozenset()
+    if named.keys() & RESTATED and not asks and held:
+        values = _values(text, {k: v for k, v in named.items() if k in RESTATED})
+    return Sentence(frozenset(named), _words(text), held, asks, whose, values)
+
+
+# Slots that hold one value at a time, whose value is a name: a later statement that the
+# writer holds another (no word of change needed) replaces the earlier one. Not a language,
+# an editor or a database: "I write Python" and later "I write TypeScript for the frontend"
+# are both true.
+RESTATED = frozenset("home job manager partner phone vehicle computer team school name".split())
+# A value said of the past is no value now: "I lived in Berlin for two years".
+_THEN_RE = Lazy(
+    rf"{_W}(?:was|were|had|did|used\s+to|(?<!['’]ve\s)(?<!have\s)(?:lived|worked)|ago|"
+    rf"back\s+then|previously|formerly|until|last\s+year|in\s+(?:19|20)\d\d){_E}|"
+    r"以前|之前|曾经|当年|那时|小时候|[住待干做呆]过",
+    re.I,
+)
+_SLOT_WORDS = frozenset(w.lower() for slot in RESTATED for w in SLOTS[slot])
+_NAME_RE = Lazy(r"(?<![\w'’])[A-Z][\w'’&-]*")
+_CJK_RUN_RE = Lazy(r"[\u3400-\u9fff]{1,12}")
+# Capitalised words that name no value: the start of a sentence, a pronoun, a month.
+_NO_VALUE = frozenset(
+    """i i'm i've i'd i'll we we're my our me us he she they you it this that these there
+    here just still also really so""".split()
+)
+
+
+def _values(text: str, slots: dict[str, int]) -> frozenset[str]:
+    """The values a sentence names for these of its slots (each where the sentence first
+    names it; see Sentence.values)."""
+    if _THEN_RE.search(text) or _SUPPOSED_RE.search(text):
+        return frozenset()
+    # A capitalised word in a clause that names the slot ("I had dinner with my partner,
+    # Mia came too": not Mia), not the word that starts the sentence ("Losing my job …"): a
+    # name, or a slot's own word where a capital says it is one (Tesla, MacBook).
+    start = len(text) - len(text.lstrip())
+    ends = [m.end() for m in _CLAUSE_RE.finditer(text)]
+    spans = set()
+    for at in slots.values():
+        spans.add(
+            (
+                max((e for e in ends if e <= at), default=0),
+                min((e for e in ends if e > at), default=len(text)),
+            )
+        )
+    found = {
+        w.lower()
+        for m in _NAME_RE.finditer(text)
+        if m.start() != start
+        and any(lo <= m.start() < hi for lo, hi in spans)
+        and (w := m.group()).lower() not in _NO_VALUE
+        and w.lower() not in _STARTERS
+    }
+    for slot in slots:  # Chinese: what follows the slot's word ("住在杭州": 杭州)
+        for word in SLOTS[slot]:
+            at = -1 if word.isascii() else text.find(word)
+            run = _CJK_RUN_RE.match(text, at + len(word)) if at >= 0 else None
+            if run:
+                value = run.group().split("是")[-1].lstrip("在到了的")
+                said = {value} if len(value) == 1 else set(shingles(tokenize(value)))
+                found |= said - _SLOT_WORDS  # a slot's own words (公司, 老板) say which slot
+    return frozenset(found)
+
+
+def _restates(old: Sentence, new: Statement) -> bool:
+    """Whether `new` states the writer now holds another value of a one-valued slot that
+    `old` holds (no value shared)."""
+    if old.asks or not old.values:
+        return False
+    held = old.own_slots() & RESTATED
+    return any(held & slots and not (old.values & values) for slots, values in new.restated)
 
 
 # Past this, a text is a pasted page or one endless line, no statement of a fact: it neither
@@ -352,7 +444,26 @@ def read_statement(text: str, sentences: bool = True) -> Statement:
         mentioned=frozenset().union(*(_words(c) for c, _, _ in changed)),
         named_slots=_slots_in(named),
         others=_others_in(changed),
+        restated=_restated(text),
     )
+
+
+def _restated(text: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
+    """Statement.restated of a text (its sentences read only when it names such a slot)."""
+    if not _FIRST_PERSON_RE.search(text):  # a short "Porto." states no one's home
+        return ()
+    said = [p for p in _SENTENCE_RE.split(text) if p.strip()]
+    out = []
+    for part in said[:MAX_RESTATING]:
+        if not _FIRST_PERSON_RE.search(part) or not slots_of(part) & RESTATED:
+            continue
+        s = _sentence(part)
+        if s.values and s.own_slots() & RESTATED:
+            out.append((s.own_slots() & RESTATED, s.values))
+    return tuple(out)
+
+
+MAX_RESTATING = 12  # a fact said again may be buried in a longer message; not in a page
 
 
 def _asks_its_change(text: str) -> bool:
@@ -710,9 +821,9 @@ def updates(old: Statement, new: Statement) -> bool:
     """Whether `new`, said later, updates `old` (the caller knows which came later): a
     clause of `new` that says a change names a slot a sentence of `old` holds, or (with a
     strong word of change) shares most of its words with a sentence of `old`."""
-    if not new.changes:
-        return False
-    return any(_updated(s, new) for s in old.sentences)
+    if new.changes and any(_updated(s, new) for s in old.sentences):
+        return True
+    return bool(new.restated) and any(_restates(s, new) for s in old.sentences)
 
 
 def supersedes(old_text: str, new_text: str) -> bool:
