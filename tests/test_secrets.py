@@ -363,6 +363,20 @@ SECRETS = [
         "url password",
         ["Kx9@mZ2!q", "mZ2!q"],
     ),
+    # An outside audit's shapes (session 13): words for a passphrase, a card without its CVV,
+    # identity numbers.
+    (
+        "Remember the wifi passphrase: correct horse battery staple",
+        "passphrase of words",
+        ["correct horse battery staple", "battery"],
+    ),
+    ("my password is correct horse battery staple.", "passphrase of words", ["horse battery"]),
+    ("my card number is 4111 1111 1111 1111, expiry 12/27", "payment card number", ["1111 1111"]),
+    ("pay it with 5500-0000-0000-0004 today", "payment card number", ["0000-0004"]),
+    ("Amex 3782 822463 10005 for travel", "payment card number", ["822463"]),
+    ("记住我的银行卡号是 6222 0212 3456 7890 128", "payment card number", ["3456 7890"]),
+    ("Remember my SSN is 078-05-1120", "national id number", ["078-05-1120"]),
+    ("我的身份证号是11010519491231002X", "national id number", ["11010519491231002X"]),
 ]
 
 
@@ -439,6 +453,11 @@ ORDINARY = [
     "client-certificate-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUM=",
     "order AB12CDEF1234GHIJ5678 shipped; pin the version to 3.11, we pin 2 deps",
     "spin 1234 times; pinned 4567 items",
+    "my password is stored in the vault; the password is saved somewhere safe",
+    "the password: see the vault. password is too long",
+    "order 4111 1111 1111 1112 shipped, invoice 2026 1234 5678 9012 paid",
+    "call 13800138000 tomorrow, tracking 1Z999AA10123456784",
+    "the card number is on the back; SSN format is 3-2-4 digits",
 ]
 
 

@@ -267,7 +267,8 @@ _PLAIN_WORD_PASSWORD = (
 )
 # "the admin login is admin / S3cr3tP@ssw0rd!": a user and a made-up password after a slash.
 _LOGIN_PAIR = (
-    r"(?i)(?<![A-Za-z0-9_])(?:login|credentials|creds)[ \t]{1,4}(?:is|are|:)[ \t]{1,4}"
+    r"(?i)(?<![A-Za-z0-9_])(?:login|credentials|creds)"
+    r"(?:[ \t]{1,4}(?:is|are)|[ \t]{0,4}[:：])[ \t]{1,4}"
     r"(?!(?:in|at|on|under|from|to)[ \t])[A-Za-z0-9._@-]{1,64}+[ \t]{0,4}/[ \t]{0,4}"
     + _MADE_UP
     + r"(?P<secret>[^\s]{6,128}+)"
@@ -359,6 +360,50 @@ _PIN = (
     r"(?P<secret>[0-9]{4,8})(?![0-9.:/-])"
 )
 
+# A passphrase is words: "wifi passphrase: correct horse battery staple", "my password is
+# correct horse battery staple". After the label's colon two to eight words, after "is"
+# three to eight (two words after "is" are prose: "is too long"), to the end of the clause;
+# none of them a word prose is made of ("stored in the vault", "not working any more"), and
+# the first not a participle or an adverb ("saved somewhere safe").
+_PROSE_WORDS = (
+    r"a|an|the|and|or|but|nor|so|yet|to|of|in|on|at|by|for|with|from|into|onto|as|than|then"
+    r"|that|this|these|those|it|its|is|are|was|were|be|been|am|do|does|did|not|no|too|very"
+    r"|just|still|also|now|here|there|my|your|our|their|his|her|me|you|we|they|i|he|she"
+    r"|them|us|what|which|who|when|where|why|how|if|because|about|like|some|any|all|each"
+    r"|every|one|same|such|enough|only|even|really|quite|rather|pretty|thanks|please|ok"
+    r"|okay|yes|maybe|probably|again|anymore|always|never|somewhere|since|until|after|before"
+)
+_A_WORD = r"(?!(?:" + _PROSE_WORDS + r")(?![A-Za-z]))[A-Za-z]{2,24}+"
+_PASSPHRASE = (
+    r"(?i)(?<![A-Za-z0-9_])(?:(?:pass[ \t-]?phrase|password|passcode)[ \t]{0,4}[:：][ \t]{0,4}"
+    r"(?P<secret>" + _A_WORD + r"(?:[ \t-]" + _A_WORD + r"){1,7})"
+    r"|(?:pass[ \t-]?phrase|password|passcode)[ \t]{1,4}(?:is|was)[ \t]{1,4}"
+    r"(?![A-Za-z]{0,60}(?:ed|ing|ly)(?![A-Za-z]))"
+    r"(?P<secret_is>" + _A_WORD + r"(?:[ \t-]" + _A_WORD + r"){2,7}))"
+    r"(?=[ \t]*(?:[.,;!?)\r\n]|$))"
+)
+# A payment card number: after its label (any digits of a card's length: the label says
+# what they are), or written as cards are, in groups (4-4-4-4, 4-4-4-4-3, Amex's 4-6-5) or
+# whole, with a card network's first digits and a Luhn check (`_VALID`).
+_CARD_NUMBER = (
+    r"(?i)(?:(?:card[ \t]?(?:number|num|no\.?|#)|(?:credit|debit|bank)[ \t]card"
+    r"|卡号|卡號|银行卡|銀行卡|信用卡|借记卡|借記卡)[^\n0-9]{0,16}?"
+    r"(?P<secret_labelled>(?<![0-9])[0-9](?:[ -]?[0-9]){11,18})(?![0-9])"
+    r"|(?<![0-9])(?<![0-9][ -])(?P<secret>(?:4[0-9]{3}|5[1-5][0-9]{2}|2[2-7][0-9]{2}"
+    r"|6(?:011|5[0-9]{2}|4[4-9][0-9]|2[0-9]{2})|35[0-9]{2})"
+    r"(?:([ -])[0-9]{4}\3[0-9]{4}\3[0-9]{4}(?:\3[0-9]{3})?|[0-9]{12})"
+    r"|3[47][0-9]{2}(?:([ -])[0-9]{6}\4[0-9]{5}|[0-9]{11}))(?![0-9]|[ -][0-9]))"
+)
+# National identity numbers after their label: a US social security number, a Chinese
+# resident identity card number (18 characters, the last may be X).
+_NATIONAL_ID = (
+    r"(?i)(?:(?<![A-Za-z])(?:ssn|social[ \t]security(?:[ \t](?:number|no\.?|#))?)"
+    r"(?:[ \t]{1,4}(?:is|was)[ \t]{1,4}|[ \t]{0,4}[:：#][ \t]{0,4}|[ \t]{1,4})"
+    r"(?P<secret>[0-9]{3}[- ]?[0-9]{2}[- ]?[0-9]{4})"
+    r"|(?:身份证|身份證)(?:号码|號碼|号|號)?[ \t]{0,3}(?:是|为|為|：|:)?[ \t]{0,3}"
+    r"(?P<secret_zh>[0-9]{17}[0-9Xx]))(?![0-9])"
+)
+
 FAMILIES: tuple[tuple[str, str], ...] = (
     ("private key", _PEM),
     ("aws access key id", r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
@@ -423,6 +468,9 @@ FAMILIES: tuple[tuple[str, str], ...] = (
     ("payment card with cvv", _CARD),
     ("iban", _IBAN),
     ("pin", _PIN),
+    ("passphrase of words", _PASSPHRASE),
+    ("payment card number", _CARD_NUMBER),
+    ("national id number", _NATIONAL_ID),
 )
 
 
@@ -453,7 +501,13 @@ def _iban(match: str) -> bool:
     return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
 
 
-_VALID = {"payment card with cvv": _luhn, "iban": _iban}
+def _card(match: str) -> bool:
+    """A card number a label names is one (a wrong digit typed is still a card's); one found
+    by its shape alone must pass the Luhn check."""
+    return not match[:1].isdigit() or _luhn(match)
+
+
+_VALID = {"payment card with cvv": _luhn, "iban": _iban, "payment card number": _card}
 
 # What the three costliest families (30 of the ~38 ms compiling all of them takes) need
 # before they can match: (case-insensitive, clauses), one string of each clause in the text
