@@ -149,6 +149,35 @@ def test_undo_never_brings_back_what_a_hard_forget_by_words_redacted(ws):
     assert "Hamburg" not in history.read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize(
+    ("said", "target"),
+    [
+        ("my openai key is sk-proj-AbCdEf1234567890AbCdEf1234567890XyZ", None),
+        ("my bank password is Tr0ub4dor&3xyz", "Tr0ub4dor&3xyz"),  # a secret only where said
+    ],
+)
+def test_a_secret_is_never_written_by_its_forget(ws, said, target):
+    """An outside audit: `mem forget KEY` wrote the key into HISTORY.md's record and
+    committed it, and a password given alone went into the commit's subject. A forget that
+    hides would keep the words: it is refused (nothing written); --hard deletes it and its
+    commit names no secret."""
+    ws("log", "--at", "2026-11-24T09:00", "--role", "user", said)
+    target = target or said.split()[-1]
+    head = git.Repo(ws.root).head.commit.hexsha
+    history = (ws.root / "HISTORY.md").read_text(encoding="utf-8")
+    out = ws("forget", target, ok=False)
+    assert out.exit_code == 2 and "--hard" in out.output and target not in out.output
+    assert (ws.root / "HISTORY.md").read_text(encoding="utf-8") == history
+    assert git.Repo(ws.root).head.commit.hexsha == head
+    ws("forget", "--hard", target)
+    repo = git.Repo(ws.root)
+    assert target not in repo.head.commit.message
+    assert target not in (ws.root / "HISTORY.md").read_text(encoding="utf-8")
+    assert target not in "".join(
+        p.read_text(encoding="utf-8") for p in (ws.root / "memory").glob("*.md")
+    )
+
+
 def test_forget_refuses_other_files_and_escapes(memory):
     (memory.root / "SOUL.md").write_text("# Soul\n- be kind\n", encoding="utf-8")
     for target, hard, error, code in [

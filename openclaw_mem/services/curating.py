@@ -164,6 +164,7 @@ class Curating:
 
     def _forget_words(self, words: str, hard: bool, now) -> ForgetResult | None:
         from ..consolidate.citations import refresh
+        from ..safety.secrets import REDACTED
         from ..upkeep.forget_words import forget_words
 
         place = self.place
@@ -172,7 +173,7 @@ class Curating:
             return None
         followed = refresh(place.ws).files if hid.redacted else []
         paths = [*hid.paths, *followed, "HISTORY.md"]
-        shown = " ".join(words.split())[:60]
+        shown = REDACTED if hid.secret else " ".join(words.split())[:60]
         how = "redacted" if hard else "hidden"
         message = f'{COMMIT_FORGET} "{shown}" ({len(hid.lines)} lines, {len(hid.hidden)} {how})'
         commit, warnings = place.commit_change(sorted(set(paths)), place.redact(message))

@@ -42,6 +42,7 @@ class Hid:
     lines: tuple[Forgotten, ...] = ()
     redacted: tuple[Forgotten, ...] = ()
     hidden: tuple[str, ...] = ()  # citations: log entries and HISTORY.md paragraphs
+    secret: bool = False  # the words are (part of) a secret: shown nowhere
 
     @property
     def paths(self) -> list[str]:
@@ -58,6 +59,7 @@ class _Said:
     last: int
     id: str | None  # a log entry's id (None for a HISTORY.md paragraph)
     words: frozenset[str]
+    text: str = ""
 
 
 def _entries(ws: Workspace) -> list[_Said]:
@@ -69,7 +71,7 @@ def _entries(ws: Workspace) -> list[_Said]:
         except BadEncoding:
             continue
         for e, ident in zip(entries, entry_ids(entries), strict=True):
-            out.append(_Said(rel, e.start_line, e.end_line, ident, words_of(e.text)))
+            out.append(_Said(rel, e.start_line, e.end_line, ident, words_of(e.text), e.text))
     return out
 
 
@@ -121,6 +123,12 @@ def forget_words(
     lines = _curated(ws, words, ids)
     if not entries and not lines:
         return None
+    secret = _names_secret(query, [e.text for e in entries], redact_extra)
+    if secret and not hard:
+        raise UsageError(
+            "that is (part of) a secret: a forget that hides it would write it into HISTORY.md; "
+            "`mem forget --hard` deletes it instead"
+        )
     struck = _strike(ws, lines, query, hard, now.date(), redact_extra)
     for f in struck:
         if f.done.records:  # a split line's halves keep what mem knew of it
@@ -150,7 +158,22 @@ def forget_words(
             ids | {i for f in struck for i in f.ids},
         )
     hidden = tuple(f"{p.path}#L{p.first}-L{p.last}" for p in places)
-    return Hid(query, tuple(f.done for f in struck), tuple(redacted), hidden)
+    return Hid(query, tuple(f.done for f in struck), tuple(redacted), hidden, secret)
+
+
+def _names_secret(query: str, texts: list[str], redact_extra: Sequence[str]) -> bool:
+    """Whether the query is a secret, or words that only a secret in these texts says (a
+    password given alone, "Tr0ub4dor&3xyz", is a secret where the entry says it is)."""
+    from ..safety.secrets import redact
+
+    if redact(query, redact_extra)[1]:
+        return True
+    words = words_of(query)
+    for text in texts:
+        hidden, n = redact(text, redact_extra)
+        if n and not words <= words_of(hidden):
+            return True
+    return False
 
 
 # "豆豆 (Doudou)", "陈姐（Chen Jing）": one name in two scripts, as the curated files write them.
