@@ -71,6 +71,24 @@ def test_the_users_own_settings_are_kept_and_restored_byte_for_byte(ws, tmp_path
     assert path.read_bytes() == MINE
 
 
+def test_the_copy_kept_of_a_private_settings_file_is_private(ws):
+    """An outside audit: the record of what settings.json held before the install (an
+    "env" block with a key in it) was written 0644, readable by every user of the machine.
+    It is its owner's alone, and the settings file keeps its own mode."""
+    path = Path(claude_user())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"env": {"ANTHROPIC_API_KEY": "sk-ant-api03-example"}}\n', encoding="utf-8")
+    path.chmod(0o600)
+    ws("hooks", "install", "claude-code")
+    config = os.environ.get("XDG_CONFIG_HOME") or os.path.join(home(), ".config")
+    record = Path(config) / "openclaw-mem" / "hooks.json"
+    assert "sk-ant-api03-example" in record.read_text(encoding="utf-8")  # what undo needs
+    assert record.stat().st_mode & 0o777 == 0o600
+    assert path.stat().st_mode & 0o777 == 0o600
+    ws("hooks", "uninstall", "claude-code")
+    assert path.stat().st_mode & 0o777 == 0o600
+
+
 def test_a_file_edited_since_the_install_keeps_the_edit(ws, tmp_path):
     project = tmp_path / "p"
     project.mkdir()

@@ -170,8 +170,10 @@ def _save_records(records: dict, env: dict, home: str) -> None:
     from ..store.fsutil import atomic_write_text
 
     target = record_file(env, home)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(target, json.dumps(records, indent=1, sort_keys=True, ensure_ascii=False))
+    target.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    # It holds copies of settings files, which may hold keys (an "env" block): its owner's.
+    text = json.dumps(records, indent=1, sort_keys=True, ensure_ascii=False)
+    atomic_write_text(target, text, private=True)
 
 
 def _digest(data: bytes | None) -> str | None:

@@ -309,19 +309,22 @@ def replaceable(path: Path) -> int | None:
     return mode
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_text(path: Path, text: str, private: bool = False) -> None:
     """Replace a file's content so a crash leaves either the old or the new file, whole.
     A new file gets the usual permissions (0666 less the umask), an existing one keeps its
-    own; a symlink is refused, not replaced."""
-    atomic_write_bytes(path, text.encode("utf-8"))
+    own; `private`: readable by its owner alone (0600), whatever it was. A symlink is
+    refused, not replaced."""
+    atomic_write_bytes(path, text.encode("utf-8"), private)
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def atomic_write_bytes(path: Path, data: bytes, private: bool = False) -> None:
     """atomic_write_text for bytes (a merged file is written back exactly as merged)."""
     import tempfile  # not on `mem log`'s path: appends need none
 
     _refuse_link(path)
     mode = replaceable(path)
+    if private:
+        mode = 0o600
     folder = os.path.dirname(os.fspath(path)) or "."
     try:
         os.makedirs(folder, exist_ok=True)
