@@ -285,6 +285,29 @@ def test_forgetting_by_words_strikes_only_the_fact_they_name(memory):
     assert user.read_text(encoding="utf-8").splitlines()[4].startswith("- ~~Manager: 陈姐")
 
 
+def test_an_abbreviation_or_a_mistyped_place_never_cuts_or_strikes_a_line(memory):
+    """An outside audit: `forget Okafor` left "- Sees Dr. Mary's clinic." (a false fact) and
+    `forget Vim` "- Uses e.g. Likes Go."; `forget USER.md:8:1` and `MEMORY.md:+1` were read
+    as the words "user", "md" and struck AGENTS.md's rules."""
+    user = memory.root / "USER.md"
+    user.write_text(
+        "# USER\n\n## Identity\n\n- Sees Dr. Okafor at St. Mary's clinic. Takes aspirin daily.\n"
+        "- Uses e.g. Vim. Likes Go.\n",
+        encoding="utf-8",
+    )
+    memory.forget("Okafor")
+    memory.forget("Vim")
+    lines = user.read_text(encoding="utf-8").splitlines()
+    assert lines[4] == "- Takes aspirin daily."
+    assert lines[5].startswith("- ~~Sees Dr. Okafor at St. Mary's clinic.~~ (forgotten ")
+    assert "- Likes Go." in lines and any(x.startswith("- ~~Uses e.g. Vim.~~") for x in lines)
+    before = {p.name: p.read_bytes() for p in memory.root.glob("*.md")}
+    for spec in ("USER.md:8:1", "MEMORY.md:+1", "USER.md#8", "USER.md:L8", "AGENTS.md"):
+        with pytest.raises(UsageError, match="not a place"):
+            memory.forget(spec)
+    assert {p.name: p.read_bytes() for p in memory.root.glob("*.md")} == before
+
+
 def test_undo_of_a_consolidation_or_a_forget_keeps_what_a_person_saved_before_it(ws):
     """A hand edit saved and not committed went into the consolidation's (or the forget's)
     commit, and `mem undo` of that commit took the edit away with it."""

@@ -88,7 +88,17 @@ def place_of(spec: str) -> tuple[str, int, int] | None:
         if last < first or first < 1:
             raise UsageError(f"{spec}: bad line range")
         return path, first, last
+    if _PLACE_LIKE_RE.match(spec.strip()):
+        # "USER.md:8:1", "MEMORY.md:+1", "USER.md#8": a place mistyped, not words ("user",
+        # "md") that would strike whatever line says them.
+        raise UsageError(
+            f"{spec.strip()}: not a place mem forget reads; give PATH:LINE (USER.md:8) or a "
+            "citation (USER.md#L8-L9)"
+        )
     return None
+
+
+_PLACE_LIKE_RE = re.compile(r"[^\s]+\.md(?:[:#][^\s]*)?$", re.I)
 
 
 def parse_target(ws: Workspace, spec: str) -> tuple[str, int, int, str | None]:
@@ -105,10 +115,29 @@ def parse_target(ws: Workspace, spec: str) -> tuple[str, int, int, str | None]:
 _FACT_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“(\u3400-\u9fff])|(?<=[。！？])\s*")
 
 
+# A full stop that ends an abbreviation or an initial ends no fact: "Sees Dr. Okafor at St.
+# Mary's clinic" is one, and so is "Uses e.g. Vim" or "Reads J. K. Rowling".
+_ABBREVIATIONS = frozenset(
+    """dr mr mrs ms prof st mt jr sr vs etc e.g i.e cf approx inc ltd co corp no nr fig dept
+    univ ave rd blvd gen col capt lt sgt rev hon""".split()
+)
+
+
 def facts_of(text: str) -> list[str]:
     """The facts one line states ("Manager: Chen. Partner: Xiaoyu. Cat: Doudou." is three),
     each with its own punctuation."""
-    return [part for part in _FACT_END_RE.split(text.strip()) if part.strip()]
+    text = text.strip()
+    parts, start = [], 0
+    for m in _FACT_END_RE.finditer(text):
+        said = text[start : m.start()].split()
+        before = said[-1] if said else ""
+        word = before.rstrip(".").lower()
+        if before.endswith(".") and (word in _ABBREVIATIONS or len(word) == 1 or "." in word):
+            continue
+        parts.append(text[start : m.start()])
+        start = m.end()
+    parts.append(text[start:])
+    return [part for part in parts if part.strip()]
 
 
 def _matched_facts(line: str, query: str) -> tuple[list[str], list[str]] | None:
