@@ -308,6 +308,38 @@ def test_an_abbreviation_or_a_mistyped_place_never_cuts_or_strikes_a_line(memory
     assert {p.name: p.read_bytes() for p in memory.root.glob("*.md")} == before
 
 
+WRAPPED = (
+    "# USER\n\n## Identity\n\n- Works at Tidewater Pay as a backend engineer;\n"
+    "  lives in Hangzhou with partner Xiaoyu. <!-- fact i=0.7 c=0.9 2026-11-02 -->\n"
+    "- Has a cat.\n"
+)
+
+
+@pytest.mark.parametrize("target", ["Xiaoyu", "USER.md:6", "USER.md:5", "USER.md#L5-L6"])
+def test_a_wrapped_bullet_is_one_fact_to_forget(memory, target):
+    """An outside audit: the fact on a wrapped bullet's second line could not be forgotten
+    (by its words, its line or the citation recall gives) while recall served it, and a
+    forget of the first line left the second unstruck."""
+    user = memory.root / "USER.md"
+    user.write_text(WRAPPED, encoding="utf-8")
+    done = memory.forget(target).done
+    assert (done.mode, done.lines) == ("deprecated", (5, 6))
+    lines = user.read_text(encoding="utf-8").splitlines()
+    assert lines[4].startswith(
+        "- ~~Works at Tidewater Pay as a backend engineer; lives in Hangzhou with partner "
+        "Xiaoyu.~~ (forgotten "
+    )
+    assert lines[5] == "- Has a cat."
+
+
+def test_the_profile_states_a_wrapped_bullet_whole(ws):
+    (ws.root / "USER.md").write_text(WRAPPED, encoding="utf-8")
+    ws("commit", "-m", "profile")
+    text = ws("context", "partner").stdout
+    assert "Works at Tidewater Pay as a backend engineer; lives in Hangzhou with partner" in text
+    assert "<!--" not in text
+
+
 def test_undo_of_a_consolidation_or_a_forget_keeps_what_a_person_saved_before_it(ws):
     """A hand edit saved and not committed went into the consolidation's (or the forget's)
     commit, and `mem undo` of that commit took the edit away with it."""

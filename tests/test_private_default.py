@@ -160,7 +160,11 @@ _NEEDS_WORD = {
     "secret assignment": ("pass", "pwd", "secret", "token", "key"),  # access_key holds key
     "secret beside its label": ("pass", "pwd", "secret", "token", "key"),
     "password in a sentence (es/de/fr)": ("contrase", "clave", "pass", "kennwort", "mdp"),
+    "national id number": ("ssn", "security", "身份证", "身份證"),  # social security
 }
+# Families every match of which holds CARD_DIGITS digits in a row (a space or a dash between
+# two of them at most), which the hint counts.
+_NEEDS_DIGITS = {"payment card number"}
 
 
 def test_the_secret_hint_never_passes_over_a_family():
@@ -179,15 +183,19 @@ def test_the_secret_hint_never_passes_over_a_family():
         shortest = _parser.parse(source).getwidth()[0]
         needs = _NEEDS_WORD.get(name, ())
         named = bool(needs) and all(any(w in n for w in words) for n in needs)
-        assert covered or shortest >= secret_hint.RUN or named, name
+        digits = name in _NEEDS_DIGITS
+        assert covered or shortest >= secret_hint.RUN or named or digits, name
     texts = _texts()
     found = [t for t in texts if secrets.has_secret(t)]
     assert len(found) > 300
     assert all(secret_hint.may_hold_secret(t) for t in found), [
         t for t in found if not secret_hint.may_hold_secret(t)
     ][:3]
+    cards = ["4111 1111 1111 1111", "5500-0000-0000-0004", "378282246310005", "3782 822463 10005"]
+    assert all(secret_hint.may_hold_secret(f"pay {c} now") for c in cards)
     plain = [
         "I moved to Porto last month",
+        "call 138 0013 8000 at 09:30, 2026-11-30",
         "Lunch with Mei at 12:30, then the dentist.",
         "我下周去上海出差，酒店订在静安寺附近",
     ]

@@ -22,7 +22,7 @@ Everything here is pure string work: no I/O, no imports beyond the standard libr
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 
@@ -373,6 +373,42 @@ def strike(line: str, day: date, *, why: str = "deprecated", replacement: str = 
     links = split_sources(without_trailing_comment(line.rstrip("\r")))[1]
     out = f"{indent}{marker} ~~{core(line)}~~ ({why} {day.isoformat()}{pointer})"
     return out + source_links(links) + (f" {comment}" if comment else "")
+
+
+def continuation(lines: Sequence[str], i: int) -> int:
+    """How many lines after the bullet lines[i] (0-based) continue it: an editor's wrap of
+    one fact, indented, neither blank nor a bullet nor a heading."""
+    k = 0
+    for line in lines[i + 1 :]:
+        if not line[:1].isspace() or not line.strip() or is_bullet(line) or heading(line):
+            break
+        k += 1
+    return k
+
+
+def bullet_of(lines: Sequence[str], i: int) -> int | None:
+    """The bullet (0-based) whose continuation lines[i] is, or None."""
+    j = i
+    while j > 0 and lines[j][:1].isspace() and lines[j].strip() and not is_bullet(lines[j]):
+        j -= 1
+    if j < i and is_bullet(lines[j]) and j + continuation(lines, j) >= i:
+        return j
+    return None
+
+
+def with_continuation(lines: Sequence[str], i: int) -> str:
+    """The bullet lines[i] with its continuation as one line (their words before the
+    line's trailing comment): the whole fact, however it is wrapped."""
+    k = continuation(lines, i)
+    line = lines[i]
+    if not k:
+        return line
+    more = " ".join(x.strip() for x in lines[i + 1 : i + 1 + k])
+    comment = trailing_comment(line)
+    if comment:
+        at = line.rstrip(" \t").rfind(comment)
+        return f"{line[:at].rstrip()} {more} {line[at:].rstrip()}"
+    return f"{line.rstrip()} {more}"
 
 
 def is_live_bullet(line: str) -> bool:

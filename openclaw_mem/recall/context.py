@@ -27,6 +27,7 @@ from ..format.markdown import (
     lines_of,
     outside_conflicts,
     struck_text,
+    with_continuation,
 )
 from ..index.cache import IndexParams
 from ..safety.secrets import redact
@@ -140,8 +141,8 @@ def _profile_lines(
             if struck and struck > as_of:
                 out.append((section, f"- {struck_text(line)}{said}", n))
                 continue
-        if is_live_bullet(line):
-            out.append((section, f"- {core(line)}{said}", n))
+        if is_live_bullet(line):  # a wrapped fact is the whole fact
+            out.append((section, f"- {core(with_continuation(lines, n - 1))}{said}", n))
     return out
 
 

@@ -28,7 +28,7 @@ WORDS = (
 )  # fmt: skip
 RUN = 15  # the shortest unlabelled secret: `xoxb-` and ten characters
 CARD_DIGITS = 13  # the fewest digits of a card number found by its shape (no label)
-_NOT_DIGITS = {c: None for c in "0123456789"}
+_NOT_DIGITS = str.maketrans("", "", "0123456789")
 
 
 def may_hold_secret(text: str) -> bool:

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 
+from .numbers import CARD_NUMBER, CARD_WITH_CVV, IBAN, NATIONAL_ID, PIN
+from .numbers import CHECKS as _VALID
 from .prebuilt import pattern as _compile
 from .vendor_tokens import PEM_BASE64 as _PEM_BASE64
 from .vendor_tokens import VENDOR as _VENDOR
@@ -338,28 +340,6 @@ _SUDO_STDIN = (
     r"|(?P<secret>[^\s'\"|]{1,256}+))[ \t]{0,4}\|[ \t]{0,4}sudo[ \t]{1,4}"
     r"(?:-[A-Za-z]{0,4}S|--stdin)"
 )
-# A card number (13 to 19 digits, spaces or dashes between) with its CVV within a line: the
-# number must pass the Luhn check (`_VALID`), so an order number with a "CVV" near is not.
-_CARD = (
-    r"(?<![0-9])(?<![0-9][ -])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])[^\n]{0,40}?"
-    r"(?i:cvv2?|cvc2?|cid|csc|security[ \t]code|安全码|安全碼)[ \t:：#=]{0,4}[0-9]{3,4}(?![0-9])"
-)
-# An IBAN (country, check digits, 12 to 30 letters and digits): written whole, or in groups
-# of four after its label (secret_hint.py sees one or the other). It must pass ISO 13616's
-# mod-97 check (`_VALID`), so a product code of that shape is not one.
-_IBAN = (
-    r"(?<![A-Za-z0-9])(?:(?P<secret>[A-Z]{2}[0-9]{2}[A-Z0-9]{12,30})"
-    r"|(?i:iban)[ \t:：#=]{0,4}(?P<secret_grouped>[A-Z]{2}[0-9]{2}(?:[ ]?[A-Z0-9]{4}){3,7}"
-    r"(?:[ ]?[A-Z0-9]{1,3})?))(?![A-Za-z0-9])"
-)
-# A PIN after its label: "my PIN is 4711", "card pin: 0000", "PIN码 8264", "PIN 1234" (a
-# lower-case "pin 2025 goals" with only a space between is the verb).
-_PIN = (
-    r"(?i)(?<![A-Za-z])(?:pin(?:[ \t-]?code)?(?:码|碼)?(?:[ \t]{1,4}(?:is|was)[ \t]{1,4}"
-    r"|[ \t]{0,4}[:：=是][ \t]{0,4})|(?-i:PIN)(?:[ \t-]?(?i:code)|码|碼)?[ \t]{1,4})"
-    r"(?P<secret>[0-9]{4,8})(?![0-9.:/-])"
-)
-
 # A passphrase is words: "wifi passphrase: correct horse battery staple", "my password is
 # correct horse battery staple". After the label's colon two to eight words, after "is"
 # three to eight (two words after "is" are prose: "is too long"), to the end of the clause;
@@ -382,28 +362,6 @@ _PASSPHRASE = (
     r"(?P<secret_is>" + _A_WORD + r"(?:[ \t-]" + _A_WORD + r"){2,7}))"
     r"(?=[ \t]*(?:[.,;!?)\r\n]|$))"
 )
-# A payment card number: after its label (any digits of a card's length: the label says
-# what they are), or written as cards are, in groups (4-4-4-4, 4-4-4-4-3, Amex's 4-6-5) or
-# whole, with a card network's first digits and a Luhn check (`_VALID`).
-_CARD_NUMBER = (
-    r"(?i)(?:(?:card[ \t]?(?:number|num|no\.?|#)|(?:credit|debit|bank)[ \t]card"
-    r"|卡号|卡號|银行卡|銀行卡|信用卡|借记卡|借記卡)[^\n0-9]{0,16}?"
-    r"(?P<secret_labelled>(?<![0-9])[0-9](?:[ -]?[0-9]){11,18})(?![0-9])"
-    r"|(?<![0-9])(?<![0-9][ -])(?P<secret>(?:4[0-9]{3}|5[1-5][0-9]{2}|2[2-7][0-9]{2}"
-    r"|6(?:011|5[0-9]{2}|4[4-9][0-9]|2[0-9]{2})|35[0-9]{2})"
-    r"(?:([ -])[0-9]{4}\3[0-9]{4}\3[0-9]{4}(?:\3[0-9]{3})?|[0-9]{12})"
-    r"|3[47][0-9]{2}(?:([ -])[0-9]{6}\4[0-9]{5}|[0-9]{11}))(?![0-9]|[ -][0-9]))"
-)
-# National identity numbers after their label: a US social security number, a Chinese
-# resident identity card number (18 characters, the last may be X).
-_NATIONAL_ID = (
-    r"(?i)(?:(?<![A-Za-z])(?:ssn|social[ \t]security(?:[ \t](?:number|no\.?|#))?)"
-    r"(?:[ \t]{1,4}(?:is|was)[ \t]{1,4}|[ \t]{0,4}[:：#][ \t]{0,4}|[ \t]{1,4})"
-    r"(?P<secret>[0-9]{3}[- ]?[0-9]{2}[- ]?[0-9]{4})"
-    r"|(?:身份证|身份證)(?:号码|號碼|号|號)?[ \t]{0,3}(?:是|为|為|：|:)?[ \t]{0,3}"
-    r"(?P<secret_zh>[0-9]{17}[0-9Xx]))(?![0-9])"
-)
-
 FAMILIES: tuple[tuple[str, str], ...] = (
     ("private key", _PEM),
     ("aws access key id", r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])"),
@@ -465,49 +423,14 @@ FAMILIES: tuple[tuple[str, str], ...] = (
     ("totp seed", _TOTP),
     ("password same as another", _SAME_AS),
     ("password piped to sudo", _SUDO_STDIN),
-    ("payment card with cvv", _CARD),
-    ("iban", _IBAN),
-    ("pin", _PIN),
+    ("payment card with cvv", CARD_WITH_CVV),
+    ("iban", IBAN),
+    ("pin", PIN),
     ("passphrase of words", _PASSPHRASE),
-    ("payment card number", _CARD_NUMBER),
-    ("national id number", _NATIONAL_ID),
+    ("payment card number", CARD_NUMBER),
+    ("national id number", NATIONAL_ID),
 )
 
-
-def _luhn(match: str) -> bool:
-    """Whether the card number a match starts with passes the Luhn check."""
-    digits = []
-    for c in match:
-        if c.isdigit():
-            digits.append(int(c))
-        elif c not in " -":
-            break
-    total = sum(
-        d if i % 2 == 0 else (d * 2 - 9 if d > 4 else d * 2) for i, d in enumerate(reversed(digits))
-    )
-    return 13 <= len(digits) <= 19 and total % 10 == 0
-
-
-# Families whose matches a check confirms (a shape a regex cannot tell on its own).
-def _iban(match: str) -> bool:
-    """ISO 13616: the account moved behind its country and check digits, letters as 10-35,
-    is 1 modulo 97."""
-    code = "".join(match.split())
-    if code[:4].upper() == "IBAN":  # the label the grouped form is written after
-        code = code[4:].lstrip(":：#=")
-    if not 15 <= len(code) <= 34 or not code.isalnum() or not code.isascii():
-        return False
-    moved = code[4:] + code[:4]
-    return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
-
-
-def _card(match: str) -> bool:
-    """A card number a label names is one (a wrong digit typed is still a card's); one found
-    by its shape alone must pass the Luhn check."""
-    return not match[:1].isdigit() or _luhn(match)
-
-
-_VALID = {"payment card with cvv": _luhn, "iban": _iban, "payment card number": _card}
 
 # What the three costliest families (30 of the ~38 ms compiling all of them takes) need
 # before they can match: (case-insensitive, clauses), one string of each clause in the text

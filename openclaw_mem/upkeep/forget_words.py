@@ -26,7 +26,14 @@ from ..errors import BadEncoding, UsageError
 from ..format.curated import record_of, workspace_ledger
 from ..format.forgotten import append as append_record
 from ..format.logs import entry_ids, read_entries
-from ..format.markdown import HISTORY_STAMP_RE, core, is_live_bullet, split_doc, struck_text
+from ..format.markdown import (
+    HISTORY_STAMP_RE,
+    core,
+    is_live_bullet,
+    split_doc,
+    struck_text,
+    with_continuation,
+)
 from ..search.tokenize import content_words
 from ..store.fsutil import read_text
 from ..store.workspace import CURATED_FILES, HISTORY_FILE, Workspace, day_of
@@ -100,12 +107,13 @@ def _curated(ws: Workspace, words: frozenset[str], ids: set[str]) -> dict[str, l
         path = ws.root / name
         if not path.is_file():
             continue
-        for n, line in enumerate(split_doc(read_text(path, name)).lines, 1):
+        lines = split_doc(read_text(path, name)).lines
+        for n, line in enumerate(lines, 1):
             if not is_live_bullet(line):
                 continue
             record = record_of(name.removesuffix(".md"), line, ledger)
             drawn = record is not None and ids & set(record.ids)
-            if words <= words_of(core(line)) or drawn:
+            if words <= words_of(core(with_continuation(lines, n - 1))) or drawn:
                 out.setdefault(name, []).append(n)
     return out
 

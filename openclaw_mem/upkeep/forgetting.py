@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 
 from ..errors import NotFound, UsageError
@@ -16,7 +16,9 @@ from ..format.file_lines import safe_path
 from ..format.markdown import (
     BULLET_RE,
     MARKER_RE,
+    bullet_of,
     bullet_prefix,
+    continuation,
     core,
     entry_heading,
     heading,
@@ -29,6 +31,7 @@ from ..format.markdown import (
     split_doc,
     strike,
     trailing_comment,
+    with_continuation,
 )
 from ..safety.secrets import redact_excerpt
 from ..search.tokenize import shingles, tokenize
@@ -62,13 +65,14 @@ def find_line(ws: Workspace, query: str) -> tuple[str, int]:
         path = ws.root / name
         if not path.exists():
             continue
-        for n, line in enumerate(split_doc(read_text(path, name)).lines, 1):
+        lines = split_doc(read_text(path, name)).lines
+        for n, line in enumerate(lines, 1):
             if not is_live_bullet(line):
                 continue
-            mine = shingles(tokenize(core(line)))
-            shared = len(words & mine)
+            said = core(with_continuation(lines, n - 1))
+            shared = len(words & shingles(tokenize(said)))
             if shared:
-                scored.append((shared / len(words), name, n, core(line)))
+                scored.append((shared / len(words), name, n, said))
     if not scored:
         raise NotFound(f"no line of MEMORY.md, USER.md or AGENTS.md matches {query!r}")
     scored.sort(key=lambda x: -x[0])
@@ -218,39 +222,23 @@ def _forgotten(
     lines = list(doc.lines)
     if last > len(lines):
         raise NotFound(f"{rel} has {len(lines)} lines; line {last} does not exist")
+    wrapped = _wrapped(lines, first, last) if rel in DOCUMENTS else None
+    if wrapped is not None:
+        # A wrapped bullet is one fact: any of its lines, or all of them (the citation
+        # recall gives), name it; it is struck (or deleted) as one line.
+        first, last = wrapped
+        before = redact_excerpt(lines, first, last, redact_extra)
+        lines[first - 1 : last] = [with_continuation(lines, first - 1)]
+        args = (hard, today, redact_extra, query, ledger)
+        text, done = _forgotten(rel, path, spec, doc.text(lines), (first, first), *args)
+        return text, replace(done, lines=(first, last), before=before)
     # What was there is printed: a key split over two lines, or the body of a private key,
     # is hidden in each line, as `mem get` hides it.
     before = redact_excerpt(lines, first, last, redact_extra)
     is_log = rel.startswith("memory/") and day_of(path) is not None
     if rel in DOCUMENTS:
-        if first != last:
-            raise UsageError("give one line of MEMORY.md, USER.md or AGENTS.md (PATH:LINE)")
-        line = lines[first - 1]
-        if not core(line):
-            raise UsageError(f"{rel}:{first} is blank; nothing to forget")
-        # Only a bullet is one remembered line: striking a heading or a line of a paragraph
-        # would turn it into a bullet and break the file's structure.
-        if _structure(line):
-            raise UsageError(f"{rel}:{first} is a heading; give one of the `- ` lines under it")
-        if not is_bullet(line):
-            raise UsageError(
-                f"{rel}:{first} is prose, not a remembered `- ` line; edit it by hand, or "
-                "forget the words it holds"
-            )
-        split = _matched_facts(line, query) if query is not None else None
-        if split is not None:  # forget the fact the words name, keep the line's others
-            done = _forget_facts(rel, lines, doc, first, before, split, hard, today)
-            return done[0], _carried(done[1], line, ledger or {})
-        if hard:
-            del lines[first - 1]
-            after, mode = [], "deleted"
-        else:
-            if is_struck(line):
-                raise UsageError(f"{rel}:{first} is already struck through; --hard deletes it")
-            new = strike(line, today, why="forgotten")
-            lines[first - 1] = new
-            after, mode = [new], "deprecated"
-    elif is_log or rel == HISTORY_FILE:
+        return _forget_curated(rel, lines, doc, (first, last), before, hard, today, query, ledger)
+    if is_log or rel == HISTORY_FILE:
         if not hard:
             raise UsageError(
                 f"{rel} is a log and logs are never rewritten; `mem forget --hard {spec}` "
@@ -280,6 +268,59 @@ def _forgotten(
             f"{rel}: forget works on MEMORY.md, USER.md, AGENTS.md, HISTORY.md and daily logs"
         )
     return doc.text(lines), Forgotten(rel, (first, last), before, after, mode)
+
+
+def _forget_curated(
+    rel: str,
+    lines: list[str],
+    doc,
+    span: tuple[int, int],
+    before: list[str],
+    hard: bool,
+    today: date,
+    query: str | None,
+    ledger: dict | None,
+) -> tuple[str, Forgotten]:
+    """Strike (or delete) one bullet of MEMORY.md, USER.md or AGENTS.md, or the facts of it
+    the query names."""
+    first, last = span
+    if first != last:
+        raise UsageError("give one line of MEMORY.md, USER.md or AGENTS.md (PATH:LINE)")
+    line = lines[first - 1]
+    if not core(line):
+        raise UsageError(f"{rel}:{first} is blank; nothing to forget")
+    # Only a bullet is one remembered line: striking a heading or a line of a paragraph
+    # would turn it into a bullet and break the file's structure.
+    if _structure(line):
+        raise UsageError(f"{rel}:{first} is a heading; give one of the `- ` lines under it")
+    if not is_bullet(line):
+        raise UsageError(
+            f"{rel}:{first} is prose, not a remembered `- ` line; edit it by hand, or "
+            "forget the words it holds"
+        )
+    split = _matched_facts(line, query) if query is not None else None
+    if split is not None:  # forget the fact the words name, keep the line's others
+        done = _forget_facts(rel, lines, doc, first, before, split, hard, today)
+        return done[0], _carried(done[1], line, ledger or {})
+    if hard:
+        del lines[first - 1]
+        after, mode = [], "deleted"
+    else:
+        if is_struck(line):
+            raise UsageError(f"{rel}:{first} is already struck through; --hard deletes it")
+        new = strike(line, today, why="forgotten")
+        lines[first - 1] = new
+        after, mode = [new], "deprecated"
+    return doc.text(lines), Forgotten(rel, (first, last), before, after, mode)
+
+
+def _wrapped(lines: list[str], first: int, last: int) -> tuple[int, int] | None:
+    """The lines (1-based) of the wrapped bullet that lines first..last fall within, when
+    they name one (a line of it, or all of it); None for a bullet of one line."""
+    at = bullet_of(lines, first - 1)
+    start = first - 1 if at is None else at
+    k = continuation(lines, start) if is_bullet(lines[start]) else 0
+    return (start + 1, start + 1 + k) if k and last - 1 <= start + k else None
 
 
 def _structure(line: str) -> bool:
