@@ -145,7 +145,7 @@ def read_config_file(path: Path) -> dict[str, Any]:
         data = _config_bytes(path)
         if data is None:
             return {}
-        raw = data.decode("utf-8")
+        raw = data.decode("utf-8").removeprefix("\ufeff")  # Notepad's BOM
         if all(not line.strip() or line.lstrip().startswith("#") for line in raw.splitlines()):
             return {}  # all comments, as `mem init` writes it: no parser needed
         import tomllib

@@ -126,3 +126,11 @@ def test_a_bad_flag_value_is_a_usage_error(tmp_path):
     with pytest.raises(UsageError) as err:
         load_config(tmp_path, {}, {"recall.k": 0})
     assert err.value.message == "recall.k on the command line must be at least 1, not 0"
+
+
+def test_a_file_saved_with_a_byte_order_mark_is_read(tmp_path):
+    """An outside audit: Notepad's BOM made the whole file invalid TOML, every setting
+    ignored with a warning on each command."""
+    path = tmp_path / "mem.toml"
+    path.write_bytes(b'\xef\xbb\xbf[log]\ndefault_role = "user"\n')
+    assert read_config_file(path) == {"log.default_role": "user"}
