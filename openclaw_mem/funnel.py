@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 # the workspace cannot be written (exit 9), whichever write met it.
 _UNWRITABLE = ("ENOSPC", "EFBIG", "EDQUOT", "EROFS")
 _DISK_FULL = ("No space left", "Out of diskspace", "File too large", "Disk quota exceeded")
+# A path given that cannot be one ("mem demo FILE", a name longer than the system takes):
+# bad input, not a bug.
+_BAD_PATH = ("ENOTDIR", "ENAMETOOLONG", "ELOOP")
 
 
 def say(message: str, stream=None) -> None:
@@ -72,8 +75,11 @@ def run(action: Callable[[], int | None], debug: bool = False, stream=None) -> i
         say(f"mem: error: {exc.strerror or exc}{where}", stream)
         import errno
 
-        unwritable = exc.errno in {getattr(errno, name, None) for name in _UNWRITABLE}
-        return ExitCode.UNWRITABLE if unwritable else ExitCode.ERROR
+        if exc.errno in {getattr(errno, name, None) for name in _UNWRITABLE}:
+            return ExitCode.UNWRITABLE
+        if exc.errno in {getattr(errno, name, None) for name in _BAD_PATH}:
+            return ExitCode.USAGE
+        return ExitCode.ERROR
     except Exception as exc:
         if debug:
             import traceback

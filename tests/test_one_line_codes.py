@@ -256,3 +256,17 @@ def test_a_chatgpt_conversation_without_a_usable_current_node_is_imported_and_sa
     logs = "".join(p.read_text("utf-8") for p in (ws.root / "memory").glob("*.md"))
     assert "a: I keep bees" in logs and "b: I keep bees" in logs
     assert logs.count("New answer") == 2 and logs.count("Old answer") == 1  # c's own branch
+
+
+@pytest.mark.parametrize("make", ["file", "long"])
+def test_a_path_that_cannot_be_one_is_a_usage_error(runner, tmp_path, make):
+    """An outside audit: `mem demo FILE` and a name longer than the system takes exited 1,
+    the code the docs keep for a bug."""
+    from openclaw_mem.cli.app import app
+
+    if make == "file":
+        (tmp_path / "f").write_text("x", encoding="utf-8")
+        args = ["demo", str(tmp_path / "f")]
+    else:
+        args = ["init", str(tmp_path / ("d" * 300))]
+    _one_line(runner.invoke(app, args), 2)
