@@ -123,6 +123,7 @@ def _raw(root, *lines: str) -> list[dict]:
     # A tool's error is the client's to show: nothing on stderr (the SDK's INFO log drew a
     # multi-line box there for each one).
     assert "Tool '" not in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr  # a handler's error is the client's
     return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 
 
@@ -141,6 +142,24 @@ def test_lines_that_are_not_json_rpc_get_json_rpc_errors(example):
     assert errors == [-32700, -32600, -32600]
     assert {"jsonrpc": "2.0", "id": 2, "result": {}} in answers
     assert next(a for a in answers if a.get("id") == 3)["result"]["isError"] is True
+
+
+@pytest.mark.slow
+def test_a_request_whose_id_or_method_is_wrong_is_answered(example):
+    """An outside audit: an object as id was read as a notification and answered by
+    nothing; a line with an id and no method was answered with id null; an unknown prompt's
+    error printed a traceback on stderr."""
+    answers = _raw(
+        example.root,
+        '{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}',
+        '{"jsonrpc":"2.0","id":2}',
+        '{"jsonrpc":"2.0","id":23,"method":"prompts/get","params":{"name":"x"}}',
+        '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}',
+    )
+    errors = [(a["id"], a["error"]["code"]) for a in answers if "error" in a]
+    assert (None, -32600) in errors and (2, -32600) in errors
+    assert any(i == 23 for i, _ in errors)
+    assert len(errors) == 3  # a real notification is answered by nothing
 
 
 def test_bad_arguments_are_one_line(example):

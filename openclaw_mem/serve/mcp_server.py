@@ -146,7 +146,13 @@ def build_server(memory: "Callable[[], Memory] | Memory", *, read_only: bool = F
     # WARNING, not the SDK's INFO: a tool error is the client's answer (isError, one line);
     # logged too, it became a multi-line box on stderr for every mistyped path.
     return MCPServer(
-        "openclaw-mem", instructions=said, version=__version__, tools=tools, log_level="WARNING"
+        # A handler's error is answered to the client as a JSON-RPC error; the SDK would also
+        # print its traceback on stderr, the harness's log, where it tells nobody anything.
+        "openclaw-mem",
+        instructions=said,
+        version=__version__,
+        tools=tools,
+        log_level="CRITICAL",
     )
 
 
@@ -267,9 +273,21 @@ def _rejection(exc: Exception):
         code, message = types.PARSE_ERROR, "Parse error"
     else:  # JSON, but no request, notification or response
         code, message = types.INVALID_REQUEST, "Invalid Request"
-    # id null: a rejected line carries no id we could trust (JSON-RPC 2.0, section 5).
+    # The request's id when it has a valid one ({"jsonrpc": "2.0", "id": 2} with no method),
+    # else null (JSON-RPC 2.0, section 5: an id that could not be read).
+    said = errors[0].get("input") if errors and not bad_json else None
+    ident = said.get("id") if isinstance(said, dict) else None
+    if not isinstance(ident, str | int) or isinstance(ident, bool):
+        ident = None
+    return invalid(code, message, ident)
+
+
+def invalid(code: int, message: str, ident: str | int | None = None):
+    """A JSON-RPC error answering a line that is no request the server can take."""
+    import mcp_types as types
+
     return types.JSONRPCError(
-        jsonrpc="2.0", id=None, error=types.ErrorData(code=code, message=message)
+        jsonrpc="2.0", id=ident, error=types.ErrorData(code=code, message=message)
     )
 
 
@@ -304,7 +322,15 @@ async def _triage(source, sink, out: _Answers, grace: float = 10.0) -> None:
 
     async with sink:
         async for item in source:
-            if not isinstance(item, Exception):
+            if not isinstance(item, Exception) and _request_without_id(item.message):
+                # {"id": {"a": 1}, "method": "tools/list"}: the SDK dropped the id it could
+                # not take and read a notification, which is answered by nothing.
+                reply = invalid(types.INVALID_REQUEST, "Invalid Request")
+                try:
+                    await out.send(SessionMessage(reply))
+                except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                    return
+            elif not isinstance(item, Exception):
                 if isinstance(item.message, types.JSONRPCRequest):
                     out.pending.add(item.message.id)
                 await sink.send(item)
@@ -318,6 +344,16 @@ async def _triage(source, sink, out: _Answers, grace: float = 10.0) -> None:
         with anyio.move_on_after(grace):
             while out.pending:
                 await anyio.sleep(0.01)
+
+
+def _request_without_id(message) -> bool:
+    """A notification whose method is a request's: only `notifications/…` are sent without an
+    id (MCP), so its id was there and could not be read."""
+    import mcp_types as types
+
+    return isinstance(message, types.JSONRPCNotification) and not message.method.startswith(
+        "notifications/"
+    )
 
 
 async def _serve(server) -> None:
