@@ -143,6 +143,33 @@ def test_an_escaped_lone_surrogate_is_written_back_as_it_was_read(ws):
     ws("hooks", "uninstall", "claude-code")
 
 
+def test_hooks_whose_workspace_was_deleted_are_named_and_uninstalled_from_anywhere(
+    ws, tmp_path, monkeypatch
+):
+    """An outside audit: after the workspace was deleted, `hooks status` and `hooks
+    uninstall` outside any workspace exited 3, and the stale hooks (which always exit 0)
+    stayed on every prompt."""
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from openclaw_mem.cli import app
+
+    ws("hooks", "install", "claude-code")
+    shutil.rmtree(ws.root)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.delenv("MEM_WORKSPACE", raising=False)
+    runner = CliRunner()
+    status = runner.invoke(app, ["hooks", "status", "claude-code"])
+    assert status.exit_code == 0 and "no longer exists" in status.stdout
+    gone = runner.invoke(app, ["hooks", "uninstall", "claude-code"])
+    assert gone.exit_code == 0 and "removed mem's hooks" in gone.stdout
+    assert not os.path.exists(claude_user())
+    assert runner.invoke(app, ["hooks", "install", "claude-code"]).exit_code == 3
+
+
 def test_a_linked_settings_file_is_refused(ws, tmp_path):
     target = tmp_path / "dotfiles-settings.json"
     target.write_bytes(b"{}\n")

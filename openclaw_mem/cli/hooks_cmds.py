@@ -46,13 +46,20 @@ Directory = Annotated[
 AsJson = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 
 
-def _where(ctx: typer.Context, harness: str, scope: str, directory: Path | None):
-    from ..errors import UsageError
+def _where(ctx: typer.Context, harness: str, scope: str, directory: Path | None, need: bool = True):
+    """(the workspace, the settings file, HOME). Without `need` (uninstall, status) the
+    workspace is None when there is none: hooks whose workspace was deleted still go."""
+    from ..errors import UsageError, WorkspaceNotFound
 
     if harness not in harnesses.HARNESSES:
         raise UsageError(f"unknown harness {harness!r}; one of {', '.join(harnesses.HARNESSES)}")
     st = state(ctx)
-    mem = st.memory()
+    try:
+        mem = st.memory()
+    except WorkspaceNotFound:
+        if need or harness == "openclaw":
+            raise
+        mem = None
     home = st.env.get("HOME") or os.path.expanduser("~")
     if harness == "openclaw":
         return mem, None, home
@@ -113,7 +120,7 @@ def uninstall_cmd(
 ) -> None:
     """Take mem's hooks out: the file as it was before the install, byte for byte (removed
     if there was none), unless something else changed it since; then only mem's go."""
-    mem, path, home = _where(ctx, harness, scope, directory)
+    mem, path, home = _where(ctx, harness, scope, directory, need=False)
     if path is None:
         _show(harnesses.openclaw(mem.root, state(ctx).env, home), as_json, "nothing to uninstall")
         return
@@ -137,14 +144,15 @@ def status_cmd(
 ) -> None:
     """Which of mem's hooks the harness's settings hold, the workspace they write to, and
     what the last hook calls did (.mem/hooks.log). Exit 1 when none is installed."""
-    mem, path, home = _where(ctx, harness, scope, directory)
+    mem, path, home = _where(ctx, harness, scope, directory, need=False)
     env = state(ctx).env
     if path is None:
         report = harnesses.openclaw(mem.root, env, home)
         _show(report, as_json, _openclaw_said(report))
         raise typer.Exit(0 if report.events else 1)
-    report = harnesses.status(harness, path, scope, mem.root, env, home)
-    calls = [c for c in hooks.journal(mem.root) if c.get("harness") == harness]
+    root = mem.root if mem is not None else None
+    report = harnesses.status(harness, path, scope, root, env, home)
+    calls = [c for c in (hooks.journal(root) if root else []) if c.get("harness") == harness]
     if not as_json and report.events:
         _show(report, False, f"hooks   {', '.join(report.events)}")
         if calls:

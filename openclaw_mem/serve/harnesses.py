@@ -306,7 +306,9 @@ def uninstall(harness: str, path: Path, scope: str, env: dict, home: str) -> Rep
     return report
 
 
-def status(harness: str, path: Path, scope: str, root: Path, env: dict, home: str) -> Report:
+def status(harness: str, path: Path, scope: str, root: Path | None, env: dict, home: str) -> Report:
+    """What mem's hooks in the harness's settings are; `root`: the workspace asked from
+    (None: none, as after it was deleted), which the hooks may not write to."""
     value = _parse(path, _read(path))
     found = installed(value, harness)
     report = Report(harness, path, scope, events=[e for e in EVENTS if e in found])
@@ -315,7 +317,16 @@ def status(harness: str, path: Path, scope: str, root: Path, env: dict, home: st
         event, command = next(iter(found.items()))
         report.command = command.removesuffix(f" {event}") + " EVENT"
         report.workspace = _workspace_of(command)
-        if report.workspace and os.path.realpath(report.workspace) != os.path.realpath(root):
+        if report.workspace and not os.path.isdir(report.workspace):
+            report.notes.append(
+                f"the hooks write to {report.workspace}, which no longer exists: "
+                f"mem hooks uninstall {harness}"
+            )
+        elif (
+            report.workspace
+            and root
+            and os.path.realpath(report.workspace) != os.path.realpath(root)
+        ):
             report.notes.append(f"the hooks write to {report.workspace}, not to this workspace")
         missing = [e for e in EVENTS if e not in found]
         if missing:
