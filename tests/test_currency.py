@@ -507,6 +507,32 @@ def test_a_forget_reaches_the_other_clone(tmp_path):
     assert "85,000" not in b("context", "salary", "--now", NOW).stdout
 
 
+def test_an_undone_forget_stays_undone_on_every_clone(tmp_path):
+    """An outside audit: A forgot, synced; B synced; A undid the forget and synced; B's
+    next sync put the forget's paragraph back (HISTORY.md only grows) and A's next sync
+    hid the entry again on both. The undo now records that it took the forget back."""
+    from helpers import clones
+
+    a, b = clones(tmp_path, 2)
+    a("log", "--at", "2026-10-03T19:00", "--role", "user", "My sister Ana is a vet in Porto.")
+    a("sync")
+    b("sync")
+    a("forget", "Ana")
+    a("sync")
+    b("sync")
+    assert b("recall", "Ana vet", "--json", "--now", NOW, ok=False).exit_code == 1
+    a("undo", "--yes")
+    a("sync")
+    b("sync")
+    a("sync")
+    for clone in (a, b):
+        assert "vet in Porto" in clone("recall", "Ana vet", "--json", "--now", NOW).stdout
+    a("forget", "Ana")  # forgotten again: hidden again, everywhere
+    a("sync")
+    b("sync")
+    assert b("recall", "Ana vet", "--json", "--now", NOW, ok=False).exit_code == 1
+
+
 def test_mcp_search_leaves_out_what_was_forgotten_and_labels_what_was_superseded(ws):
     from openclaw_mem.memory import Memory
 

@@ -4,13 +4,16 @@ A forget is a paragraph of HISTORY.md (so it reaches every clone the way HISTORY
 merged by paragraph) whose comment says what no longer shows:
 
     [2026-11-30 10:00] mem forget hid what says "salary": 2 log entries, 1 line.
-    <!-- forgotten: words salary | earn 85k year; ids 3f9a0c1e22b7,81d2c07e5a44 -->
+    <!-- forgotten: rec 5be0c1a9d2f4; words salary | earn 85k; ids 3f9a0c1e22b7,81d2c07e5a44 -->
 
 `words` are sets of index tokens (search/tokenize.py, space-separated, sets apart by `|`):
 a chunk whose own words hold every token of one set says what was forgotten. `ids` are the
 entries it was said in, by the id their heading carries. The paragraph itself holds the
 words, so it hides itself. Deleting the paragraph (or `mem undo` of the forget) shows them
-again; `mem recall --include-forgotten` shows them to the person who asks.
+again; `mem recall --include-forgotten` shows them to the person who asks. `mem undo` of a
+forget also appends `<!-- unforgotten: rec 5be0c1a9d2f4 -->`: a clone that merged the forget
+before the undo keeps its paragraph (HISTORY.md only grows), and the record takes it back
+there too.
 
 Read by a scan that is linear in HISTORY.md (no pattern that can backtrack over a comment).
 """
@@ -25,6 +28,7 @@ from datetime import datetime
 from .markdown import appended_paragraph, history_stamp
 
 MARK = "<!-- forgotten:"
+UNMARK = "<!-- unforgotten:"  # an undo's record of a forget it took back
 _ID_RE = re.compile(r"[0-9a-f]{12}")
 _HEADING_ID_RE = re.compile(r"<!--[^>]*?\bid:\s*([0-9a-f]{12})")
 MAX_SET = 64  # tokens a set keeps: what a line or an entry says, not a whole page
@@ -47,17 +51,48 @@ class Hidden:
 
 
 def read_hidden(history: str) -> Hidden:
-    """Every forget recorded in HISTORY.md's text."""
+    """Every forget recorded in HISTORY.md's text that no undo took back. A record names
+    itself (`rec`, fresh for each forget); an undo's record names the one it took back, so
+    the answer is the same in whatever order clones merged the paragraphs, and forgetting
+    the same words again after an undo hides them again."""
+    taken = set(bodies(history, UNMARK))
     words: list[frozenset[str]] = []
     ids: set[str] = set()
-    start = history.find(MARK)
+    for body in bodies(history, MARK):
+        if record_name(body) not in taken:
+            _fields(body, words, ids)
+    return Hidden(tuple(dict.fromkeys(words)), frozenset(ids))
+
+
+def record_name(body: str) -> str:
+    """How an undo names a forget's record: its `rec` field, or (a record written before
+    records named themselves) all it holds."""
+    for part in body.split(";"):
+        name, _, value = part.strip().partition(" ")
+        if name == "rec" and value.strip():
+            return f"rec {value.strip()}"
+    return body
+
+
+def bodies(history: str, mark: str) -> list[str]:
+    """What each record of this kind holds (its comment's text after `mark`), in order."""
+    out = []
+    start = history.find(mark)
     while start >= 0:
         end = history.find("-->", start)
         if end < 0:
             break  # an unclosed comment records nothing
-        _fields(history[start + len(MARK) : end], words, ids)
-        start = history.find(MARK, end)
-    return Hidden(tuple(dict.fromkeys(words)), frozenset(ids))
+        out.append(history[start + len(mark) : end].strip())
+        start = history.find(mark, end)
+    return out
+
+
+def undone(when: datetime, body: str) -> str:
+    """The paragraph with which `mem undo` takes a forget back: it names the forget's
+    record, so a clone that still holds that record (HISTORY.md only grows across clones)
+    shows what it hid again too."""
+    said = "mem undo brought back what a forget hid."
+    return f"{history_stamp(when)} {said}\n{UNMARK} {record_name(body)} -->\n"
 
 
 def _fields(body: str, words: list[frozenset[str]], ids: set[str]) -> None:
@@ -73,9 +108,11 @@ def _fields(body: str, words: list[frozenset[str]], ids: set[str]) -> None:
 
 
 def marker(word_sets: Iterable[Iterable[str]], ids: Iterable[str]) -> str:
+    import os
+
     sets = [" ".join(sorted(set(s))[:MAX_SET]) for s in word_sets]
     sets = [s for s in dict.fromkeys(sets) if s]
-    fields = []
+    fields = [f"rec {os.urandom(6).hex()}"]  # the record's own name, for an undo to give
     if sets:
         fields.append("words " + " | ".join(sets))
     ids = sorted(set(ids))

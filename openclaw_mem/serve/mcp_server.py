@@ -143,16 +143,10 @@ def build_server(memory: "Callable[[], Memory] | Memory", *, read_only: bool = F
     if not read_only:
         tools += [tool(memory_log, memory_log), *(tool(*pair) for pair in writes)]
     said = INSTRUCTIONS if read_only else INSTRUCTIONS + LOG_INSTRUCTION
-    # WARNING, not the SDK's INFO: a tool error is the client's answer (isError, one line);
-    # logged too, it became a multi-line box on stderr for every mistyped path.
+    # CRITICAL: a tool's or a handler's error is the client's answer (isError, a JSON-RPC
+    # error); logged too, it drew a multi-line box or a traceback on the harness's stderr.
     return MCPServer(
-        # A handler's error is answered to the client as a JSON-RPC error; the SDK would also
-        # print its traceback on stderr, the harness's log, where it tells nobody anything.
-        "openclaw-mem",
-        instructions=said,
-        version=__version__,
-        tools=tools,
-        log_level="CRITICAL",
+        "openclaw-mem", instructions=said, version=__version__, tools=tools, log_level="CRITICAL"
     )
 
 

@@ -34,7 +34,7 @@ from ..store.commits import (
 )
 from ..store.fsutil import atomic_write_text, read_text, replace_locked
 from ..store.gitrepo import CommitInfo
-from ..store.workspace import CURATED_FILES, MEMORY_DIR, Workspace
+from ..store.workspace import CURATED_FILES, HISTORY_FILE, MEMORY_DIR, Workspace
 
 UNDOABLE = (COMMIT_CONSOLIDATE, COMMIT_FORGET, COMMIT_CLEANUP)
 REVERT = 'Revert "'
@@ -156,6 +156,8 @@ def undo(
                 "(mem commit), then undo; nothing was changed"
             )
         for rel, text in todo.files.items():
+            if rel == HISTORY_FILE and text is not None:
+                text = _taking_back(read_text(ws.inside(rel), rel), text)
             _write(ws, rel, text)
         # A file a person has not committed yet is re-pointed but left for their commit.
         followed = set(follow() if follow else []) - dirty
@@ -164,6 +166,23 @@ def undo(
     if revert is None:
         raise ConflictError("the undo changed nothing; nothing was committed")
     return todo.target, revert
+
+
+def _taking_back(current: str, reverted: str) -> str:
+    """HISTORY.md as the revert leaves it, with a record naming each forget the revert
+    takes out: another clone may keep the forget's paragraph (HISTORY.md only grows when
+    clones merge), and the record tells it the forget was undone."""
+    from datetime import datetime
+
+    from ..format.forgotten import MARK, bodies, undone
+    from ..format.markdown import appended_paragraph
+
+    kept = set(bodies(reverted, MARK))
+    now = datetime.now()
+    for body in dict.fromkeys(b for b in bodies(current, MARK) if b not in kept):
+        more = appended_paragraph(reverted.encode("utf-8"), undone(now, body))
+        reverted += more.decode("utf-8")
+    return reverted
 
 
 def _write(ws: Workspace, rel: str, text: str | None) -> None:
