@@ -302,10 +302,69 @@ def test_an_abbreviation_or_a_mistyped_place_never_cuts_or_strikes_a_line(memory
     assert lines[5].startswith("- ~~Sees Dr. Okafor at St. Mary's clinic.~~ (forgotten ")
     assert "- Likes Go." in lines and any(x.startswith("- ~~Uses e.g. Vim.~~") for x in lines)
     before = {p.name: p.read_bytes() for p in memory.root.glob("*.md")}
-    for spec in ("USER.md:8:1", "MEMORY.md:+1", "USER.md#8", "USER.md:L8", "AGENTS.md"):
+    for spec in (
+        "USER.md:8:1",
+        "MEMORY.md:+1",
+        "USER.md#8",
+        "USER.md:L8",
+        "AGENTS.md",
+        "USER.md 8",
+    ):
         with pytest.raises(UsageError, match="not a place"):
             memory.forget(spec)
     assert {p.name: p.read_bytes() for p in memory.root.glob("*.md")} == before
+
+
+@pytest.mark.parametrize(
+    ("line", "facts"),
+    [
+        ("Uses Python 3. Likes green tea.", ["Uses Python 3.", "Likes green tea."]),
+        ("Takes vitamin D. Likes tea.", ["Takes vitamin D.", "Likes tea."]),
+        ("Likes apples, pears, etc. Hates tea.", ["Likes apples, pears, etc.", "Hates tea."]),
+        ("Reads J. K. Rowling. Likes tea.", ["Reads J. K. Rowling.", "Likes tea."]),
+    ],
+)
+def test_a_full_stop_after_a_digit_a_letter_or_etc_still_ends_a_fact(line, facts):
+    from openclaw_mem.upkeep.forgetting import facts_of
+
+    assert facts_of(line) == facts
+
+
+def test_a_secret_on_a_curated_line_is_never_written_by_its_forget(ws):
+    """A review: the secret check read log entries only. A password on a curated line was
+    written into HISTORY.md's record and the commit; a forget by another word of the line
+    recorded the password among the line's words."""
+    user = ws.root / "USER.md"
+    text = user.read_text(encoding="utf-8").replace(
+        "## Preferences\n",
+        "## Preferences\n\n- My wifi password is Tr0ub4dor&3xyz\n"
+        "- Home wifi is CasaNet, password: Tr0ub4dor&3xyz!Qq\n",
+    )
+    user.write_text(text, encoding="utf-8")
+    ws("commit", "-m", "profile")
+    assert ws("forget", "Tr0ub4dor&3xyz", ok=False).exit_code == 2
+    ws("forget", "CasaNet")
+    history = (ws.root / "HISTORY.md").read_text(encoding="utf-8").lower()
+    assert "tr0ub4dor" not in history and "3xyz" not in history
+    assert "Tr0ub4dor" not in git.Repo(ws.root).head.commit.message
+
+
+def test_a_key_a_wrap_cut_in_two_is_hidden_when_the_bullet_is_joined(ws):
+    """A review: joining a wrapped bullet ("ghp_…wx" / "  yz01…") made the key's halves one
+    line with a space, which no family finds: the profile showed it whole, and a forget
+    wrote it into USER.md unsplit."""
+    user = ws.root / "USER.md"
+    key = ("ghp_abcdefghijklmnopqrstuvwx", "yz0123456789ABCD")
+    text = user.read_text(encoding="utf-8").replace(
+        "## Preferences\n", f"## Preferences\n\n- GitHub token {key[0]}\n  {key[1]}\n"
+    )
+    user.write_text(text, encoding="utf-8")
+    ws("commit", "-m", "profile")
+    brief = ws("context", "github token").stdout
+    assert key[0] not in brief and key[1] not in brief
+    ws("forget", "GitHub token")
+    after = user.read_text(encoding="utf-8") + (ws.root / "HISTORY.md").read_text(encoding="utf-8")
+    assert all(half.lower() not in after.lower() for half in key)
 
 
 WRAPPED = (

@@ -367,3 +367,24 @@ def test_the_hashes_an_index_holds_are_hashlibs_without_importing_it():
         chunk_key("memory/2026-11-28.md", ["x", "y"])
         == (hashlib.sha1(b"memory/2026-11-28.md\nx\ny").hexdigest()[:16])
     )
+
+
+def test_a_category_word_holds_its_slots_words_for_holding_as_for_lookup():
+    """A review: supersession's nomination (holding) read "city" as itself while the
+    question's lookup read it as its slot's words too: fewer later entries were nominated
+    than before the one search for all words."""
+    from openclaw_mem.recall.aliases import _AliasedPostings
+
+    h = bm25.term_hash
+    terms = np.array(sorted([h("city"), h("live")]), np.uint64)
+    docs = {h("city"): [0], h("live"): [5]}
+    ptr = np.r_[0, np.cumsum([len(docs[int(t)]) for t in terms])].astype(np.int64)
+    flat = np.array([d for t in terms for d in docs[int(t)]], np.int64)
+    ones = np.ones(len(flat), np.float32)
+    aliased = _AliasedPostings(
+        bm25.Postings.pack(terms, ptr, flat, ones, ones), {h("city"): (h("live"),)}
+    )
+    held = sorted(
+        int(d) for part in aliased.holding(np.array([h("city")], np.uint64)) for d in part
+    )
+    assert held == sorted(aliased.lookup(h("city"))[0].tolist()) == [0, 5]

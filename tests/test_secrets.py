@@ -376,6 +376,13 @@ SECRETS = [
     ("Amex 3782 822463 10005 for travel", "payment card number", ["822463"]),
     ("记住我的银行卡号是 6222 0212 3456 7890 128", "payment card number", ["3456 7890"]),
     ("Remember my SSN is 078-05-1120", "national id number", ["078-05-1120"]),
+    ("ssn=078-05-1120", "national id number", ["078-05-1120"]),
+    ("passphrase = correct horse battery staple", "passphrase of words", ["horse battery"]),
+    (
+        "Passphrase for the vault: correct horse battery staple",
+        "passphrase of words",
+        ["horse battery"],
+    ),
     ("我的身份证号是11010519491231002X", "national id number", ["11010519491231002X"]),
 ]
 
@@ -458,6 +465,12 @@ ORDINARY = [
     "order 4111 1111 1111 1112 shipped, invoice 2026 1234 5678 9012 paid",
     "call 13800138000 tomorrow, tracking 1Z999AA10123456784",
     "the card number is on the back; SSN format is 3-2-4 digits",
+    # A review's probes: words after a password's colon that are no passphrase, digits after
+    # a card's label that are no card.
+    "Password: reset yesterday. VPN password: expires Friday. Password: ask Dana.",
+    "Router password: printed underneath; office wifi password: ask Bob Hansen tomorrow",
+    "银行卡交易流水号 202605141530123",
+    "Credit card charge: order 112-3456789-1234567; debit card support line 1-800-432-1000-2345",
 ]
 
 

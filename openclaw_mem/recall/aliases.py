@@ -148,7 +148,9 @@ class _AliasedPostings:
         return docs[first].astype(np.int32), tf.astype(np.float32), ctf.astype(np.float32)
 
     def holding(self, hashes: np.ndarray) -> Iterator[np.ndarray]:
-        return self._post.holding(hashes)  # the words as they are: no category stands in
+        # A category word holds its slot's words too, as `lookup` reads it.
+        alts = [a for h in np.asarray(hashes, np.uint64).tolist() for a in self._alias.get(h, ())]
+        return self._post.holding(np.concatenate([hashes, np.asarray(alts, np.uint64)]))
 
     def own_count(self, h: int) -> int:
         if h not in self._alias:

@@ -15,6 +15,7 @@ from datetime import date, datetime, timedelta
 from ..errors import BadEncoding
 from ..format.logs import read_entries
 from ..format.markdown import (
+    continuation,
     core,
     day_of_cite,
     deprecated_on,
@@ -30,7 +31,7 @@ from ..format.markdown import (
     with_continuation,
 )
 from ..index.cache import IndexParams
-from ..safety.secrets import redact
+from ..safety.secrets import redact, redact_excerpt
 from ..store.fsutil import read_text
 from ..store.workspace import Workspace, day_of
 from ..text import estimate_tokens
@@ -142,8 +143,15 @@ def _profile_lines(
                 out.append((section, f"- {struck_text(line)}{said}", n))
                 continue
         if is_live_bullet(line):  # a wrapped fact is the whole fact
-            out.append((section, f"- {core(with_continuation(lines, n - 1))}{said}", n))
+            out.append((section, f"- {core(_whole(lines, n - 1))}{said}", n))
     return out
+
+
+def _whole(lines: list[str], i: int) -> str:
+    """The bullet lines[i] with its wrapped lines, joined once their secrets are hidden: a
+    key cut in two by the wrap is found only with the line break between its halves."""
+    k = continuation(lines, i)
+    return with_continuation(redact_excerpt(lines, i + 1, i + 1 + k), 0) if k else lines[i]
 
 
 def _section_of(lines: list[str], line_no: int) -> str:

@@ -27,12 +27,14 @@ PIN = (
     r"(?P<secret>[0-9]{4,8})(?![0-9.:/-])"
 )
 
-# A payment card number: after its label (any digits of a card's length: the label says
-# what they are), or written as cards are, in groups (4-4-4-4, 4-4-4-4-3, Amex's 4-6-5) or
-# whole, with a card network's first digits and a Luhn check (`CHECKS`).
+# A payment card number: right after its label (12 to 19 digits), or written as cards are,
+# in groups (4-4-4-4, 4-4-4-4-3, Amex's 4-6-5) or whole, with a card network's first
+# digits; either way it must pass the Luhn check (`CHECKS`): "credit card charge: order
+# 112-3456789-1234567" or 银行卡交易流水号 is no card.
 CARD_NUMBER = (
     r"(?i)(?:(?:card[ \t]?(?:number|num|no\.?|#)|(?:credit|debit|bank)[ \t]card"
-    r"|卡号|卡號|银行卡|銀行卡|信用卡|借记卡|借記卡)[^\n0-9]{0,16}?"
+    r"|卡号|卡號|银行卡号?|銀行卡號?|信用卡号?|信用卡號?|借记卡号?|借記卡號?)"
+    r"(?:[ \t]{1,4}(?:is|was)[ \t]{1,4}|[ \t]{0,4}(?:[:：#=]|是|为|為)?[ \t]{0,4})"
     r"(?P<secret_labelled>(?<![0-9])[0-9](?:[ -]?[0-9]){11,18})(?![0-9])"
     r"|(?<![0-9])(?<![0-9][ -])(?P<secret>(?:4[0-9]{3}|5[1-5][0-9]{2}|2[2-7][0-9]{2}"
     r"|6(?:011|5[0-9]{2}|4[4-9][0-9]|2[0-9]{2})|35[0-9]{2})"
@@ -43,7 +45,7 @@ CARD_NUMBER = (
 # resident identity card number (18 characters, the last may be X).
 NATIONAL_ID = (
     r"(?i)(?:(?<![A-Za-z])(?:ssn|social[ \t]security(?:[ \t](?:number|no\.?|#))?)"
-    r"(?:[ \t]{1,4}(?:is|was)[ \t]{1,4}|[ \t]{0,4}[:：#][ \t]{0,4}|[ \t]{1,4})"
+    r"(?:[ \t]{1,4}(?:is|was)[ \t]{1,4}|[ \t]{0,4}[:：#=][ \t]{0,4}|[ \t]{1,4})"
     r"(?P<secret>[0-9]{3}[- ]?[0-9]{2}[- ]?[0-9]{4})"
     r"|(?:身份证|身份證)(?:号码|號碼|号|號)?[ \t]{0,3}(?:是|为|為|：|:)?[ \t]{0,3}"
     r"(?P<secret_zh>[0-9]{17}[0-9Xx]))(?![0-9])"
@@ -76,11 +78,5 @@ def iban(match: str) -> bool:
     return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
 
 
-def card(match: str) -> bool:
-    """A card number a label names is one (a wrong digit typed is still a card's); one found
-    by its shape alone must pass the Luhn check."""
-    return not match[:1].isdigit() or luhn(match)
-
-
 # Families whose matches a check confirms (a shape a regex cannot tell on its own).
-CHECKS = {"payment card with cvv": luhn, "iban": iban, "payment card number": card}
+CHECKS = {"payment card with cvv": luhn, "iban": iban, "payment card number": luhn}

@@ -341,10 +341,10 @@ _SUDO_STDIN = (
     r"(?:-[A-Za-z]{0,4}S|--stdin)"
 )
 # A passphrase is words: "wifi passphrase: correct horse battery staple", "my password is
-# correct horse battery staple". After the label's colon two to eight words, after "is"
-# three to eight (two words after "is" are prose: "is too long"), to the end of the clause;
-# none of them a word prose is made of ("stored in the vault", "not working any more"), and
-# the first not a participle or an adverb ("saved somewhere safe").
+# correct horse battery staple", "passphrase for the vault = …". Three to eight lower-case
+# words after the label's colon, "=" or "is", to the end of the clause; none of them a word
+# prose is made of ("stored in the vault", "ask Bob Hansen"), the first not a participle,
+# an adverb or a verb's -s ("reset yesterday", "expires Friday", "saved somewhere safe").
 _PROSE_WORDS = (
     r"a|an|the|and|or|but|nor|so|yet|to|of|in|on|at|by|for|with|from|into|onto|as|than|then"
     r"|that|this|these|those|it|its|is|are|was|were|be|been|am|do|does|did|not|no|too|very"
@@ -352,14 +352,15 @@ _PROSE_WORDS = (
     r"|them|us|what|which|who|when|where|why|how|if|because|about|like|some|any|all|each"
     r"|every|one|same|such|enough|only|even|really|quite|rather|pretty|thanks|please|ok"
     r"|okay|yes|maybe|probably|again|anymore|always|never|somewhere|since|until|after|before"
+    r"|ask|see|check|use|call|get|set|reset|change|find|look|try|need|tomorrow|today|later"
 )
-_A_WORD = r"(?!(?:" + _PROSE_WORDS + r")(?![A-Za-z]))[A-Za-z]{2,24}+"
+_A_WORD = r"(?!(?:" + _PROSE_WORDS + r")(?![A-Za-z]))(?-i:[a-z]{2,24}+)"
 _PASSPHRASE = (
-    r"(?i)(?<![A-Za-z0-9_])(?:(?:pass[ \t-]?phrase|password|passcode)[ \t]{0,4}[:：][ \t]{0,4}"
-    r"(?P<secret>" + _A_WORD + r"(?:[ \t-]" + _A_WORD + r"){1,7})"
-    r"|(?:pass[ \t-]?phrase|password|passcode)[ \t]{1,4}(?:is|was)[ \t]{1,4}"
-    r"(?![A-Za-z]{0,60}(?:ed|ing|ly)(?![A-Za-z]))"
-    r"(?P<secret_is>" + _A_WORD + r"(?:[ \t-]" + _A_WORD + r"){2,7}))"
+    r"(?i)(?<![A-Za-z0-9_])(?:pass[ \t-]?phrase|password|passcode)"
+    r"(?:[ \t](?:for|of|to|on|at)(?![A-Za-z])[^\n.!?:：=]{0,40}?)?"
+    r"(?:[ \t]{0,4}[:：=][ \t]{0,4}|[ \t]{1,4}(?:is|was)[ \t]{1,4})"
+    r"(?![A-Za-z]{0,60}(?:ed|ing|ly|es|s)(?![A-Za-z]))"
+    r"(?P<secret>" + _A_WORD + r"(?:[ \t-]" + _A_WORD + r"){2,7})"
     r"(?=[ \t]*(?:[.,;!?)\r\n]|$))"
 )
 FAMILIES: tuple[tuple[str, str], ...] = (
@@ -565,7 +566,9 @@ def _matches(
         name, pattern, groups = family.name, family.pattern, family.groups
         valid = _VALID.get(name)
         for m in pattern.finditer(text):
-            if valid is not None and not valid(m[0]):
+            # A check reads the part to hide (a card's digits), else the whole match.
+            said = next((m[g] for g in groups if m.start(g) >= 0), m[0])
+            if valid is not None and not valid(said):
                 continue
             start, end = next((m.span(g) for g in groups if m.start(g) >= 0), m.span())
             if start < end and not _overlaps(protected, starts, start, end):

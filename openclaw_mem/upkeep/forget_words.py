@@ -93,7 +93,7 @@ def _paragraphs(ws: Workspace) -> list[_Said]:
             start = n
         elif start is not None and not line.strip():
             body = " ".join(lines[start - 1 : n - 1])
-            out.append(_Said(HISTORY_FILE, start, n - 1, None, words_of(body)))
+            out.append(_Said(HISTORY_FILE, start, n - 1, None, words_of(body), body))
             start = None
     return out
 
@@ -131,7 +131,9 @@ def forget_words(
     lines = _curated(ws, words, ids)
     if not entries and not lines:
         return None
-    secret = _names_secret(query, [e.text for e in entries], redact_extra)
+    said_where = [e.text for e in entries] + _lines_text(ws, lines)
+    said_where += [p.text for p in _paragraphs(ws) if words <= p.words]
+    secret = _names_secret(query, said_where, redact_extra)
     if secret and not hard:
         raise UsageError(
             "that is (part of) a secret: a forget that hides it would write it into HISTORY.md; "
@@ -147,7 +149,8 @@ def forget_words(
         more = [e for e in _entries(ws) if any(a <= e.words for a in aliases)]
         entries += [e for e in more if e not in entries]
         ids |= {e.id for e in entries if e.id}
-    said = [words, *aliases, *(words_of(t) for t in gone)]
+    # The struck lines' words, their secrets left out: the record is read on every clone.
+    said = [words, *aliases, *(words_of(_hidden_text(t, redact_extra)) for t in gone)]
     paragraphs = [p for p in _paragraphs(ws) if any(s and s <= p.words for s in said)]
     places = [*entries, *paragraphs]
     redacted: list[Forgotten] = []
@@ -167,6 +170,21 @@ def forget_words(
         )
     hidden = tuple(f"{p.path}#L{p.first}-L{p.last}" for p in places)
     return Hid(query, tuple(f.done for f in struck), tuple(redacted), hidden, secret)
+
+
+def _hidden_text(text: str, redact_extra: Sequence[str]) -> str:
+    from ..safety.secrets import redact
+
+    return redact(text, redact_extra)[0]
+
+
+def _lines_text(ws: Workspace, lines: dict[str, list[int]]) -> list[str]:
+    """The text of these curated lines (each with its wrapped lines)."""
+    out = []
+    for name, numbers in lines.items():
+        doc = split_doc(read_text(ws.root / name, name)).lines
+        out += [with_continuation(doc, n - 1) for n in numbers if n <= len(doc)]
+    return out
 
 
 def _names_secret(query: str, texts: list[str], redact_extra: Sequence[str]) -> bool:

@@ -102,7 +102,12 @@ def place_of(spec: str) -> tuple[str, int, int] | None:
     return None
 
 
-_PLACE_LIKE_RE = re.compile(r"[^\s]+\.md(?:[:#][^\s]*)?$", re.I)
+# One of the files forget reads, followed by anything that is not words: "USER.md:8:1",
+# "USER.md: 10", "USER.md 10", "memory/2026-11-24.md#8"; "README.md" alone is a word.
+_PLACE_LIKE_RE = re.compile(
+    r"(?:(?:MEMORY|USER|AGENTS|HISTORY)\.md|memory/[^\s]+\.md)(?:\s*[:#：].*|\s+[\d+-].*)?$",
+    re.I,
+)
 
 
 def parse_target(ws: Workspace, spec: str) -> tuple[str, int, int, str | None]:
@@ -122,7 +127,7 @@ _FACT_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“(\u3400-\u9fff])|(?<=[�
 # A full stop that ends an abbreviation or an initial ends no fact: "Sees Dr. Okafor at St.
 # Mary's clinic" is one, and so is "Uses e.g. Vim" or "Reads J. K. Rowling".
 _ABBREVIATIONS = frozenset(
-    """dr mr mrs ms prof st mt jr sr vs etc e.g i.e cf approx inc ltd co corp no nr fig dept
+    """dr mr mrs ms prof st mt jr sr vs e.g i.e cf approx inc ltd co corp no nr fig dept
     univ ave rd blvd gen col capt lt sgt rev hon""".split()
 )
 
@@ -136,7 +141,12 @@ def facts_of(text: str) -> list[str]:
         said = text[start : m.start()].split()
         before = said[-1] if said else ""
         word = before.rstrip(".").lower()
-        if before.endswith(".") and (word in _ABBREVIATIONS or len(word) == 1 or "." in word):
+        # An initial is a capital after a name or another initial ("J. K. Rowling"), not
+        # "vitamin D." or "Python 3." ending a fact.
+        initial = (
+            len(word) == 1 and before[0].isupper() and len(said) > 1 and said[-2][:1].isupper()
+        )
+        if before.endswith(".") and (word in _ABBREVIATIONS or initial or "." in word):
             continue
         parts.append(text[start : m.start()])
         start = m.end()
@@ -228,7 +238,9 @@ def _forgotten(
         # recall gives), name it; it is struck (or deleted) as one line.
         first, last = wrapped
         before = redact_excerpt(lines, first, last, redact_extra)
-        lines[first - 1 : last] = [with_continuation(lines, first - 1)]
+        # Joined once its secrets are hidden: a key the wrap cut in two is found only with
+        # the break between its halves, and the struck line is forgotten anyway.
+        lines[first - 1 : last] = [with_continuation(before, 0)]
         args = (hard, today, redact_extra, query, ledger)
         text, done = _forgotten(rel, path, spec, doc.text(lines), (first, first), *args)
         return text, replace(done, lines=(first, last), before=before)
