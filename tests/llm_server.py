@@ -159,6 +159,8 @@ class ScriptedLLM:
             )
         if kind == "text":
             return self._send(handler, 200, completion({"role": "assistant", "content": step[1]}))
+        if kind == "body":  # a whole response as a server sent it
+            return self._send(handler, 200, step[1])
         if kind == "text-cut":  # an answer the server cut at max_tokens
             body = completion({"role": "assistant", "content": step[1]})
             body["choices"][0]["finish_reason"] = "length"

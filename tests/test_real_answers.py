@@ -672,3 +672,67 @@ def test_many_files_commit_in_one_commit_without_a_command_line_per_path(ws):
 )
 def test_a_weekday_is_not_read_into_a_word(said, kept):
     assert resolve_relative(said, date(2025, 6, 7)) == kept
+
+
+def _parts_answer(usage: dict) -> dict:
+    """A chat completion whose message content is a list of parts holding the call as JSON,
+    with the usage a server reported."""
+    from llm_server import completion
+
+    args = {
+        "history_entry": "[2026-11-24 12:00] The user likes green tea.",
+        "skip": [],
+        "edits": [
+            {
+                "op": "add",
+                "file": "USER",
+                "section": "Preferences",
+                "text": "Likes green tea",
+                "type": "preference",
+                "importance": 0.7,
+                "confidence": 0.9,
+                "sources": [1],
+            }
+        ],
+    }
+    body = completion(
+        {"role": "assistant", "content": [{"type": "text", "text": json.dumps(args)}]}
+    )
+    body["usage"] = usage
+    return body
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"prompt_tokens": 10, "completion_tokens": 5},
+        {"prompt_tokens": -5, "completion_tokens": 1e30},  # no count: the estimate stands
+    ],
+)
+def test_content_as_a_list_of_parts_and_nonsense_usage_are_read(ws, llm, usage):
+    """An outside audit: content as a list of parts crashed the run ('list' object has no
+    attribute 'strip', exit 1), and usage of -5 and 1e30 tokens went into HISTORY.md's cost
+    ledger verbatim, after which the run counted in no token total."""
+    ws(
+        "log",
+        "--at",
+        "2026-11-24T09:00",
+        "--role",
+        "user",
+        "I really like green tea in the morning",
+    )
+    llm.push(("body", _parts_answer(usage)))
+    consolidate_with(ws, llm)
+    assert "Likes green tea" in (ws.root / "USER.md").read_text(encoding="utf-8")
+    history = (ws.root / "HISTORY.md").read_text(encoding="utf-8")
+    assert "-5" not in history and "1000000000000000019884624838656" not in history
+    tokens = ws.json("status")["consolidation"]["tokens"]
+    assert tokens["byModel"], tokens
+
+
+def test_a_base_url_that_is_no_url_is_one_line(ws):
+    ws("log", "--role", "user", "I like green tea")
+    out = ws(
+        "consolidate", "--provider", "openai", "--base-url", "http://[::1", "--model", "m", ok=False
+    )
+    assert out.exit_code == 6 and "not a URL" in out.stderr and "unexpected" not in out.stderr

@@ -26,6 +26,9 @@ def endpoint(
 def make_client(api_key: str, base_url: str | None, timeout: float, max_retries: int):
     import openai
 
+    if base_url:
+        _check_url(base_url)
+
     http_client = None
     if not api_key:
         # Local servers (Ollama, llama.cpp) need no key, but the client insists on one: give
@@ -42,3 +45,16 @@ def make_client(api_key: str, base_url: str | None, timeout: float, max_retries:
         max_retries=max_retries,
         http_client=http_client,
     )
+
+
+def _check_url(base_url: str) -> None:
+    """A base URL the HTTP client can parse ("http://[::1" cannot: an unclosed IPv6 bracket
+    made an 'unexpected InvalidURL')."""
+    from urllib.parse import urlsplit
+
+    from ..errors import ConfigError
+
+    try:
+        urlsplit(base_url).port  # noqa: B018 - reading it is the check
+    except ValueError as exc:
+        raise ConfigError(f"llm.base_url is not a URL ({exc})") from None

@@ -86,10 +86,33 @@ def _retry_after(exc: Exception, default: float) -> float:
 
 
 def _int(value: object) -> int | None:
+    """A token count the server reported, when it is one: a whole number from 0 to what no
+    request reaches ("prompt_tokens": -5 or 1e30 is no count; the estimate is used)."""
     try:
-        return int(float(value)) if value is not None and not isinstance(value, bool) else None
-    except (TypeError, ValueError):
+        n = int(float(value)) if value is not None and not isinstance(value, bool) else None
+    except (TypeError, ValueError, OverflowError):
         return None
+    return n if n is not None and 0 <= n <= _MAX_TOKENS else None
+
+
+_MAX_TOKENS = 100_000_000  # far past any context window
+
+
+def _text(content: object) -> str:
+    """A message's content as text: a string, or a list of parts as some servers send it
+    ([{"type": "text", "text": "…"}]); anything else is no text."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(
+            p["text"]
+            if isinstance(p, dict) and isinstance(p.get("text"), str)
+            else getattr(p, "text", "")
+            if isinstance(getattr(p, "text", ""), str)
+            else ""
+            for p in content
+        )
+    return ""
 
 
 def finish_reason(response) -> str | None:
@@ -377,7 +400,7 @@ class OpenAIProvider:
                 for c in (getattr(message, "tool_calls", None) or [])
                 if getattr(c, "function", None) and c.function.name == TOOL_NAME
             ]
-            text = getattr(message, "content", None) or ""
+            text = _text(getattr(message, "content", None))
             if calls:
                 arguments = calls[0].function.arguments
                 try:
