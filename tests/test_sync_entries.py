@@ -48,6 +48,32 @@ def test_two_entries_in_the_same_minute_stay_two_and_time_order_holds(tmp_path):
     assert any(h["startLine"] == 6 and h["endLine"] == 7 for h in hits)  # its own range
 
 
+def test_two_entries_under_one_id_in_a_file_both_survive_a_sync(tmp_path):
+    """An outside audit: a daily log whose two entries share an id (a copy edited by hand)
+    lost one of them on both clones at the next sync, silently."""
+    a, b = _clones(tmp_path, 2)
+    day = (
+        "# 2026-12-01\n\n## 09:00 · user <!-- importance: -; id: 111111111111 -->\n"
+        "I am vegetarian.\n\n## 18:00 · user <!-- importance: -; id: 111111111111 -->\n"
+        "I moved to Porto last month.\n\n"
+    )
+    (a.root / "memory" / "2026-12-01.md").write_text(day, encoding="utf-8")
+    a("commit", "-m", "hand")
+    a("sync")
+    b("sync")
+    b("log", "--at", "2026-12-01T20:00", "--role", "user", "B evening entry")
+    a("log", "--at", "2026-12-01T21:00", "--role", "user", "A night entry")
+    a("sync")
+    b("sync")
+    a("sync")
+    expected = (
+        "# 2026-12-01\n\n## 09:00 · user\nI am vegetarian.\n\n## 18:00 · user\n"
+        "I moved to Porto last month.\n\n## 20:00 · user\nB evening entry\n\n"
+        "## 21:00 · user\nA night entry\n\n"
+    )
+    assert _log(a) == _log(b) == expected
+
+
 def test_progress_means_the_same_after_a_merge_moves_entries(tmp_path, monkeypatch):
     a, b = _clones(tmp_path, 2)
     b("log", "--at", "2026-12-01T00:40", "--role", "user", "I'm vegetarian.")

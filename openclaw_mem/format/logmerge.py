@@ -159,15 +159,32 @@ def _two_versions(
     return mine.text, _version(other)
 
 
+def _identities(side: list[_Block]) -> list[str | None]:
+    """Each block's identity: its id, and for a later block under an id already seen in the
+    same file, the id with its place ("…#1")."""
+    seen: Counter = Counter()
+    out: list[str | None] = []
+    for x in side:
+        if x.id:
+            out.append(f"{x.id}#{seen[x.id]}" if seen[x.id] else x.id)
+            seen[x.id] += 1
+        else:
+            out.append(None)
+    return out
+
+
 def _merged(
     base: list[_Block], ours: list[_Block], theirs: list[_Block], rewritten: bool
 ) -> tuple[list[str], int, int]:
     """The blocks to keep, in order, how many entries (by id) the other side had lost that
     this side still held, and how many entries came back with other words (both kept)."""
-    b_ids = {x.id: x.text for x in base if x.id}
-    o_ids = {x.id: x for x in ours if x.id}
-    t_ids = {x.id: x for x in theirs if x.id}
-    known = set(o_ids) | set(t_ids)
+    # An entry is known by its id, and a second entry under the same id in one file (a
+    # copy edited by hand) by the id and its place among them: both stay.
+    b_ident, o_ident, t_ident = _identities(base), _identities(ours), _identities(theirs)
+    b_ids = {i: x.text for x, i in zip(base, b_ident, strict=True) if i}
+    o_ids = {i: x for x, i in zip(ours, o_ident, strict=True) if i}
+    t_ids = {i: x for x, i in zip(theirs, t_ident, strict=True) if i}
+    known = {x.id for x in (*ours, *theirs) if x.id}
 
     def plain(side: list[_Block]) -> Counter:
         # An id-less entry whose content id is now some entry's `id:` was redacted (or
@@ -178,24 +195,24 @@ def _merged(
     kept: list[tuple[str, int, str]] = []
     done: set[str] = set()
     restored = versions = 0
-    for n, x in enumerate([*theirs, *ours]):
-        if x.id:
-            if x.id in done:
+    for n, (x, ident) in enumerate(zip([*theirs, *ours], [*t_ident, *o_ident], strict=True)):
+        if ident:
+            if ident in done:
                 continue
-            done.add(x.id)
-            mine, other = o_ids.get(x.id), t_ids.get(x.id)
+            done.add(ident)
+            mine, other = o_ids.get(ident), t_ids.get(ident)
             text = x.text
             if mine is not None and other is not None and mine.text != other.text:
                 both = _two_versions(mine, other, o_ids, t_ids)
                 if both is None:
-                    text = _pick(b_ids.get(x.id), mine.text, other.text)
+                    text = _pick(b_ids.get(ident), mine.text, other.text)
                 else:
                     text, beside = both
                     if beside is not None and beside.id not in done:
                         done.add(beside.id)
                         versions += 1
                         kept.append((beside.key, n, beside.text))
-            elif other is None and x.id in b_ids:
+            elif other is None and ident in b_ids:
                 restored += 1
             kept.append((x.key, n, text))
         elif x.content not in known and keep.get(x.text, 0) > 0:
