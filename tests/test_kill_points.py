@@ -166,3 +166,32 @@ def test_a_consolidation_killed_at_any_step_is_finished_by_doctor(tmp_path):
         assert user.count("vegetarian") == 1 and user.count("Kavolu") == 1, at
         _settled([a])
     assert finished >= 2  # kills after the intent was written: doctor committed the rest
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("then", [("commit",), ("forget", "vegetarian"), ("undo", "--yes")])
+def test_a_consolidation_killed_midway_is_finished_by_any_writer_first(tmp_path, then):
+    """An outside audit: after a kill mid-consolidation, `mem commit` committed its
+    half-written files as an ordinary edit (`mem undo` then found nothing of mem's to undo)
+    and `mem forget` labelled them a person's. Every writer finishes it first, as mem's."""
+    base = tmp_path / "base"
+    (a,) = clones(base, 1)
+    a("log", "--at", "2026-12-01T09:30", "--role", "user", "I live in Kavolu now.")
+    a("log", "--at", "2026-12-01T09:31", "--role", "user", "I'm vegetarian.")
+    args = ("consolidate", "--now", "2026-12-01T10:00")
+    steps = _steps(base, tmp_path, *args)
+    finished = 0
+    for at in range(1, steps + 1):
+        (a,) = _copy(base, tmp_path / f"k{at}")
+        assert _run_killed(a.root, at, tmp_path / "n", *args) == -9, at
+        a(*then, ok=False)
+        commits = list(git.Repo(a.root).iter_commits())
+        subjects = [c.summary for c in commits]
+        assert not any("a person's edit" in s for s in subjects), subjects
+        for c in commits:  # a plain commit holds only what was logged, never mem's writes
+            if c.summary.startswith("mem: update"):
+                files = list(c.stats.files)
+                assert all(f.startswith("memory/20") for f in files), (at, files)
+        finished += "consolidate: finished after an interruption" in subjects
+        assert "nothing to put right" in a("doctor").stdout, at
+    assert finished >= 2

@@ -81,6 +81,7 @@ class Curating:
         place = self.place
         place.check_writable_state()
         with transaction(place.root):
+            place.finish_killed()
             n = unpass(place.ws)
             if not n:
                 return 0, None, ()
@@ -136,11 +137,14 @@ class Curating:
         commit: (the change, the revert). When a person changed memory since, only with
         `yes` (the error names the commit it would revert)."""
         from ..consolidate.citations import refresh
+        from ..store.transaction import transaction
         from ..upkeep.undo import undo
 
         ws = self.place.ws
         self.place.check_writable_state()
-        return undo(ws, yes=yes, follow=lambda: refresh(ws).files)
+        with transaction(ws.root):
+            self.place.finish_killed()
+            return undo(ws, yes=yes, follow=lambda: refresh(ws).files)
 
     def forget(self, target: str, *, hard: bool = False) -> ForgetResult:
         """Forget what a target says. Words: every curated line, log entry and HISTORY.md
@@ -153,6 +157,7 @@ class Curating:
         place = self.place
         place.check_writable_state()
         with transaction(place.root):
+            place.finish_killed()
             place.keep_hand_edits([*CURATED_FILES, HISTORY_FILE])
             now = place.now()
             found = place_of(target)
@@ -225,6 +230,7 @@ class Curating:
 
         place.check_writable_state()
         with transaction(place.root):
+            place.finish_killed()
             place.keep_hand_edits([*CURATED_FILES, HISTORY_FILE])
             target = archive(place.ws, stale, now)
             paths = sorted({s.path for s in stale} | {target})

@@ -318,15 +318,18 @@ class Keeping:
 
     def commit(self, message: str | None = None) -> CommitInfo | None:
         from ..store.gitrepo import commit_memory, paths_said
+        from ..store.transaction import transaction
 
         if message is not None and not message.strip():
             return commit_memory(self.place.root, message)  # refused there, in one line
         if message is not None:  # no secret in a commit message, a person's own included
             message = self.place.redact(message)
-        return commit_memory(
-            self.place.root,
-            self._saying_secrets(lambda paths: message or f"mem: update {paths_said(paths)}"),
-        )
+        with transaction(self.place.root):
+            self.place.finish_killed()  # mem's half-written files are mem's commit, not this
+            return commit_memory(
+                self.place.root,
+                self._saying_secrets(lambda paths: message or f"mem: update {paths_said(paths)}"),
+            )
 
     def _saying_secrets(self, message: Callable[[list[str]], str]) -> Callable[[list[str]], str]:
         """`message` for a commit of these paths, and which log line it keeps holds what

@@ -203,6 +203,19 @@ class Place:
                     "commit, then run this again; nothing was written"
                 )
 
+    def finish_killed(self) -> None:
+        """Finish a consolidation a kill interrupted (its journal in .mem/) and commit it as
+        mem's, before anything else is written or committed: otherwise the next `mem commit`
+        or forget commits its half-written files as a person's edit, which `mem undo`
+        cannot revert. Inside the caller's transaction; free when there is no journal."""
+        import os
+
+        if not os.path.exists(self.ws.state_dir / "consolidation.journal"):
+            return
+        from ..consolidate.write import finish
+
+        finish(self.ws)
+
     def after_append(self, paths: list[str], message: str) -> tuple[str | None, list[str]]:
         """git.autocommit = "log": commit what was appended."""
         if self.config["git.autocommit"] != "log":

@@ -156,6 +156,7 @@ class Writing:
         notes: list[str] = []
         messages, skipped = read_export(kind, path, notes)
         with transaction(place.root):
+            place.finish_killed()
             report = append_messages(place.ws, messages, skipped, default_time=place.now())
             commit, warnings = None, []
             if report.files:
