@@ -235,7 +235,7 @@ def _pairs(
     """For each of `olds` (its sentences, read when asked for) the later changes in `said`
     that update it, newest first."""
     out: dict[int, list[int]] = {}
-    news = [d for d, s in said.items() if known[d][1] and s.changes]
+    news = [d for d, s in said.items() if known[d][1] and s.may_update]
     news.sort(key=lambda d: -known[d][0])
     for old, sentences in olds.items():
         day, _, speaker, is_log = known[old]

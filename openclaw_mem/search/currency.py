@@ -173,7 +173,11 @@ SINGLE = frozenset(
 SHORT = 8
 MAX_SENTENCES = 3  # a longer text (a report, a pasted page) is never superseded whole
 _CLAUSE_RE = Lazy(r"[,;:!?，。；：！？、—–]+\s*|\.+(?![A-Za-z0-9])\s*|\s+-\s+|\n+")
-_SENTENCE_RE = Lazy(r"(?<=[.!?])\s+|[。！？\n]+")
+# A full stop after a title ends no sentence: "My manager is Dr. Dorit Levi."
+_SENTENCE_RE = Lazy(
+    r"(?<=[.!?])(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bSt\.)(?<!\bMrs\.)(?<!\bProf\.)\s+"
+    r"|[。！？\n]+"
+)
 _MARKED_SENTENCE_RE = Lazy(
     r"(?<=[!?。！？])\s*|(?<=\.)(?![A-Za-z0-9])\s*|\n+"
 )  # each sentence keeps its mark
@@ -232,6 +236,12 @@ class Statement:
     @property
     def changes(self) -> bool:
         return (self.strong or self.weak) and not self.question
+
+    @property
+    def may_update(self) -> bool:
+        """Whether it may update an earlier statement: it says a change, or states another
+        value of a one-valued slot (`restated`)."""
+        return self.changes or bool(self.restated)
 
     @property
     def slots(self) -> frozenset[str]:
@@ -348,58 +358,90 @@ def _sentence(text: str) -> Sentence:
 # an editor or a database: "I write Python" and later "I write TypeScript for the frontend"
 # are both true.
 RESTATED = frozenset("home job manager partner phone vehicle computer team school name".split())
-# A value said of the past is no value now: "I lived in Berlin for two years".
+# A value said of the past, denied, wished or to come is no value now: "I lived in Berlin",
+# "I don't live in Porto", "I will live in Porto", "I want to live in Porto", 我想住在深圳.
 _THEN_RE = Lazy(
     rf"{_W}(?:was|were|had|did|used\s+to|(?<!['’]ve\s)(?<!have\s)(?:lived|worked)|ago|"
-    rf"back\s+then|previously|formerly|until|last\s+year|in\s+(?:19|20)\d\d){_E}|"
-    r"以前|之前|曾经|当年|那时|小时候|[住待干做呆]过",
+    rf"back\s+then|previously|formerly|until|last\s+year|in\s+(?:19|20)\d\d|not|never|"
+    rf"no\s+longer|will|would|wants?\s+to|wanted\s+to|wanna|hope|hoping|dream|dreaming|wish|"
+    rf"plan(?:s|ning)?\s+to|going\s+to|someday|one\s+day){_E}|n['’]t{_E}|['’]ll{_E}|"
+    r"以前|之前|曾经|当年|那时|小时候|[住待干做呆]过|不|没|想|要|会|打算|准备|可能|希望|梦想",
     re.I,
 )
-_SLOT_WORDS = frozenset(w.lower() for slot in RESTATED for w in SLOTS[slot])
-_NAME_RE = Lazy(r"(?<![\w'’])[A-Z][\w'’&-]*")
-_CJK_RUN_RE = Lazy(r"[\u3400-\u9fff]{1,12}")
-# Capitalised words that name no value: the start of a sentence, a pronoun, a month.
-_NO_VALUE = frozenset(
-    """i i'm i've i'd i'll we we're my our me us he she they you it this that these there
-    here just still also really so""".split()
+# Who holds the slot, read right before its word: the writer ("I live", "I've been living",
+# "my new manager", 我住在, 我的老板), not "my parents live" or "my boss's boss".
+_SUBJECT_RE = Lazy(
+    r"(?:^|[\s,;:(])(?:i|we|my|our)(?:['’](?:m|ve|re|d))?"
+    r"(?:\s+(?:am|are|have|has|had|been|still|now|currently|also|just|finally|actually|"
+    r"really|new|current|recently|mainly|mostly|usually|officially))*\s+$",
+    re.I,
 )
+_SUBJECT_ZH_RE = Lazy(r"我们?的?(?:现在|目前|还|也|一直)?$")
+# What stands between a slot's word and the value it names: "live in X", "work at X", "my
+# manager is X" / "my wife Anna", "drive a Tesla", "my phone is a Pixel".
+_PERSON_SLOTS = frozenset("manager partner name".split())
+_THING_SLOTS = frozenset("vehicle phone computer".split())
+_LINK = {
+    "home": r"(?:\s+(?:in|at))?\s+",  # "live in X"; "based in" holds its own
+    "job": r"(?:\s+(?:at|for))?\s+",  # "work at" holds its own
+    "team": r"\s+(?:on|in|at|is|called|named)\s+|\s+",
+    "school": r"\s+(?:at|in|is)\s+",
+}
+_PERSON_LINK = r"\s+(?:is|called|named)\s+|,\s*|\s+"
+_THING_LINK = r"(?:\s+(?:is|['’]s))?(?:\s+(?:a|an|the|my|new))*\s+"
+# A value: a name of one to four capitalised words (a title before it left out), ending at
+# a possessive ("Google's Zurich office": Google).
+_VALUE_RE = Lazy(
+    r"(?:(?:Dr|Mr|Mrs|Ms|Prof)\.?\s+)?((?-i:[A-Z][\w&-]*)(?:\s+(?:&\s+)?(?-i:[A-Z0-9][\w&-]*)){0,3})"
+)
+# Chinese: the value after the forms that state it (住在杭州, 老板是张伟, 车是特斯拉); not one
+# that says where near ("住在公司附近").
+_ZH_FORMS = {
+    "home": ("住在", "家在", "定居在"),
+    "manager": ("老板是", "经理是", "领导是", "上司是", "主管是"),
+    "partner": ("女朋友是", "男朋友是", "老婆是", "老公是", "对象是", "妻子是", "丈夫是"),
+    "vehicle": ("车是", "开的是"),
+    "phone": ("手机是",),
+    "computer": ("电脑是", "笔记本是"),
+}
+_NEAR_ZH = ("附近", "旁边", "对面", "楼下", "一带", "周边")
+_CJK_RUN_RE = Lazy(r"[\u3400-\u9fff]{1,12}")
 
 
 def _values(text: str, slots: dict[str, int]) -> frozenset[str]:
-    """The values a sentence names for these of its slots (each where the sentence first
-    names it; see Sentence.values)."""
+    """The values a sentence states the writer holds now for these of its slots (see
+    Sentence.values): each right after a slot's word and what links it, the writer right
+    before it. Words of a value, lower-cased."""
     if _THEN_RE.search(text) or _SUPPOSED_RE.search(text):
         return frozenset()
-    # A capitalised word in a clause that names the slot ("I had dinner with my partner,
-    # Mia came too": not Mia), not the word that starts the sentence ("Losing my job …"): a
-    # name, or a slot's own word where a capital says it is one (Tesla, MacBook).
-    start = len(text) - len(text.lstrip())
-    ends = [m.end() for m in _CLAUSE_RE.finditer(text)]
-    spans = set()
-    for at in slots.values():
-        spans.add(
-            (
-                max((e for e in ends if e <= at), default=0),
-                min((e for e in ends if e > at), default=len(text)),
-            )
-        )
-    found = {
-        w.lower()
-        for m in _NAME_RE.finditer(text)
-        if m.start() != start
-        and any(lo <= m.start() < hi for lo, hi in spans)
-        and (w := m.group()).lower() not in _NO_VALUE
-        and w.lower() not in _STARTERS
-    }
-    for slot in slots:  # Chinese: what follows the slot's word ("住在杭州": 杭州)
-        for word in SLOTS[slot]:
-            at = -1 if word.isascii() else text.find(word)
-            run = _CJK_RUN_RE.match(text, at + len(word)) if at >= 0 else None
-            if run:
-                value = run.group().split("是")[-1].lstrip("在到了的")
-                said = {value} if len(value) == 1 else set(shingles(tokenize(value)))
-                found |= said - _SLOT_WORDS  # a slot's own words (公司, 老板) say which slot
+    found: set[str] = set()
+    for slot in slots:
+        for m in _slot_pattern(SLOTS[slot], SLOT_PATTERNS.get(slot, "")).finditer(text):
+            if not _SUBJECT_RE.search(text[: m.start()]):
+                continue
+            if slot in _THING_SLOTS and m.group()[:1].isupper():  # Tesla, MacBook: the value
+                found |= _name_words(text[m.start() :])
+                continue
+            link = _LINK.get(slot) or (_PERSON_LINK if slot in _PERSON_SLOTS else _THING_LINK)
+            after = compiled(f"(?:{link})").match(text, m.end())
+            if after:
+                found |= _name_words(text[after.end() :])
+        for form in _ZH_FORMS.get(slot, ()):
+            at = text.find(form)
+            if at >= 0 and _SUBJECT_ZH_RE.search(text[:at]):
+                run = _CJK_RUN_RE.match(text, at + len(form))
+                value = run.group() if run else ""
+                if value and not any(n in value for n in _NEAR_ZH):
+                    found |= {value} if len(value) < 3 else set(shingles(tokenize(value)))
     return frozenset(found)
+
+
+def _name_words(text: str) -> set[str]:
+    m = _VALUE_RE.match(text)
+    if not m:
+        return set()
+    name = re.split(r"['’]s\b", m.group(1))[0]
+    return {w.lower() for w in name.split() if w != "&"}
 
 
 def _restates(old: Sentence, new: Statement) -> bool:
