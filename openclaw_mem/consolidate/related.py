@@ -44,7 +44,7 @@ def related(
         said = read_statement(entry.text)
         scored = []
         for file, text, line in lines:
-            if said.may_update and updates(line, said):
+            if said.changes and updates(line, said):
                 scored.append((2, file, text))
             elif line.slots & said.slots or (
                 line.words and len(line.words & said.words) >= SHARED * len(line.words)

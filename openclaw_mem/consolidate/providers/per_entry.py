@@ -234,7 +234,7 @@ def _updated(known: Known, entry: PromptEntry) -> tuple[str, str] | None:
     from ...search.currency import read_statement, updates
 
     said = read_statement(entry.text)
-    if not said.may_update:
+    if not said.changes:
         return None
     found = None
     for file, line, _ in known.lines:

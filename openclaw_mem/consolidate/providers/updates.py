@@ -73,7 +73,7 @@ def as_update(edit: dict | None, sentence: str, existing, added) -> dict | None:
     rule took it) as the deprecation of the line it replaces, or, when it replaces none, a
     line of its own. `added(kind_file_section_type, text)` makes an `add` edit."""
     said = read_statement(sentence)
-    if not said.may_update:
+    if not said.changes:
         return edit
     old = replaced(said, existing)
     if edit is None:
