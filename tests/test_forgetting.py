@@ -419,3 +419,21 @@ def test_undo_of_a_consolidation_or_a_forget_keeps_what_a_person_saved_before_it
     assert "- Plays the cello." in text and "- Likes green tea." in text, text
     subjects = [c["subject"] for c in ws.json("history", "-n", "20")["commits"]]
     assert sum(s.startswith("edit: USER.md") for s in subjects) == 2, subjects
+
+
+@pytest.mark.parametrize("name", ["projects/notes.md", "项目/笔记.md"])
+def test_a_note_under_memory_that_is_no_daily_log_is_forgotten(ws, name):
+    """An outside audit: recall and context served a line of memory/projects/notes.md,
+    and neither `mem forget WORDS` nor `mem forget PATH:LINE` could hide it."""
+    note = ws.root / "memory" / name
+    note.parent.mkdir(parents=True)
+    note.write_text("# notes\n\n- Project codename: bluedragon\n- Budget: 40k\n", encoding="utf-8")
+    ws("commit", "-m", "notes")
+    assert "bluedragon" in ws("recall", "bluedragon").stdout
+    ws("forget", "bluedragon")
+    assert ws("recall", "bluedragon", ok=False).exit_code == 1
+    assert "bluedragon" not in ws("context", "project codename").stdout
+    ws("forget", f"memory/{name}:4")
+    assert ws("recall", "Budget 40k", ok=False).exit_code == 1
+    ws("forget", "--hard", "bluedragon")
+    assert "bluedragon" not in note.read_text(encoding="utf-8")

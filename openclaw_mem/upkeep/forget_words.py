@@ -36,7 +36,7 @@ from ..format.markdown import (
 )
 from ..search.tokenize import content_words
 from ..store.fsutil import read_text
-from ..store.workspace import CURATED_FILES, HISTORY_FILE, Workspace, day_of
+from ..store.workspace import CURATED_FILES, HISTORY_FILE, MEMORY_DIR, Workspace, day_of
 from .forgetting import Forgotten, _forgotten, _keep_records, facts_of
 
 
@@ -79,6 +79,25 @@ def _entries(ws: Workspace) -> list[_Said]:
             continue
         for e, ident in zip(entries, entry_ids(entries), strict=True):
             out.append(_Said(rel, e.start_line, e.end_line, ident, words_of(e.text), e.text))
+    return out
+
+
+def _notes(ws: Workspace) -> list[_Said]:
+    """The lines of the other files under memory/ (memory/projects/notes.md): recall and
+    context read them, so a forget hides them too (by its record's words)."""
+    days = set(ws.day_files())
+    out = []
+    for path in ws.memory_files((f"{MEMORY_DIR}/**/*.md",)):
+        if path in days:
+            continue
+        rel = ws.rel(path)
+        try:
+            lines = split_doc(read_text(path, rel)).lines
+        except BadEncoding:
+            continue
+        for n, line in enumerate(lines, 1):
+            if line.strip() and not line.lstrip().startswith("#"):
+                out.append(_Said(rel, n, n, None, words_of(line), line))
     return out
 
 
@@ -129,8 +148,10 @@ def forget_words(
     entries = [e for e in _entries(ws) if words <= e.words]
     ids = {e.id for e in entries if e.id}
     lines = _curated(ws, words, ids)
-    if not entries and not lines:
+    notes = [n for n in _notes(ws) if words <= n.words]
+    if not entries and not lines and not notes:
         return None
+    entries += notes  # hidden as the entries are, by the record's words
     said_where = [e.text for e in entries] + _lines_text(ws, lines)
     said_where += [p.text for p in _paragraphs(ws) if words <= p.words]
     secret = _names_secret(query, said_where, redact_extra)
@@ -322,12 +343,17 @@ def hide_place(ws: Workspace, rel: str, first: int, last: int, now: datetime) ->
         places = [p for p in _paragraphs(ws) if p.first <= last and p.last >= first]
     else:
         places = [e for e in _entries(ws) if e.path == rel and e.first <= last and e.last >= first]
+        places = places or [
+            n for n in _notes(ws) if n.path == rel and first <= n.first <= last and n.words
+        ]
     if not places:
         raise UsageError(f"{rel}:{first} holds no entry or paragraph to forget")
     ids = {p.id for p in places if p.id}
     # An entry whose heading carries no id is told by its words (recall reads heading ids).
     sets = [p.words for p in places if p.id is None or not _has_heading_id(ws, p)]
     what = "log entr" + ("y" if len(places) == 1 else "ies") if rel != HISTORY_FILE else "paragraph"
+    if places[0].id is None and rel != HISTORY_FILE and day_of(rel) is None:
+        what = "line" if len(places) == 1 else "lines"
     append_record(
         ws.root / HISTORY_FILE,
         now,

@@ -250,7 +250,7 @@ def _forgotten(
     is_log = rel.startswith("memory/") and day_of(path) is not None
     if rel in DOCUMENTS:
         return _forget_curated(rel, lines, doc, (first, last), before, hard, today, query, ledger)
-    if is_log or rel == HISTORY_FILE:
+    if is_log or rel == HISTORY_FILE or rel.startswith("memory/"):  # and any note under it
         if not hard:
             raise UsageError(
                 f"{rel} is a log and logs are never rewritten; `mem forget --hard {spec}` "
@@ -277,7 +277,7 @@ def _forgotten(
         mode = "redacted"
     else:
         raise UsageError(
-            f"{rel}: forget works on MEMORY.md, USER.md, AGENTS.md, HISTORY.md and daily logs"
+            f"{rel}: forget works on MEMORY.md, USER.md, AGENTS.md, HISTORY.md and memory/"
         )
     return doc.text(lines), Forgotten(rel, (first, last), before, after, mode)
 
