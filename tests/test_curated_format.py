@@ -165,6 +165,23 @@ def test_doctor_names_conflict_markers_committed_as_they_are(ws):
     assert "nothing to put right" not in got.stdout
 
 
+def test_conflict_markers_committed_in_a_daily_log_are_named_and_stop_consolidate(ws):
+    """An outside audit: markers committed inside a daily log went unnoticed (doctor said
+    "no memory file in conflict") and consolidate read them as words of the entries."""
+    ws("log", "--at", "2026-11-28T09:00", "--role", "user", "hello")
+    log = ws.root / "memory" / "2026-11-28.md"
+    with log.open("a", encoding="utf-8") as f:
+        f.write("<<<<<<< HEAD\n## 10:00 · user\nmine\n=======\n## 10:00 · user\ntheirs\n")
+        f.write(">>>>>>> origin/master\n")
+    ws("commit", "-m", "a pull committed unresolved")
+    got = ws("doctor", ok=False)
+    assert got.exit_code == 8 and "memory/2026-11-28.md holds conflict markers" in got.stderr
+    before = (ws.root / "USER.md").read_bytes()
+    out = ws("consolidate", "--provider", "offline", ok=False)
+    assert out.exit_code == 8 and "conflict markers" in out.stderr
+    assert (ws.root / "USER.md").read_bytes() == before
+
+
 def test_reformat_leaves_a_persons_lines_and_comments_alone():
     text = "# M\n\n- Plain line\n- A line <!-- a person's note -->\n"
     assert reformat(text, "MEMORY") == (text, [])

@@ -45,6 +45,7 @@ class Curating:
         propose = propose or (auto and place.config["consolidate.review"])
         if not (dry_run or propose):
             place.check_writable_state()
+            place.check_logs_unmarked()
         made, unchosen = place.provider(provider, model, base_url)
         report = consolidate(
             place.ws,

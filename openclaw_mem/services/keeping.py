@@ -182,17 +182,25 @@ class Keeping:
         )
 
     def _marked(self) -> tuple[str, ...]:
-        """The curated files and HISTORY.md whose text holds conflict markers."""
+        """The curated files, HISTORY.md and daily logs whose text holds conflict markers (a
+        plain merge leaves a log so most often; consolidation would take the markers for
+        words of its entries)."""
+        from ..errors import BadEncoding
         from ..format.markdown import has_conflict_markers
         from ..store.fsutil import read_text
         from ..store.workspace import CURATED_FILES, HISTORY_FILE
 
-        root = self.place.root
-        return tuple(
-            name
-            for name in (*CURATED_FILES, HISTORY_FILE)
-            if (root / name).is_file() and has_conflict_markers(read_text(root / name, name))
-        )
+        ws = self.place.ws
+        names = [*CURATED_FILES, HISTORY_FILE, *(ws.rel(p) for p in ws.day_files())]
+        marked = []
+        for name in names:
+            path = ws.root / name
+            try:
+                if path.is_file() and has_conflict_markers(read_text(path, name)):
+                    marked.append(name)
+            except (OSError, BadEncoding):
+                continue
+        return tuple(marked)
 
     def _finish_interrupted(self) -> tuple[str, ...]:
         """Finish what a kill interrupted (store/journal.py): a consolidation's remaining

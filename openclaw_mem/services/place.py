@@ -203,6 +203,22 @@ class Place:
                     "commit, then run this again; nothing was written"
                 )
 
+    def check_logs_unmarked(self) -> None:
+        """Before a consolidation: no daily log holds committed conflict markers, which it
+        would read as words of its entries (`mem doctor` names them)."""
+        from ..errors import ConflictError
+        from ..format.markdown import has_conflict_markers
+        from ..store.fsutil import read_bytes
+
+        for path in self.ws.day_files():
+            rel = self.ws.rel(path)
+            data = read_bytes(path, rel)
+            if b"<<<<<<<" in data and has_conflict_markers(data.decode("utf-8", "replace")):
+                raise ConflictError(
+                    f"{rel} holds conflict markers (<<<<<<< … >>>>>>>); keep the entries you "
+                    "mean, delete the markers and commit, then consolidate; nothing was written"
+                )
+
     def finish_killed(self) -> None:
         """Finish a consolidation a kill interrupted (its journal in .mem/) and commit it as
         mem's, before anything else is written or committed: otherwise the next `mem commit`
