@@ -195,3 +195,17 @@ def test_a_consolidation_killed_midway_is_finished_by_any_writer_first(tmp_path,
         finished += "consolidate: finished after an interruption" in subjects
         assert "nothing to put right" in a("doctor").stdout, at
     assert finished >= 2
+
+
+def test_doctor_removes_the_temp_files_a_kill_left_and_no_write_in_flight(ws):
+    """An outside audit: a kill mid-consolidation left `.USER.md.3w8allsf.tmp` in the
+    workspace root for good. Doctor removes such files once they are a minute old."""
+    old = [ws.root / ".USER.md.3w8allsf.tmp", ws.root / "memory" / ".2026-11-28.md.abcdefgh.tmp"]
+    young = ws.root / ".HISTORY.md.zzzzzzzz.tmp"
+    for path in (*old, young):
+        path.write_text("half", encoding="utf-8")
+    for path in old:
+        os.utime(path, (path.stat().st_atime - 120, path.stat().st_mtime - 120))
+    out = ws("doctor").stdout
+    assert all(not p.exists() for p in old) and young.exists()
+    assert "removed .USER.md.3w8allsf.tmp, a temp file a kill left" in out

@@ -105,6 +105,8 @@ def doctor_cmd(ctx: typer.Context) -> None:
     done = state(ctx).memory().doctor()
     for what in done.finished:
         typer.echo(f"finished a {what} a kill had interrupted, committed as mem's")
+    for path in done.leftovers:
+        typer.echo(f"removed {visible(path, lines=False)}, a temp file a kill left")
     for path in done.merged:
         how = "by entry" if path.startswith("memory/") or path == "HISTORY.md" else "by line"
         typer.echo(f"merged {visible(path, lines=False)} {how}")
@@ -141,7 +143,9 @@ def doctor_cmd(ctx: typer.Context) -> None:
             "markers (<<<<<<< … >>>>>>>) committed as they are, with no merge to finish: keep "
             "the lines you mean, delete the markers and commit (consolidate waits until then)"
         )
-    elif not (moved or unsourced or done.reformatted or done.wrong or done.finished):
+    elif not (
+        moved or unsourced or done.reformatted or done.wrong or done.finished or done.leftovers
+    ):
         typer.echo("nothing to put right: no memory file in conflict, every citation holds")
 
 

@@ -4,12 +4,14 @@ and git's record of it (commit, history, diff)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import MemError
 from ..store.commits import COMMIT_SYNC
+from ..store.workspace import MEMORY_DIR
 from ..text import plural
 from .place import Place
 from .results import Audit, Doctor, IndexSummary
@@ -177,8 +179,17 @@ class Keeping:
                 commit, _ = place.commit(files, message)
             wrong = tuple(wrong_links(place.ws))
             marked = () if in_merge else self._marked()
+            leftovers = _remove_leftovers(place.ws)
         return Doctor(
-            [rel for rel, _ in resolved], citations, held, commit, count, finished, wrong, marked
+            [rel for rel, _ in resolved],
+            citations,
+            held,
+            commit,
+            count,
+            finished,
+            wrong,
+            marked,
+            leftovers,
         )
 
     def _marked(self) -> tuple[str, ...]:
@@ -366,6 +377,39 @@ class Keeping:
             mark = line[:1] if line[:1] in "+- " and not line.startswith(("+++", "---")) else ""
             out.append(mark + self.place.redact(line[len(mark) :]))
         return "\n".join(out)
+
+
+# What fsutil.atomic_write_bytes names its temp file: "." + the file's name + "." + eight
+# characters + ".tmp" (tempfile.mkstemp), in the file's own folder.
+_LEFTOVER_RE = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
+_LEFTOVER_AGE = 60.0  # seconds: a write in flight finishes in far less
+
+
+def _remove_leftovers(ws) -> tuple[str, ...]:
+    """Temp files of whole-file writes that a kill left in the workspace's folders (never
+    one a write may still be filling: older than a minute), removed; their paths."""
+    import os
+    import time
+
+    now, removed = time.time(), []
+    for folder in (ws.root, ws.root / MEMORY_DIR, ws.state_dir):
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                old = now - entry.stat(follow_symlinks=False).st_mtime > _LEFTOVER_AGE
+                if (
+                    entry.is_file(follow_symlinks=False)
+                    and old
+                    and _LEFTOVER_RE.fullmatch(entry.name)
+                ):
+                    os.unlink(entry.path)
+                    removed.append(os.path.relpath(entry.path, ws.root))
+            except OSError:
+                continue
+    return tuple(sorted(removed))
 
 
 UNBACKED = "line records no entry backs"  # the note after_merge adds (consolidate/claims.py)

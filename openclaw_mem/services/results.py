@@ -65,6 +65,8 @@ class Doctor:
     # Curated files and HISTORY.md that hold conflict markers committed as they are (no
     # merge in progress to resolve): a person's to resolve; consolidate refuses until then.
     marked: tuple[str, ...] = ()
+    # Temp files of whole-file writes a kill left behind (".USER.md.3w8allsf.tmp"), removed.
+    leftovers: tuple[str, ...] = ()
 
 
 @dataclass
