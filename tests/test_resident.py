@@ -417,6 +417,32 @@ def test_a_resident_whose_workspace_moves_stops_answering_and_watch_exits(ws, tm
     assert not ws.root.exists()  # the old path was not re-created
 
 
+def test_a_watch_whose_mem_folder_is_deleted_answers_again(ws):
+    """An outside audit: with `.mem/` deleted under a running `mem watch`, it went on
+    refreshing the index but never made its socket again, and `mem status` said there was no
+    resident."""
+    import shutil
+
+    ws("log", "--at", "2026-11-30T09:00", "--role", "user", "Redis runs on the small box")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "openclaw_mem", "-w", str(ws.root), "watch", "--debounce", "0.1"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert "answering recall" in proc.stdout.readline()
+        shutil.rmtree(ws.root / ".mem")
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not (ws.root / ".mem" / "mem.sock").exists():
+            time.sleep(0.1)
+        assert "resident answering" in ws("status").stdout
+        assert "small box" in ws("recall", "redis").stdout
+    finally:
+        proc.kill()
+        proc.communicate(timeout=15)
+
+
 @pytest.mark.slow
 def test_right_after_an_edit_the_resident_cites_the_lines_as_they_are(served):
     ws, mem = served

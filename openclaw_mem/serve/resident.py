@@ -106,30 +106,8 @@ class Resident:
             return False
         else:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        # Bound and listening under a name of its own, then renamed into place: a client
-        # that came between bind and listen would find nobody listening and remove the
-        # socket as a dead one's; two starting at once leave one socket, the later's.
-        fresh = self.path.with_name(f"{self.path.name}.{os.getpid():x}")
-        with contextlib.suppress(FileNotFoundError):
-            fresh.unlink()
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        old = os.umask(0o177)  # the socket is born 0600: only its owner may ask
-        try:
-            sock.bind(str(fresh))
-        finally:
-            os.umask(old)
-        try:
-            sock.listen(16)
-            bound = fresh.lstat()
-            os.replace(fresh, self.path)
-        except OSError:
-            sock.close()
-            with contextlib.suppress(OSError):
-                fresh.unlink()
+        if not self._listen():
             return False
-        self._bound = (bound.st_dev, bound.st_ino)
-        sock.settimeout(0.2)
-        self._sock = sock
         self._thread = threading.Thread(target=self._serve, name="mem-resident", daemon=True)
         self._thread.start()
         return True
@@ -139,7 +117,10 @@ class Resident:
         while not self._stop.is_set():
             if time.monotonic() - checked > 1.0:
                 checked = time.monotonic()
-                if _identity(self.root or self.path.parent) != self._place or not self._mine():
+                moved = _identity(self.root or self.path.parent) != self._place
+                if not moved and self.root is not None and not os.path.lexists(self.path):
+                    self._rebind()  # .mem/ was deleted under it: answer again where asked
+                if moved or not self._mine():
                     # Answers for a folder that is no longer there (or is another one now)
                     # would be wrong ones: stop, and let the host process exit.
                     self.gone.set()
@@ -206,6 +187,46 @@ class Resident:
         for job in later:  # bookkeeping (access counts): the client has its answer already
             with contextlib.suppress(OSError, MemError):  # best effort, as it is in-process
                 job()
+
+    def _listen(self) -> bool:
+        """Bind and listen at the socket's path. Bound under a name of its own, then
+        renamed into place: a client that came between bind and listen would find nobody
+        listening and remove the socket as a dead one's; two starting at once leave one
+        socket, the later's. A socket listening before (see `_rebind`) is closed."""
+        fresh = self.path.with_name(f"{self.path.name}.{os.getpid():x}")
+        with contextlib.suppress(FileNotFoundError):
+            fresh.unlink()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o177)  # the socket is born 0600: only its owner may ask
+        try:
+            sock.bind(str(fresh))
+        except OSError:
+            sock.close()
+            return False
+        finally:
+            os.umask(old)
+        try:
+            sock.listen(16)
+            bound = fresh.lstat()
+            os.replace(fresh, self.path)
+        except OSError:
+            sock.close()
+            with contextlib.suppress(OSError):
+                fresh.unlink()
+            return False
+        sock.settimeout(0.2)
+        before, self._sock, self._bound = self._sock, sock, (bound.st_dev, bound.st_ino)
+        if before is not None:
+            with contextlib.suppress(OSError):
+                before.close()
+        return True
+
+    def _rebind(self) -> None:
+        """Listen again where asked: the socket's file is gone (`.mem/` deleted under a
+        running `mem watch`); on failure the old socket stays, answering nobody."""
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(exist_ok=True)  # .mem/ only: never the workspace itself
+            self._listen()
 
     def _mine(self) -> bool:
         """Whether the socket file is still the one this process bound (a user resident
