@@ -107,31 +107,41 @@ def _fields(body: str, words: list[frozenset[str]], ids: set[str]) -> None:
             ids.update(i for i in value.replace(",", " ").split() if _ID_RE.fullmatch(i))
 
 
-def marker(word_sets: Iterable[Iterable[str]], ids: Iterable[str]) -> str:
-    import os
+def marker(word_sets: Iterable[Iterable[str]], ids: Iterable[str], before: bytes = b"") -> str:
+    """A forget's record. Its name (`rec`) is drawn from HISTORY.md as it stood before the
+    record and what the record holds: the same on every run (a reviewable, repeatable
+    commit), and another for the same words forgotten again after an undo (HISTORY.md has
+    grown by then)."""
+    from ..text import blake2b
 
     sets = [" ".join(sorted(set(s))[:MAX_SET]) for s in word_sets]
     sets = [s for s in dict.fromkeys(sets) if s]
-    fields = [f"rec {os.urandom(6).hex()}"]  # the record's own name, for an undo to give
+    fields = []
     if sets:
         fields.append("words " + " | ".join(sets))
     ids = sorted(set(ids))
     if ids:
         fields.append("ids " + ",".join(ids))
-    return f"{MARK} {'; '.join(fields)} -->"
+    body = "; ".join(fields)
+    rec = blake2b(before + body.encode("utf-8"), digest_size=6).hexdigest()
+    return f"{MARK} {'; '.join([f'rec {rec}', *fields])} -->"
 
 
-def paragraph(when: datetime, said: str, word_sets, ids) -> str:
+def paragraph(when: datetime, said: str, word_sets, ids, before: bytes = b"") -> str:
     """A forget's HISTORY.md paragraph: what it did, and its record."""
-    return f"{history_stamp(when)} {said}\n{marker(word_sets, ids)}\n"
+    return f"{history_stamp(when)} {said}\n{marker(word_sets, ids, before)}\n"
 
 
 def append(path, when: datetime, said: str, word_sets, ids) -> None:
     """Append a forget's paragraph to HISTORY.md under its append lock."""
     from ..store.fsutil import append_locked
 
-    text = paragraph(when, said, word_sets, ids)
-    append_locked(path, lambda existing: appended_paragraph(existing, text))
+    append_locked(
+        path,
+        lambda existing: appended_paragraph(
+            existing, paragraph(when, said, word_sets, ids, existing)
+        ),
+    )
 
 
 def heading_id(text: str) -> str | None:
