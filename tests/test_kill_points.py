@@ -142,28 +142,37 @@ def test_a_sync_killed_at_any_step_is_finished_by_the_next_sync(tmp_path):
         _settled([a, b])
 
 
-@pytest.mark.slow
-def test_a_consolidation_killed_at_any_step_is_finished_by_doctor(tmp_path):
-    """`mem doctor` finishes what a kill left as the next consolidate, review or sync
-    would: committed as mem's, every link on a line that says it, nothing left to do."""
+def _consolidations_killed_at_each_step(tmp_path: Path):
+    """One clone with two entries, its consolidation killed before each writing step in
+    turn: each killed copy, one after another."""
     base = tmp_path / "base"
     (a,) = clones(base, 1)
     a("log", "--at", "2026-12-01T09:30", "--role", "user", "I live in Kavolu now.")
     a("log", "--at", "2026-12-01T09:31", "--role", "user", "I'm vegetarian.")
     args = ("consolidate", "--now", "2026-12-01T10:00")
     steps = _steps(base, tmp_path, *args)
-    finished = 0
     for at in range(1, steps + 1):
         (a,) = _copy(base, tmp_path / f"k{at}")
         assert _run_killed(a.root, at, tmp_path / "n", *args) == -9, at
+        yield a
+
+
+@pytest.mark.slow
+def test_a_consolidation_killed_at_any_step_is_finished_by_doctor(tmp_path):
+    """`mem doctor` finishes what a kill left as the next consolidate, review or sync
+    would: committed as mem's, every link on a line that says it, nothing left to do."""
+    finished = 0
+    for a in _consolidations_killed_at_each_step(tmp_path):
         a("doctor")
         repo = git.Repo(a.root)
         finished += repo.head.commit.summary == "consolidate: finished after an interruption"
-        assert not repo.is_dirty(path="USER.md") and not repo.is_dirty(path="HISTORY.md"), at
+        assert not repo.is_dirty(path="USER.md") and not repo.is_dirty(path="HISTORY.md"), (
+            a.root.name
+        )
         _settled([a])
         a("consolidate", "--now", "2026-12-01T10:05")  # whatever was left pending
         user = (a.root / "USER.md").read_text(encoding="utf-8")
-        assert user.count("vegetarian") == 1 and user.count("Kavolu") == 1, at
+        assert user.count("vegetarian") == 1 and user.count("Kavolu") == 1, a.root.name
         _settled([a])
     assert finished >= 2  # kills after the intent was written: doctor committed the rest
 
@@ -174,16 +183,8 @@ def test_a_consolidation_killed_midway_is_finished_by_any_writer_first(tmp_path,
     """An outside audit: after a kill mid-consolidation, `mem commit` committed its
     half-written files as an ordinary edit (`mem undo` then found nothing of mem's to undo)
     and `mem forget` labelled them a person's. Every writer finishes it first, as mem's."""
-    base = tmp_path / "base"
-    (a,) = clones(base, 1)
-    a("log", "--at", "2026-12-01T09:30", "--role", "user", "I live in Kavolu now.")
-    a("log", "--at", "2026-12-01T09:31", "--role", "user", "I'm vegetarian.")
-    args = ("consolidate", "--now", "2026-12-01T10:00")
-    steps = _steps(base, tmp_path, *args)
     finished = 0
-    for at in range(1, steps + 1):
-        (a,) = _copy(base, tmp_path / f"k{at}")
-        assert _run_killed(a.root, at, tmp_path / "n", *args) == -9, at
+    for a in _consolidations_killed_at_each_step(tmp_path):
         a(*then, ok=False)
         commits = list(git.Repo(a.root).iter_commits())
         subjects = [c.summary for c in commits]
@@ -191,9 +192,9 @@ def test_a_consolidation_killed_midway_is_finished_by_any_writer_first(tmp_path,
         for c in commits:  # a plain commit holds only what was logged, never mem's writes
             if c.summary.startswith("mem: update"):
                 files = list(c.stats.files)
-                assert all(f.startswith("memory/20") for f in files), (at, files)
+                assert all(f.startswith("memory/20") for f in files), (a.root.name, files)
         finished += "consolidate: finished after an interruption" in subjects
-        assert "nothing to put right" in a("doctor").stdout, at
+        assert "nothing to put right" in a("doctor").stdout, a.root.name
     assert finished >= 2
 
 

@@ -398,14 +398,19 @@ def test_a_stopped_resident_or_a_foreign_listener_costs_a_moment_not_thirty_seco
 
 
 @pytest.mark.slow
-def test_a_resident_whose_workspace_moves_stops_answering_and_watch_exits(ws, tmp_path):
+def _watching(ws) -> subprocess.Popen:
+    """`mem watch` over a workspace of one entry, as its own process."""
     ws("log", "--at", "2026-11-30T09:00", "--role", "user", "Redis runs on the small box")
-    proc = subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, "-m", "openclaw_mem", "-w", str(ws.root), "watch", "--debounce", "0.1"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def test_a_resident_whose_workspace_moves_stops_answering_and_watch_exits(ws, tmp_path):
+    proc = _watching(ws)
     try:
         assert "answering recall" in proc.stdout.readline()
         moved = tmp_path / "moved"
@@ -423,13 +428,7 @@ def test_a_watch_whose_mem_folder_is_deleted_answers_again(ws):
     resident."""
     import shutil
 
-    ws("log", "--at", "2026-11-30T09:00", "--role", "user", "Redis runs on the small box")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "openclaw_mem", "-w", str(ws.root), "watch", "--debounce", "0.1"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = _watching(ws)
     try:
         assert "answering recall" in proc.stdout.readline()
         shutil.rmtree(ws.root / ".mem")
