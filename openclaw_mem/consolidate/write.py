@@ -201,7 +201,7 @@ def write_batch(
         return written
 
 
-JOURNAL = "consolidation"
+JOURNAL = journal.CONSOLIDATION
 FINISHED = f"{COMMIT_CONSOLIDATE} finished after an interruption"
 
 

@@ -145,7 +145,7 @@ class Curating:
         self.place.check_writable_state()
         with transaction(ws.root):
             self.place.finish_killed()
-            return undo(ws, yes=yes, follow=lambda: refresh(ws).files)
+            return undo(ws, yes=yes, follow=lambda: refresh(ws).files, now=self.place.now())
 
     def forget(self, target: str, *, hard: bool = False) -> ForgetResult:
         """Forget what a target says. Words: every curated line, log entry and HISTORY.md

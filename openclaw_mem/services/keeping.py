@@ -4,7 +4,6 @@ and git's record of it (commit, history, diff)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -379,9 +378,6 @@ class Keeping:
         return "\n".join(out)
 
 
-# What fsutil.atomic_write_bytes names its temp file: "." + the file's name + "." + eight
-# characters + ".tmp" (tempfile.mkstemp), in the file's own folder.
-_LEFTOVER_RE = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
 _LEFTOVER_AGE = 60.0  # seconds: a write in flight finishes in far less
 
 
@@ -390,6 +386,8 @@ def _remove_leftovers(ws) -> tuple[str, ...]:
     one a write may still be filling: older than a minute), removed; their paths."""
     import os
     import time
+
+    from ..store.fsutil import is_write_temp
 
     now, removed = time.time(), []
     for folder in (ws.root, ws.root / MEMORY_DIR, ws.state_dir):
@@ -400,11 +398,7 @@ def _remove_leftovers(ws) -> tuple[str, ...]:
         for entry in entries:
             try:
                 old = now - entry.stat(follow_symlinks=False).st_mtime > _LEFTOVER_AGE
-                if (
-                    entry.is_file(follow_symlinks=False)
-                    and old
-                    and _LEFTOVER_RE.fullmatch(entry.name)
-                ):
+                if entry.is_file(follow_symlinks=False) and old and is_write_temp(entry.name):
                     os.unlink(entry.path)
                     removed.append(os.path.relpath(entry.path, ws.root))
             except OSError:

@@ -224,9 +224,9 @@ class Place:
         mem's, before anything else is written or committed: otherwise the next `mem commit`
         or forget commits its half-written files as a person's edit, which `mem undo`
         cannot revert. Inside the caller's transaction; free when there is no journal."""
-        import os
+        from ..store import journal
 
-        if not os.path.exists(self.ws.state_dir / "consolidation.journal"):
+        if not journal.is_pending(self.ws.state_dir, journal.CONSOLIDATION):
             return
         from ..consolidate.write import finish
 

@@ -309,6 +309,24 @@ def replaceable(path: Path) -> int | None:
     return mode
 
 
+TEMP_SUFFIX = ".tmp"
+
+
+def is_write_temp(name: str) -> bool:
+    """Whether a file name is one atomic_write_bytes gives its temp file: "." + the file's
+    name + "." + mkstemp's eight characters + TEMP_SUFFIX (a kill may leave one behind)."""
+    stem = name[1:].removesuffix(TEMP_SUFFIX)
+    head, dot, tail = stem.rpartition(".")
+    return (
+        name.startswith(".")
+        and name.endswith(TEMP_SUFFIX)
+        and bool(head)
+        and bool(dot)
+        and len(tail) == 8
+        and all(c.isalnum() or c == "_" for c in tail)
+    )
+
+
 def atomic_write_text(path: Path, text: str, private: bool = False) -> None:
     """Replace a file's content so a crash leaves either the old or the new file, whole.
     A new file gets the usual permissions (0666 less the umask), an existing one keeps its
@@ -329,7 +347,7 @@ def atomic_write_bytes(path: Path, data: bytes, private: bool = False) -> None:
     try:
         os.makedirs(folder, exist_ok=True)
         name = os.path.basename(os.fspath(path))
-        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+        fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=TEMP_SUFFIX, dir=folder)
     except OSError as exc:
         raise WriteError(path, exc) from None
     try:

@@ -16,9 +16,16 @@ import json
 from pathlib import Path
 from typing import Any
 
+CONSOLIDATION = "consolidation"  # the consolidation's intent (consolidate/write.py)
+
 
 def _path(state: Path, name: str) -> Path:
     return state / f"{name}.journal"
+
+
+def is_pending(state: Path | None, name: str) -> bool:
+    """Whether an intent is written down and not done (one stat: no file is read)."""
+    return state is not None and _path(state, name).exists()
 
 
 def begin(state: Path | None, name: str, intent: dict[str, Any]) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from ..errors import ConflictError, NotFound, UsageError
 from ..format.markdown import core, split_doc
@@ -133,7 +134,11 @@ def _reverted(ws: Workspace, info: CommitInfo, files: list[str]) -> dict[str, st
 
 
 def undo(
-    ws: Workspace, *, yes: bool = False, follow: Callable[[], list[str]] | None = None
+    ws: Workspace,
+    *,
+    yes: bool = False,
+    follow: Callable[[], list[str]] | None = None,
+    now: datetime | None = None,
 ) -> tuple[CommitInfo, CommitInfo]:
     """Revert the newest change mem made; (the change, the revert). `follow` re-points the
     reverted lines' links before the commit (the files it rewrote): a line brought back
@@ -157,7 +162,7 @@ def undo(
             )
         for rel, text in todo.files.items():
             if rel == HISTORY_FILE and text is not None:
-                text = _taking_back(read_text(ws.inside(rel), rel), text)
+                text = _taking_back(read_text(ws.inside(rel), rel), text, now or datetime.now())
             _write(ws, rel, text)
         # A file a person has not committed yet is re-pointed but left for their commit.
         followed = set(follow() if follow else []) - dirty
@@ -168,17 +173,14 @@ def undo(
     return todo.target, revert
 
 
-def _taking_back(current: str, reverted: str) -> str:
+def _taking_back(current: str, reverted: str, now: datetime) -> str:
     """HISTORY.md as the revert leaves it, with a record naming each forget the revert
     takes out: another clone may keep the forget's paragraph (HISTORY.md only grows when
     clones merge), and the record tells it the forget was undone."""
-    from datetime import datetime
-
     from ..format.forgotten import MARK, bodies, undone
     from ..format.markdown import appended_paragraph
 
     kept = set(bodies(reverted, MARK))
-    now = datetime.now()
     for body in dict.fromkeys(b for b in bodies(current, MARK) if b not in kept):
         more = appended_paragraph(reverted.encode("utf-8"), undone(now, body))
         reverted += more.decode("utf-8")
