@@ -135,6 +135,16 @@ UPDATES = [
     ("我们线上用 MySQL。", "上个月迁移完了，线上现在跑在 TiDB 上。"),
     # A colon frames the rest of its sentence as the change.
     ("I usually go to bed around 1 am.", "New puppy, new schedule: bedtime at 10 most nights."),
+    # Session 14: a change said by its first half ("… and bought a bike"), a cut-over said
+    # by when it starts, a value that goes up, a change whose slot is named in its sentence
+    # or in the short one announcing it, 新 before what it renews, a change stated before
+    # the question that follows it.
+    ("I drive a 2012 Volvo V70 estate.", "Sold the old estate last week and bought a bike."),
+    ("Our retro is at 4pm on Fridays.", "Retro is at 2pm from next week."),
+    ("The gym fee is 40 euros a month.", "The gym fee goes up to 45 euros in January."),
+    ("我的手机是华为P40。", "新手机到了！换成了小米14，拍照好多了。"),
+    ("My laptop is a Dell XPS 13.", "the new MacBook keeps waking up, how do I stop that?"),
+    ("我在字节上班。", "来新公司第一周，同事都很好。"),
 ]
 NOT_UPDATES = [
     ("I love hiking in the Alps.", "I now go hiking every Sunday."),  # a habit, not a change
@@ -200,6 +210,16 @@ NOT_UPDATES = [
     ("My dose of vitamin D is 1000 IU.", "My sister increased her dose to 2000 IU."),
     ("I take the 8:05 bus.", "I lost Tom's number, can you remind me?"),
     ("We track work in Jira.", "I read a paper on linear regression now."),
+    # A change's slot is not one a later sentence names in passing; a question that opens
+    # asking asks its change; a later half of a clause is no change's own words.
+    ("I live in Lisbon.", "Sold my old bike yesterday. My flat is so cold this week."),
+    ("我的手机是小米13。", "戒烟了！手机屏幕碎了。"),
+    ("My editor is Vim.", "Cancelled Netflix. I use Vim all day anyway."),
+    ("I work at Acme.", "Should I switch teams, or stay where I am?"),
+    ("I live in Lisbon.", "Is the new flat near the river, or was that the old one?"),
+    ("I take the 8:05 bus.", "I was tired and became grumpy on the bus."),
+    ("我每天喝咖啡。", "新闻说咖啡涨价了。"),
+    ("I live in Lisbon.", "My new neighbour moved to Porto, how do I send her a gift?"),
     # Someone pushed to act: nothing moved.
     (
         "I won't give up! I'll keep pushing to make my dreams happen.",

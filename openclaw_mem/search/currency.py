@@ -13,6 +13,11 @@ change, and the two speak of the same subject:
   words at least.
 
 A weak word needs the slot: "I now go hiking on Sundays" does not update "I love hiking".
+A strong change whose clause names no slot is about the slots its own sentence holds, or a
+short sentence announcing it ("New phone arrived! Switched to a OnePlus 12"); a change joined
+to a sequel ("Sold the estate and bought a bike") is said by its first half; a change stated
+before a question that follows it ("the new MacBook keeps waking up, how do I stop that?")
+is said, not asked.
 
 A statement also updates another with no word of change when both state, in the first
 person and of the present, a value of the same one-valued slot (`RESTATED`: home, employer,
@@ -100,7 +105,12 @@ _STRONG_EN = (
     r"got\s+(?:the\s+\w+|it|that|this|them)\s+wrong|i\s+was\s+wrong|told\s+you\s+wrong|"
     r"(?:went|gone|going)\s+(?:fully\s+)?(?:vegan|vegetarian|plant-based|keto|pescatarian)|"
     r"took\s+(?:\S+\s+){0,2}?out\s+of|took\s+over\s+(?:\S+\s+){0,3}?from|"
-    r"(?:upp|rais|lower|increas|decreas|reduc)ed\s+(?:\S+\s+){0,3}?to\b"
+    r"(?:upp|rais|lower|increas|decreas|reduc)ed\s+(?:\S+\s+){0,3}?to\b|"
+    # A cut-over said by when it starts ("standup is at 10:15 from this week"), a value that
+    # rises or falls ("the rent goes up to €1,290"), a booking made again.
+    r"from\s+(?:this|next)\s+(?:week|month|year|quarter|term|semester|sprint|cycle|season)|"
+    r"from\s+the\s+(?:first|1st|start|beginning)\s+of\s+(?:this|next)\s+\w+|"
+    r"(?:go(?:es|ing)?|went|gone)\s+(?:up|down)\s+to\b|re-?booked"
 )
 _STRONG_ZH = (
     r"不再|不(?:喝|吃|用|住|去|做|玩|开|抽|养|打|碰|写)\S{0,6}了|戒(?!指|备|严|律|心)|"
@@ -110,13 +120,19 @@ _STRONG_ZH = (
     r"从下周起|分手|离婚|退休|迁到|迁移|迁去|调到|调去|调整到|挪到|改期|转到|转用|转岗|升级到|"
     r"升级成|放弃|去世|死了|冻死|丢了|被偷|不干了|退出了|停了|改叫|改名|不养了|"
     r"说错了|搞错了|记错了|口误|搬完家|搬了家|滴酒不沾|戒酒|戒烟|戒糖|"
+    r"从(?:这|本|下)(?:周|个?月|学期)(?:起|开始)|(?:下|这)(?:周|个月)(?:起|开始)|涨到|降到|"
     r"不是[^，,。；;]{1,8}[，,]\s*(?:而)?是|switch(?:ed)?\s*(?:到|成)"
 )
 _WEAK_EN = (
     r"now|currently|these\s+days|new|nowadays|lately|anymore|since\s+(?:last|then|(?:january|"
     r"february|march|april|may|june|july|august|september|october|november|december)\b)"
 )
-_WEAK_ZH = r"现在|目前|如今|新的|以后"
+# 新 before the thing it renews, as "new" is weak in English (新手机, 新公司, 新老板); not 新闻
+# or 新鲜.
+_WEAK_ZH = (
+    r"现在|目前|如今|新的|以后|新(?=手机|公司|工作|单位|家|房子|住处|老板|领导|上司|经理|电脑|"
+    r"笔记本|车|团队|部门|学校|号码|邮箱|地址|医生|教练|老师|男朋友|女朋友|对象|编辑器|框架)"
+)
 
 _STRONG_RE = Lazy(rf"{_W}(?:{_STRONG_EN}){_E}|{_STRONG_ZH}", re.I)
 _WEAK_RE = Lazy(rf"{_W}(?:{_WEAK_EN}){_E}|{_WEAK_ZH}", re.I)
@@ -475,12 +491,15 @@ def read_statement(text: str, sentences: bool = True) -> Statement:
     named = _changed(clauses, False, sentence, colon) if strong else changed
     if strong and not named:  # its strong words were all supposed: only a weak one stands
         strong, named = False, changed
+    changed_slots = _slots_in(changed)
+    if strong and not changed_slots and not all(past for _, _, past in named):
+        changed_slots = _told_slots(text)
     return Statement(
         strong=strong,
         weak=weak,
         question=_asks_its_change(text),
         sentences=_sentences(text) if sentences else (),
-        changed_slots=_slots_in(changed),
+        changed_slots=changed_slots,
         changed_words=frozenset().union(*(w for w, _ in _parts_words(named))),
         changed_parts=_parts_words(named),
         mentioned=frozenset().union(*(_words(c) for c, _, _ in changed)),
@@ -488,6 +507,26 @@ def read_statement(text: str, sentences: bool = True) -> Statement:
         others=_others_in(changed),
         restated=_restated(text),
     )
+
+
+def _told_slots(text: str) -> frozenset[str]:
+    """The one-valued slots the writer holds in the sentence of a strong change whose own
+    clause names none, or in a short sentence right before it that announces it: what the
+    change is about ("Caleb proposed, so he's officially my fiancé"; "New phone arrived!
+    Switched to a OnePlus 12"). Not a sentence after it: "Sold my bike. My flat is cold"
+    says nothing new of the flat."""
+    said = [p for p in _SENTENCE_RE.split(text) if p.strip()]
+    if len(said) > MAX_SENTENCES:
+        return frozenset()
+    out: set[str] = set()
+    for i, part in enumerate(said):
+        if not (_STRONG_RE.search(part) or _LEAD_RE.match(part)):
+            continue
+        for told in (part, said[i - 1] if i and _length(said[i - 1]) <= SHORT / 2 else ""):
+            s = _sentence(told) if told else None
+            if s is not None and s.holds and not s.asks:
+                out |= s.own_slots() & SINGLE
+    return frozenset(out)
 
 
 def _restated(text: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
@@ -519,7 +558,32 @@ def _asks_its_change(text: str) -> bool:
         for p in _MARKED_SENTENCE_RE.split(text)
         if p.strip() and (_STRONG_RE.search(p) or _WEAK_RE.search(p) or _LEAD_RE.match(p))
     ]
-    return not saying or all(_QUESTION_RE.search(p.strip()) for p in saying)
+    return not saying or all(_asks(p.strip()) for p in saying)
+
+
+# How a clause asks: "Is …", "how do I …", 怎么, 什么.
+_ASKING_RE = Lazy(
+    r"^\W*(?:is|are|am|was|were|do|does|did|can|could|should|would|will|shall|have|has|"
+    r"what|how|why|when|where|which|who|whom|whose|any|anyone|isn['’]t|aren['’]t|don['’]t)\b"
+    r"|吗|呢|什么|怎么|怎样|哪|谁|为什么|是否|要不要|能不能|有没有",
+    re.I,
+)
+
+
+def _asks(sentence: str) -> bool:
+    """Whether a sentence that holds a word of change asks it: it is a question and its
+    change is not stated in a clause before the one that asks ("the new iPhone keeps
+    autocorrecting my texts, how do I turn that off?" says the new phone)."""
+    if not _QUESTION_RE.search(sentence):
+        return False
+    clauses = [c for c in _CLAUSE_RE.split(sentence) if c.strip()]
+    if len(clauses) < 2 or _ASKING_RE.search(clauses[0]):
+        return True
+    return not any(
+        _STRONG_RE.search(c) or _WEAK_RE.search(c) or _LEAD_RE.match(c)
+        for c in clauses[:-1]
+        if not _ASKING_RE.search(c)
+    )
 
 
 def sentences_of(text: str) -> tuple[Sentence, ...]:
@@ -780,7 +844,22 @@ def _parts_words(
             words = _words(clause) - _CHANGE_VERBS
             if words:
                 out.append((words, named))
+            # A change joined to what follows it ("Sold the old estate on Friday and picked
+            # up a Kia", "Deploys moved to Thursday since QA shifted") is said by its own
+            # first half: the reason or the next deed would dilute its share of the older
+            # words. Only the first: a later half ("… and become better") is a sequel.
+            first = _JOIN_RE.split(clause, maxsplit=1)[0]
+            if first != clause and _change_at(first, False)[1] is not None:
+                words = _words(first) - _CHANGE_VERBS
+                if words:
+                    out.append((words, slots_of(first)))
     return tuple(out)
+
+
+_JOIN_RE = Lazy(
+    r"\s+(?:and|but|because|since|as|so|cause|after|while|then|before)\s+|因为|所以|但是|而且|然后",
+    re.I,
+)
 
 
 # The words of a change's own phrasing ("gave up", "can't take it"): what changed is what
