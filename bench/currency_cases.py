@@ -11,8 +11,10 @@ lexicon and never used to change it, and on `blind`, written before the lexicon 
 after the fresh part's misses were read, and run once after. `audit` (session 11) and
 `audit2` (session 12) were written by helpers that saw no other case, and then read to widen
 the rules: tuning parts now. `audit3` was written by a third helper and run once (10 of 40
-found), then read to widen the rules again; `audit4`, by a fourth helper, was run once after.
-`audit6`, by a sixth helper who saw no rule and no case, is held out.
+found), then read to widen the rules again; `audit4` (a fourth helper, session 12) and `audit5`
+(a fifth, session 13) were run once, reported, and read in session 14 to widen the rules:
+tuning parts now. `audit6`, by a sixth helper who saw no rule and no case, is held out: run
+once before session 14's rules and once after, never read.
 Times are local, "YYYY-MM-DD HH:MM".
 """
 
@@ -734,7 +736,8 @@ UPDATES = [
          question="我们生产数据库用的是什么", stale="RDS", fresh="TiDB"),
     # ------------------------------------------------------------------ audit4
     # Written by a fourth helper in session 12, seeing no other case, after audit3's misses
-    # had been read and the session's rules were final; run once and reported.
+    # had been read and the session's rules were final; run once and reported (read in
+    # session 14 to widen the rules).
     # ---- English (26) ----
     dict(id="a4-flat", part="audit4",
          old=[("2026-01-14 19:22", "Finally settled into the flat on Quarry Lane in Holmbridge. The radiator clanks but the view over the allotments is nice.")],
@@ -902,7 +905,7 @@ UPDATES = [
          question="我现在在学什么语言？", stale="Turkish", fresh="韩语"),
     # ------------------------------------------------------------------ audit5
     # Written by a fifth helper in session 13, seeing no other case and no rule; run only to
-    # measure (never read to change the rules).
+    # measure in session 13; read in session 14 to widen the rules.
     dict(id="a5-gym", part="audit5",
          old=[("2026-01-12 07:40", "I go to the gym at FitHaus on Baker Road, three mornings a week.")],
          new=[("2026-04-03 18:20", "finally cancelled that gym membership. doing bouldering at Boulderbar near work instead, 3x a week, sooo much more fun")],
@@ -1227,7 +1230,7 @@ UPDATES = [
 ]
 
 # Later statements that update nothing (id, earlier, later), by part: the pairs' check of
-# bench/currency_pairs.py. audit2's and audit3's were read with their updates; audit4's never.
+# bench/currency_pairs.py. audit2's to audit5's were read with their updates; audit6's never.
 NOT_UPDATES = {
     "audit2": [
         # (id, old_text, new_text): the later text must NOT supersede the earlier one

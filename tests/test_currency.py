@@ -145,6 +145,10 @@ UPDATES = [
     ("我的手机是华为P40。", "新手机到了！换成了小米14，拍照好多了。"),
     ("My laptop is a Dell XPS 13.", "the new MacBook keeps waking up, how do I stop that?"),
     ("我在字节上班。", "来新公司第一周，同事都很好。"),
+    ("I take two sugars in my tea.", "No sugar anymore, doctor's orders."),
+    ("Our design sync is on Mondays.", "Moved the weekly sync with design to Thursdays."),
+    ("我的领导是王芳。", "以后我直接向李总汇报。"),
+    ("My manager is Joanna Bell.", "Priyesh is running the team now that Joanna left."),
 ]
 NOT_UPDATES = [
     ("I love hiking in the Alps.", "I now go hiking every Sunday."),  # a habit, not a change
@@ -220,6 +224,9 @@ NOT_UPDATES = [
     ("I take the 8:05 bus.", "I was tired and became grumpy on the bus."),
     ("我每天喝咖啡。", "新闻说咖啡涨价了。"),
     ("I live in Lisbon.", "My new neighbour moved to Porto, how do I send her a gift?"),
+    ("I live in Lisbon.", "No sushi anymore for me, the place closed."),
+    ("I go to yoga on Tuesdays.", "I moved the couch in the living room to the window."),
+    ("我的领导是王芳。", "明天要向客户汇报方案。"),
     # Someone pushed to act: nothing moved.
     (
         "I won't give up! I'll keep pushing to make my dreams happen.",

@@ -48,7 +48,7 @@ _NOT = r"(?<!never )(?<!n't )(?<!n’t )(?<!not )(?<!ever )(?<!won't )(?<!to )"
 _STRONG_EN = (
     r"changed\s+my\s+mind|change\s+of\s+plans?|no\s+longer|not\s+any\s?more|"
     r"(?:don['’]t|doesn['’]t|do\s+not|does\s+not|can['’]t|won['’]t|isn['’]t|aren['’]t|not)\b.{0,40}?"
-    r"\bany\s?more|no\s+more|"
+    r"\bany\s?more|no\s+more|no\s+(?:[\w-]+\s+){1,2}?any\s?more|"
     r"switch(?:ed|ing)?\s+(?:\S+\s+){0,3}?(?:to|from|over|back)|made\s+the\s+switch|"
     r"chang(?:ed|ing)\s+(?:\S+\s+){0,3}?to|"
     # "they've become like family", "became a part of": a likeness, not a change.
@@ -58,7 +58,7 @@ _STRONG_EN = (
     # "keep pushing forward" is encouragement, not a change.
     # "it pushed me to take the plunge" urges a person; nothing moved.
     r"(?<!keep )(?<!keeps )(?:mov|shift|(?:push|bump)(?!\w*\s+(?:me|us|him|her|them|you)\b))"
-    r"(?:ed|ing)\s+(?:(?!and\b|but\b)\S+\s+){0,3}?(?:to|back|forward|out)|"
+    r"(?:ed|ing)\s+(?:(?!and\b|but\b)\S+\s+){0,5}?(?:to|back|forward|out)|"
     r"relocat(?:ed|ing)|"
     rf"{_NOT}quit(?:ting)?|{_NOT}gave\s+up|{_NOT}giving\s+up|{_NOT}stopped(?!\s+by\b)|"
     rf"{_NOT}stop(?:ping)?\s+(?=\w+ing\b)|"

@@ -33,6 +33,7 @@ SLOTS: dict[str, tuple[str, ...]] = {
     "manager": (
         "manager", "boss", "supervisor", "team lead", "tech lead", "report to", "reports to",
         "reporting to", "my lead", "runs our team", "runs the team", "took over the team",
+        "running the team", "running our team", "汇报给",
         "经理", "领导", "老板", "上司", "主管", "带我的", "直属", "老大", "组长", "负责人",
     ),
     "editor": (
@@ -219,7 +220,7 @@ SLOT_PATTERNS: dict[str, str] = {
     "timezone": r"\butc\s?[+-]\s?\d|按\S{1,6}时间",
     "school": r"\b(?:year|grade)\s+\d{1,2}\b",
     # "组由周婧带": a team led by someone.
-    "manager": r"[由归]\S{1,6}?(?:带|管|负责)",
+    "manager": r"[由归]\S{1,6}?(?:带|管|负责)|向\S{1,6}?汇报",
     "exercise": r"\brun(?:s)?\s+(?:a\s+)?\d+\s?(?:k|km|miles?)\b",
     "commute": (
         r"\b(?:drive|drives|driving|cycle|cycling|bike|biking|walk|walking|ride|riding|"
@@ -272,7 +273,7 @@ _PATTERN_NEEDLES: dict[str, tuple[str, ...]] = {
     "job": ("我在", "at"),
     "team": ("team",),
     "dose": ("mg", "mcg", "ml", "iu"),
-    "manager": ("由", "归"),
+    "manager": ("由", "归", "汇报"),
     "exercise": ("run",),
     "partner": ("up", "divorced", "separated"),
     "commute": ("work", "office"),
