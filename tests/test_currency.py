@@ -387,6 +387,22 @@ def test_corrections_said_with_no_longer_or_not_anymore_strike_the_curated_lines
     assert not any("Works at Siemens" in x for x in live), live
 
 
+def test_an_update_that_cannot_stand_as_a_line_still_strikes_the_line_it_replaces(ws):
+    """ "新公司在苏州，第一天我就迷路了。" still says 我 once rewritten, so the offline rules
+    wrote nothing of it, and "在南京工作，住在鼓楼区" stayed live in USER.md and in every brief
+    after the consolidation that read the move."""
+    _log(ws, ("2026-10-01T09:00", "user", "我在南京工作，住在鼓楼区。"))
+    ws("consolidate", "--provider", "offline", "--now", "2026-10-01T10:00")
+    assert any("在南京工作" in x for x in _live(ws)), _live(ws)
+    _log(ws, ("2026-11-10T20:00", "user", "新公司在苏州，第一天我就迷路了。"))
+    ws("consolidate", "--provider", "offline", "--now", "2026-11-11T09:00")
+    assert not any("在南京工作" in x for x in _live(ws)), _live(ws)
+    user = (ws.root / "USER.md").read_text(encoding="utf-8")
+    assert "~~在南京工作，住在鼓楼区~~ (deprecated 2026-11-10)" in user, user
+    brief = ws("context", "我在哪个城市工作", "--now", "2026-11-11T10:00").stdout
+    assert "南京" not in brief and "苏州" in brief, brief
+
+
 def test_a_curated_line_is_superseded_by_a_later_entry_before_the_next_consolidation(ws):
     """ "- Lives in Hangzhou [2026-11-01](memory/…)" was never superseded: its source link
     made it too long to hold its fact, so `--current` still returned it and the brief's

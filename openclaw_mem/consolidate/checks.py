@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ..format.dates import resolve_relative
-from ..format.markdown import without_comments
+from ..format.markdown import core, without_comments
 from .person import PAST, cut_word, not_a_sentence, third_person
 from .proposal import Edit, PromptEntry
 from .words import content
@@ -290,6 +290,16 @@ def attribute(edit: Edit, prompt: Sequence[PromptEntry]) -> tuple[tuple[int, ...
     words = content(edit.text or edit.target)
     heard = {e.number: content(e.text) for e in prompt}
     cited = [n for n in edit.sources if n in heard]
+    if edit.op == "deprecate" and not edit.text and edit.target:
+        # A line struck with nothing in its place never shares the entry's words: the entry
+        # supports it when it updates the line, as recall reads an update (currency.py).
+        from ..search.currency import supersedes
+
+        old = core(edit.target)
+        texts = {e.number: e.text for e in prompt}
+        updating = [n for n in cited if supersedes(old, texts[n])]
+        if updating:
+            return tuple(updating), ""
     if not words:  # a line of generic words only ("Prefers it"): nothing to check it by
         return tuple(cited), "" if cited else "it cites no log entry and says nothing to match"
     readable = [n for n in cited if same_script(words, heard[n])]

@@ -695,7 +695,15 @@ class OfflineProvider:
         replaces, or, when no rule took it, says what is true now as a line of its own."""
         ruled = self._ruled(sentence, existing)
         edit = as_update(ruled, sentence, existing, _added_to)
-        return edit if edit is ruled or ruled is not None or edit is None else _standalone(edit)
+        if edit is ruled or ruled is not None or edit is None:
+            return edit
+        alone = _standalone(edit)
+        if alone is None and edit["op"] == "deprecate":
+            # What is true now cannot stand as a line ("来杭州第一周，新公司在滨江…" still
+            # says the writer), but the line it replaces is no longer true: struck all the
+            # same, citing the entry, which recall finds; a live stale line is the lie.
+            return {**edit, "text": ""}
+        return alone
 
     def _ruled(self, sentence: str, existing: list[_Line]) -> dict | None:
         # "我下周三去上海出差，帮我记一下：酒店订在静安寺附近": the request comes after what
@@ -776,7 +784,8 @@ def _now_live(existing: list[_Line], edit: dict) -> None:
     in place of the one it deprecates."""
     if edit["op"] == "deprecate":
         existing[:] = [line for line in existing if line.text != edit["target"]]
-    existing.append(_Line(edit["file"], edit["text"], _words(edit["text"])))
+    if edit["text"]:
+        existing.append(_Line(edit["file"], edit["text"], _words(edit["text"])))
 
 
 def _added_to(where: tuple[str, str, str], text: str) -> dict:
