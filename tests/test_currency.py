@@ -403,6 +403,23 @@ def test_an_update_that_cannot_stand_as_a_line_still_strikes_the_line_it_replace
     assert "南京" not in brief and "苏州" in brief, brief
 
 
+def test_the_history_paragraph_never_retells_a_line_its_own_batch_struck(ws):
+    """One batch took "Is vegetarian …" and struck it for "I went fully vegan", and its
+    paragraph, stamped with the batch's last entry, still said "The user is vegetarian":
+    recall put that paragraph first, above the update, as the latest word."""
+    _log(
+        ws,
+        ("2026-11-01T09:00", "user", "I'm vegetarian, so eggs are fine but no meat."),
+        ("2026-11-20T09:00", "user", "Grocery list please, and note I went fully vegan in May."),
+        ("2026-11-21T09:00", "user", "ok thanks"),
+    )
+    ws("consolidate", "--provider", "offline", "--now", "2026-11-22T10:00")
+    user = (ws.root / "USER.md").read_text(encoding="utf-8")
+    assert "~~Is vegetarian" in user, user
+    history = (ws.root / "HISTORY.md").read_text(encoding="utf-8")
+    assert "vegetarian" not in history, history
+
+
 def test_a_curated_line_is_superseded_by_a_later_entry_before_the_next_consolidation(ws):
     """ "- Lives in Hangzhou [2026-11-01](memory/…)" was never superseded: its source link
     made it too long to hold its fact, so `--current` still returned it and the brief's

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from ..format.markdown import HISTORY_STAMP_RE, history_stamp
+from ..format.markdown import HISTORY_STAMP_RE, core, history_stamp
 from ..text import plural
 from .checks import content, first_person, repeats_example, same_script
 from .progress import LogEntry
@@ -82,7 +82,13 @@ def told_of(applied: Sequence[Edit], covered: Sequence[LogEntry], fate: Fate) ->
     from .person import verb_first
 
     about_user, others = [], []
-    for edit in [e for e in applied if e.text][:MOST_TOLD]:
+    # A line the batch took and a later statement of it struck is no fact of the paragraph,
+    # which is stamped with the batch's last entry: it would read as the latest word.
+    struck = {" ".join(core(e.target).split()) for e in applied if e.op == "deprecate" and e.target}
+    kept = [
+        e for e in applied if e.text and not (e.op == "add" and " ".join(e.text.split()) in struck)
+    ]
+    for edit in kept[:MOST_TOLD]:
         text = " ".join(edit.text.split()).rstrip(".。")
         if _CJK_START_RE.match(text) and edit.file == "AGENTS":
             others.append(f"用户要求：{text}")  # a rule for the agent, not a fact of the user
