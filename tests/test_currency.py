@@ -145,10 +145,13 @@ UPDATES = [
     ("我的手机是华为P40。", "新手机到了！换成了小米14，拍照好多了。"),
     ("My laptop is a Dell XPS 13.", "the new MacBook keeps waking up, how do I stop that?"),
     ("我在字节上班。", "来新公司第一周，同事都很好。"),
-    ("I take two sugars in my tea.", "No sugar anymore, doctor's orders."),
+    ("I take two sugars in my tea.", "No sugar in my tea anymore, doctor's orders."),
+    ("The gym fee is 40 euros a month.", "The gym fee rose to 45 euros."),
+    ("My rent is 1200 a month.", "Rent is increasing to 1300 next month."),
+    ("房租是每月3000元。", "房租涨到3500了。"),
     ("Our design sync is on Mondays.", "Moved the weekly sync with design to Thursdays."),
     ("我的领导是王芳。", "以后我直接向李总汇报。"),
-    ("My manager is Joanna Bell.", "Priyesh is running the team now that Joanna left."),
+    ("我的领导是王芳。", "调岗了，现在工作汇报给刘总。"),
 ]
 NOT_UPDATES = [
     ("I love hiking in the Alps.", "I now go hiking every Sunday."),  # a habit, not a change
@@ -227,6 +230,31 @@ NOT_UPDATES = [
     ("I live in Lisbon.", "No sushi anymore for me, the place closed."),
     ("I go to yoga on Tuesdays.", "I moved the couch in the living room to the window."),
     ("我的领导是王芳。", "明天要向客户汇报方案。"),
+    # A review's probes of the rules above: someone else's change beside the writer's
+    # unchanged slot, a choice or the listener's asked, a motion with no figure, a date of
+    # notes, someone else's 新, a product's "user", an evaluation.
+    ("I live in Lisbon.", "My friend moved away, I still live in Lisbon."),
+    ("我住在杭州。", "朋友搬到上海了，我在杭州好孤单。"),
+    ("I work at Acme.", "Tom quit his job at Acme, I'm so sad."),
+    ("My editor is Vim.", "Love Vim. Sold my bike."),
+    ("我住在杭州。", "我还住在杭州，不过戒烟了。"),
+    ("My phone is a Pixel 7.", "Between the new iPhone and the Pixel 9, which should I buy?"),
+    ("My phone is a Pixel 7.", "Your new phone, is it an iPhone?"),
+    ("我住在杭州。", "搬到上海的话，房租多少？"),
+    ("我住在杭州。", "听说你搬到上海了，是真的吗？"),
+    ("I walk my dog by the river every morning.", "I went down to the river with my dog."),
+    ("Our standup is at 9:30.", "Standup notes from this week are in the doc."),
+    ("我们的周会在周一。", "这周开始的项目周会上讨论。"),
+    ("我的手机是华为P40。", "孩子的新手机是苹果的。"),
+    ("我们用React。", "我们在评估新框架。"),
+    ("My manager is Joanna.", "I'm running the team offsite now."),
+    ("我的领导是王芳。", "现在每周向客户汇报进度。"),
+    ("我的领导是王芳。", "下周开始把周报汇报给产品组。"),
+    (
+        "User clicks Save and the editor closes without asking to keep the draft.",
+        "I switched to Neovim last week.",
+    ),
+    ("用户反馈新版本的深色主题在手机上看不清楚。", "我换成浅色主题了。"),
     # Someone pushed to act: nothing moved.
     (
         "I won't give up! I'll keep pushing to make my dreams happen.",

@@ -18,7 +18,7 @@ _NOT = r"(?<!never )(?<!n't )(?<!n’t )(?<!not )(?<!ever )(?<!won't )(?<!to )"
 _STRONG_EN = (
     r"changed\s+my\s+mind|change\s+of\s+plans?|no\s+longer|not\s+any\s?more|"
     r"(?:don['’]t|doesn['’]t|do\s+not|does\s+not|can['’]t|won['’]t|isn['’]t|aren['’]t|not)\b.{0,40}?"
-    r"\bany\s?more|no\s+more|no\s+(?:[\w-]+\s+){1,2}?any\s?more|"
+    r"\bany\s?more|no\s+more|no\s+(?:[\w-]+\s+){1,4}?any\s?more|"
     r"switch(?:ed|ing)?\s+(?:\S+\s+){0,3}?(?:to|from|over|back)|made\s+the\s+switch|"
     r"chang(?:ed|ing)\s+(?:\S+\s+){0,3}?to|"
     # "they've become like family", "became a part of": a likeness, not a change.
@@ -76,11 +76,16 @@ _STRONG_EN = (
     r"(?:went|gone|going)\s+(?:fully\s+)?(?:vegan|vegetarian|plant-based|keto|pescatarian)|"
     r"took\s+(?:\S+\s+){0,2}?out\s+of|took\s+over\s+(?:\S+\s+){0,3}?from|"
     r"(?:upp|rais|lower|increas|decreas|reduc)ed\s+(?:\S+\s+){0,3}?to\b|"
-    # A cut-over said by when it starts ("standup is at 10:15 from this week"), a value that
-    # rises or falls ("the rent goes up to €1,290"), a booking made again.
-    r"from\s+(?:this|next)\s+(?:week|month|year|quarter|term|semester|sprint|cycle|season)|"
+    # A change need not name itself: a cut-over is said by when it starts ("standup is at
+    # 10:15 from this week"), but only where the clause ends ("notes from this week are in
+    # the doc" date the notes); a price by where it goes, with its figure ("the kids went up
+    # to their room" moved no value); a booking made again replaces the first.
+    r"from\s+(?:this|next)\s+(?:week|month|year|quarter|term|semester|sprint|cycle|season)"
+    r"(?=\s*(?:$|[,.;:!?]|(?:on|onwards?|because|since|as|so|and|but)\b))|"
     r"from\s+the\s+(?:first|1st|start|beginning)\s+of\s+(?:this|next)\s+\w+|"
-    r"(?:go(?:es|ing)?|went|gone)\s+(?:up|down)\s+to\b|re-?booked"
+    r"(?:go(?:es|ing)?|went|gone)\s+(?:up|down)\s+to(?=\s+[\d€$£¥])|"
+    r"(?:rose|risen|rises|rising|fell|falls|falling|increases|increasing|decreases|decreasing)"
+    r"\s+to(?=\s+[\d€$£¥])|re-?booked"
 )
 _STRONG_ZH = (
     r"不再|不(?:喝|吃|用|住|去|做|玩|开|抽|养|打|碰|写)\S{0,6}了|戒(?!指|备|严|律|心)|"
@@ -90,7 +95,7 @@ _STRONG_ZH = (
     r"从下周起|分手|离婚|退休|迁到|迁移|迁去|调到|调去|调整到|挪到|改期|转到|转用|转岗|升级到|"
     r"升级成|放弃|去世|死了|冻死|丢了|被偷|不干了|退出了|停了|改叫|改名|不养了|"
     r"说错了|搞错了|记错了|口误|搬完家|搬了家|滴酒不沾|戒酒|戒烟|戒糖|"
-    r"从(?:这|本|下)(?:周|个?月|学期)(?:起|开始)|(?:下|这)(?:周|个月)(?:起|开始)|涨到|降到|"
+    r"从(?:这|本|下)(?:周|个?月|学期)(?:起|开始)(?!的)|(?:下|这)(?:周|个月)(?:起|开始)(?!的)|涨到|降到|"
     r"不是[^，,。；;]{1,8}[，,]\s*(?:而)?是|switch(?:ed)?\s*(?:到|成)"
 )
 _WEAK_EN = (
@@ -98,9 +103,9 @@ _WEAK_EN = (
     r"february|march|april|may|june|july|august|september|october|november|december)\b)"
 )
 # 新 before the thing it renews, as "new" is weak in English (新手机, 新公司, 新老板); not 新闻
-# or 新鲜.
+# or 新鲜, nor someone else's (孩子的新手机; 我的新手机 is the writer's).
 _WEAK_ZH = (
-    r"现在|目前|如今|新的|以后|新(?=手机|公司|工作|单位|家|房子|住处|老板|领导|上司|经理|电脑|"
+    r"现在|目前|如今|新的|以后|(?:(?<!的)|(?<=我的)|(?<=我们的))新(?=手机|公司|工作|单位|家|房子|住处|老板|领导|上司|经理|电脑|"
     r"笔记本|车|团队|部门|学校|号码|邮箱|地址|医生|教练|老师|男朋友|女朋友|对象|编辑器|框架)"
 )
 

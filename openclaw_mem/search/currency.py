@@ -246,7 +246,13 @@ def _length(text: str) -> float:
 
 # What mem writes of the user names them in the third person ("[2026-10-01 09:00] The user
 # lives in Hangzhou.", 用户在南京工作): their own statement, as "I" is in the log.
-_USER_SUBJECT_RE = Lazy(r"^\W*(?:\[[\d\s:-]+\]\s*)?(?:(?:the\s+)?user\b(?!['’]s)|用户(?!的))", re.I)
+# Only with a verb of how one is, not a product's "user clicks Save" or 用户反馈.
+_USER_SUBJECT_RE = Lazy(
+    r"^\W*(?:\[[\d\s:-]+\]\s*)?(?:(?:the\s+)?user\s+(?:now\s+|also\s+|still\s+)?"
+    r"(?:lives|works|is|uses|prefers|drives|owns|moved|switched|has\s+(?:a|an)|goes\s+by)\b"
+    r"|用户(?:现在|目前)?(?:住|在|是|用|喜欢|开|改用|搬))",
+    re.I,
+)
 
 
 def _sentence(text: str) -> Sentence:
@@ -395,7 +401,13 @@ def read_statement(text: str, sentences: bool = True) -> Statement:
     if strong and not named:  # its strong words were all supposed: only a weak one stands
         strong, named = False, changed
     changed_slots = _slots_in(changed)
-    if strong and not changed_slots and not all(past for _, _, past in named):
+    # Only a change of the writer's own, or one naming what is theirs ("he's officially my
+    # fiancé"): "Tom quit his job at Acme, I'm so sad" is no change of the writer's job.
+    if (
+        strong
+        and not changed_slots
+        and any(not past and (w is None or _FIRST_PERSON_RE.search(c)) for c, w, past in named)
+    ):
         changed_slots = _told_slots(text)
     return Statement(
         strong=strong,
@@ -414,10 +426,11 @@ def read_statement(text: str, sentences: bool = True) -> Statement:
 
 def _told_slots(text: str) -> frozenset[str]:
     """The one-valued slots the writer holds in the sentence of a strong change whose own
-    clause names none, or in a short sentence right before it that announces it: what the
-    change is about ("Caleb proposed, so he's officially my fiancé"; "New phone arrived!
-    Switched to a OnePlus 12"). Not a sentence after it: "Sold my bike. My flat is cold"
-    says nothing new of the flat."""
+    clause names none, or in a short sentence right before it that announces it with a word
+    of change of its own: what the change is about ("Caleb proposed, so he's officially my
+    fiancé"; "New phone arrived! Switched to a OnePlus 12"). Not a sentence after it ("Sold
+    my bike. My flat is cold" says nothing new of the flat), nor one that says the slot
+    still holds (我还住在杭州，不过戒烟了)."""
     said = [p for p in _SENTENCE_RE.split(text) if p.strip()]
     if len(said) > MAX_SENTENCES:
         return frozenset()
@@ -425,11 +438,18 @@ def _told_slots(text: str) -> frozenset[str]:
     for i, part in enumerate(said):
         if not (STRONG_RE.search(part) or LEAD_RE.match(part)):
             continue
-        for told in (part, said[i - 1] if i and _length(said[i - 1]) <= SHORT / 2 else ""):
-            s = _sentence(told) if told else None
+        before = said[i - 1] if i else ""
+        announces = _length(before) <= SHORT / 2 and (
+            STRONG_RE.search(before) or WEAK_RE.search(before)
+        )
+        for told in (part, before if announces else ""):
+            s = _sentence(told) if told and not _STILL_RE.search(told) else None
             if s is not None and s.holds and not s.asks:
                 out |= s.own_slots() & SINGLE
     return frozenset(out)
+
+
+_STILL_RE = Lazy(rf"{_W}(?:still|as\s+before|same\s+as\s+ever){_E}|还|仍|依然|依旧", re.I)
 
 
 def _restated(text: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
@@ -464,6 +484,16 @@ def _asks_its_change(text: str) -> bool:
     return not saying or all(_asks(p.strip()) for p in saying)
 
 
+# A choice, a supposition or the listener's own ("Between the new iPhone and the Pixel 9,
+# which should I buy?", 搬到上海的话，房租多少？, "Your new phone, is it an iPhone?"): the
+# change in them is asked about, not said.
+_ASKED_OF_RE = Lazy(
+    rf"{_W}(?:which|between|versus|vs|your|you|you['’]re|hypothetically|assuming|supposing)"
+    rf"{_E}|哪个|哪一个|还是|的话|听说|你",
+    re.I,
+)
+
+
 def _asks(sentence: str) -> bool:
     """Whether a sentence that holds a word of change asks it: it is a question and its
     change is not stated in a clause before the one that asks ("the new iPhone keeps
@@ -471,7 +501,7 @@ def _asks(sentence: str) -> bool:
     if not QUESTION_RE.search(sentence):
         return False
     clauses = [c for c in _CLAUSE_RE.split(sentence) if c.strip()]
-    if len(clauses) < 2 or ASKING_RE.search(clauses[0]):
+    if len(clauses) < 2 or ASKING_RE.search(clauses[0]) or _ASKED_OF_RE.search(sentence):
         return True
     return not any(
         STRONG_RE.search(c) or WEAK_RE.search(c) or LEAD_RE.match(c)
@@ -556,7 +586,7 @@ _SUPPOSED_RE = Lazy(
     # A past told as a story ("Back in 2015 I moved", "When I was a student I moved").
     rf"(?:back\s+)?in\s+(?:19|20)\d\d|when\s+i\s+was|years\s+ago|as\s+a\s+(?:kid|child|student|teenager)"
     rf"){_E}|如果|要是|假如|万一|打算|计划|准备|考虑|可能|也许|或许|要不要|是否|不会|不想|"
-    r"小时候|上大学的时候|那时候|当年|建议|推荐|"
+    r"小时候|上大学的时候|那时候|当年|建议|推荐|评估|"
     r"(?<!不)想(?:要)?(?=搬|换|改|去|转|辞|跳|卖|戒)",
     re.I,
 )
@@ -745,7 +775,8 @@ def _parts_words(
             first = _JOIN_RE.split(clause, maxsplit=1)[0]
             if first != clause and _change_at(first, False)[1] is not None:
                 words = _words(first) - _CHANGE_VERBS
-                if words:
+                # Two words or more: one shared word of a half alone is chance.
+                if len(words) > 1:
                     out.append((words, slots_of(first)))
     return tuple(out)
 
@@ -765,7 +796,7 @@ _CHANGE_VERBS = frozenset(
             "give gives gave given giving up take takes took taken taking become becomes "
             "becoming trade trades traded trading split slid slide sliding scrap scrapped "
             "kill killed ditch ditched swap swapped gone let lets letting died passed away "
-            "over bump bumped lost 推迟 迟到 延期 改到 迁到 换成 换到 改成 改用"
+            "over bump bumped lost 推迟 迟到 延期 改到 迁到 换成 换到 改成 改用 涨到 降到"
         )
     )
 )

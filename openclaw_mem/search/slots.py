@@ -33,7 +33,6 @@ SLOTS: dict[str, tuple[str, ...]] = {
     "manager": (
         "manager", "boss", "supervisor", "team lead", "tech lead", "report to", "reports to",
         "reporting to", "my lead", "runs our team", "runs the team", "took over the team",
-        "running the team", "running our team", "汇报给",
         "经理", "领导", "老板", "上司", "主管", "带我的", "直属", "老大", "组长", "负责人",
     ),
     "editor": (
@@ -220,7 +219,10 @@ SLOT_PATTERNS: dict[str, str] = {
     "timezone": r"\butc\s?[+-]\s?\d|按\S{1,6}时间",
     "school": r"\b(?:year|grade)\s+\d{1,2}\b",
     # "组由周婧带": a team led by someone.
-    "manager": r"[由归]\S{1,6}?(?:带|管|负责)|向\S{1,6}?汇报",
+    # 向她汇报, 汇报给刘总: reporting to a person (not 向客户汇报, a report given to a client).
+    "manager": r"[由归]\S{1,6}?(?:带|管|负责)|"
+    r"向(?:她|他|[^\s，。,.;；！？]{0,3}(?:总|经理|老板|领导|主管|组长|老大))汇报|"
+    r"汇报给(?:她|他|[^\s，。,.;；！？]{0,3}(?:总|经理|老板|领导|主管|组长|老大))",
     "exercise": r"\brun(?:s)?\s+(?:a\s+)?\d+\s?(?:k|km|miles?)\b",
     "commute": (
         r"\b(?:drive|drives|driving|cycle|cycling|bike|biking|walk|walking|ride|riding|"
