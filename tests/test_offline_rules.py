@@ -195,6 +195,19 @@ def test_a_statement_said_again_is_one_line_that_cites_each_time_it_was_said():
     ]
 
 
+def test_a_chinese_statement_naming_another_tool_is_no_repeat_of_the_line():
+    """ "我喜欢用 Emacs 写代码" merged into "喜欢用 Vim 写代码" (their character pairs are
+    alike) and the line cited the Emacs entry: the Emacs preference was gone, its citation
+    a lie. A name the line lacks makes it a statement of its own."""
+    edits = propose("我喜欢用 Vim 写代码", "我喜欢用 Emacs 写代码").edits
+    assert [(e.text, e.sources) for e in edits] == [
+        ("喜欢用 Vim 写代码", (1,)),
+        ("喜欢用 Emacs 写代码", (2,)),
+    ]
+    again = propose("我喜欢用 Vim 写代码", "我喜欢用 vim 写代码！").edits
+    assert [(e.text, e.sources) for e in again] == [("喜欢用 Vim 写代码", (1, 2))]
+
+
 def test_a_repeat_cites_its_entry_only_when_clean_and_from_the_same_agent():
     """A line's sources decide what the firewall holds and which agent owns the line: a
     repeat from a flagged entry or another agent must not change either."""

@@ -590,6 +590,7 @@ class _Similar:
     def __init__(self, texts: list[str]) -> None:
         self.a, self.b = minhash.permutations(128)
         self.sigs = [self._sig(t) for t in texts]
+        self.texts = list(texts)
         self.owners: list[dict | None] = [None] * len(texts)  # the edit that took a line
 
     def _sig(self, text: str) -> np.ndarray | None:
@@ -606,14 +607,28 @@ class _Similar:
         if known:
             jac = minhash.jaccard(np.stack([self.sigs[i] for i in known]), sig)
             best = int(np.argmax(jac))
-            if float(jac[best]) >= SIMILAR:
+            if float(jac[best]) >= SIMILAR and not _names_apart(text, self.texts[known[best]]):
                 return True, self.owners[known[best]]
         return False, None
 
     def took(self, edit: dict) -> None:
         """A line this run takes: later statements are checked against it too."""
         self.sigs.append(self._sig(edit["text"]))
+        self.texts.append(edit["text"])
         self.owners.append(edit)
+
+
+_NAME_RE = re.compile(r"[A-Za-z][\w.+#-]*|\d+(?:\.\d+)?")
+_CJK_RE = re.compile(r"[\u3400-\u9fff]")
+
+
+def _names_apart(text: str, line: str) -> bool:
+    """Whether a Chinese statement names what the line does not (喜欢用 Emacs 写代码 beside
+    喜欢用 Vim 写代码): its character pairs make them look alike, but the name is the fact."""
+    if not (_CJK_RE.search(text) and _CJK_RE.search(line)):
+        return False
+    mine = {m.casefold() for m in _NAME_RE.findall(text)}
+    return bool(mine) and not mine <= {m.casefold() for m in _NAME_RE.findall(line)}
 
 
 class OfflineProvider:
