@@ -328,3 +328,14 @@ def test_the_fast_log_path_writes_what_the_full_app_writes(tmp_path, runner):
         check=True,
     ).stdout
     assert out.strip().splitlines()[-1] == "[]", out
+
+
+def test_a_clock_at_the_calendars_first_days_is_no_crash(ws, monkeypatch):
+    """MEM_NOW=0001-01-03 `mem status` and `mem context --now 0001-01-01 "in January …"`
+    ended in an OverflowError ("please report it"): both counted days before the first."""
+    ws("log", "--at", "0001-01-01T08:00", "--role", "user", "Redis timeouts in January")
+    done = ws("context", "--now", "0001-01-01", "in January Redis")
+    assert "unexpected" not in done.stderr
+    monkeypatch.setenv("MEM_NOW", "0001-01-03")
+    done = ws("status")
+    assert "unexpected" not in done.stderr

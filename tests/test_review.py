@@ -176,3 +176,45 @@ def test_a_batch_with_nothing_to_review_is_recorded_not_proposed(ws):
     assert ws.json("review")["proposals"] == []
     assert "0 entries pending" in ws("status").stdout
     assert "held nothing to keep" in (ws.root / "HISTORY.md").read_text(encoding="utf-8")
+
+
+def test_two_accepts_of_one_proposal_at_once_apply_it_once(ws):
+    """Two `mem review ID --accept-all` at once both applied the proposal: a second commit,
+    and HISTORY.md held its paragraph twice. The second reads again under the lock and
+    finds no such proposal."""
+    import os
+    import subprocess
+
+    ws("log", "--at", "2026-11-29T10:00", "--role", "user", "I'm allergic to peanuts.")
+    ws("consolidate", "--provider", "offline", "--propose")
+    (proposal,) = ws.json("review")["proposals"]
+    env = {**os.environ, "MEM_EMBED_PROVIDER": "none"}
+    cmd = [sys.executable, "-m", "openclaw_mem", "review", proposal["id"], "--accept-all"]
+    both = [subprocess.Popen(cmd, cwd=ws.root, env=env, stdout=subprocess.PIPE) for _ in "ab"]
+    codes = sorted(p.wait(60) for p in both)
+    assert codes == [0, 4], codes
+    history = (ws.root / "HISTORY.md").read_text(encoding="utf-8")
+    assert history.count("[2026-11-29 10:00]") == 1, history
+
+
+def test_a_stray_file_among_the_proposals_is_skipped_not_an_error(ws):
+    """A byte that is not UTF-8 in .mem/proposals/y.json made status, context, consolidate
+    and review fail ("… is not valid UTF-8; skipped"), though .mem/ is derived state."""
+    (ws.root / ".mem" / "proposals").mkdir(parents=True, exist_ok=True)
+    (ws.root / ".mem" / "proposals" / "y.json").write_bytes(b"\xff")
+    assert ws.json("review")["proposals"] == []
+    ws("status")
+
+
+def test_an_editor_command_that_cannot_be_read_or_saves_other_bytes_is_one_line(ws, monkeypatch):
+    ws("log", "--at", "2026-11-29T10:00", "--role", "user", "I'm allergic to peanuts.")
+    ws("consolidate", "--provider", "offline", "--propose")
+    (proposal,) = ws.json("review")["proposals"]
+    monkeypatch.delenv("VISUAL", raising=False)
+    monkeypatch.setenv("EDITOR", 'vi -x "')
+    done = ws("review", proposal["id"], "--edit", "1", ok=False)
+    assert done.exit_code == 2 and "cannot read the editor command" in done.stderr
+    script = "import sys; open(sys.argv[1], 'wb').write(bytes([206, 210]))"
+    monkeypatch.setenv("EDITOR", f"{sys.executable} -c {shlex.quote(script)}")
+    done = ws("review", proposal["id"], "--edit", "1", ok=False)
+    assert done.exit_code == 2 and "not UTF-8" in done.stderr

@@ -210,12 +210,20 @@ def _in_editor(text: str, env: dict[str, str]) -> str:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text + "\n")
-        if subprocess.run([*shlex.split(editor), path]).returncode != 0:
+        try:
+            command = shlex.split(editor)
+        except ValueError as e:  # EDITOR='vi -x "'
+            raise UsageError(f"cannot read the editor command {editor!r}: {e}") from None
+        if not command or subprocess.run([*command, path]).returncode != 0:
             raise UsageError(f"{editor} exited with an error; nothing was changed")
         with open(path, encoding="utf-8") as f:
             return " ".join(f.read().split())
     except FileNotFoundError:
         raise UsageError(f"cannot run the editor {editor!r} (set $EDITOR)") from None
+    except UnicodeDecodeError:
+        raise UsageError(
+            f"the editor saved text that is not UTF-8 ({editor!r}); nothing was changed"
+        ) from None
     finally:
         os.unlink(path)
 

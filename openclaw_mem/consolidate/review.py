@@ -22,8 +22,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 
-from ..errors import NotFound, UsageError
-from ..store.fsutil import atomic_write_text, read_text
+from ..errors import MemError, NotFound, UsageError
+from ..store.fsutil import atomic_write_text, lock_file, read_text
 from ..store.workspace import Workspace
 from .edits import Outcome, apply_edits
 from .progress import PROGRESS_FILE, Taken, all_entries, pending_entries, record
@@ -167,7 +167,11 @@ def load_all(ws: Workspace) -> list[Pending]:
         return out
     made = []
     for path in folder.glob("*.json"):
-        with contextlib.suppress(OSError, ValueError, TypeError, KeyError, AttributeError):
+        # Anything not a sealed proposal (a stray file, bytes that are not UTF-8) is no
+        # proposal: skipped, as a tampered one is, never an error of every command.
+        with contextlib.suppress(
+            OSError, ValueError, TypeError, KeyError, AttributeError, MemError
+        ):
             pending = Pending(**json.loads(read_text(path)))
             seal = _seal(ws, pending)
             if _valid(pending, path) and seal and hmac.compare_digest(pending.seal, seal):
@@ -271,6 +275,13 @@ def preview(ws: Workspace, pending: Pending, min_confidence: float) -> tuple[str
 
 def accept(ws: Workspace, ident: str, opts, reject: set[int] = frozenset()):
     """Apply a proposal (minus the edits numbered in `reject`) as one commit."""
+    # Under the consolidation's lock, read again: two accepts of one proposal at once both
+    # applied it, and HISTORY.md took its paragraph twice.
+    with lock_file(ws.state_dir / "consolidate.lock"):
+        return _accept(ws, ident, opts, reject)
+
+
+def _accept(ws: Workspace, ident: str, opts, reject: set[int]):
     pending = load(ws, ident)
     bad = [n for n in reject if not 1 <= n <= len(pending.edits)]
     if bad:

@@ -227,7 +227,9 @@ def _keeper(query: str, now: datetime, hidden, params: IndexParams):
     from ..search.tokenize import shingles
 
     asked = question_time(query, now.date())
-    recent = any(hi >= (now - timedelta(days=1)).date() for _, hi in asked.spans)
+    # now - 1 day, but never before the calendar's first day (a clock set to 0001-01-01).
+    yesterday = now.date() - timedelta(days=1) if now.date() > date.min else date.min
+    recent = any(hi >= yesterday for _, hi in asked.spans)
     words = {t for t in shingles(params.tokens(asked.rest)) if not (len(t) == 1 and t.isascii())}
 
     def keep(text: str, entry) -> bool:

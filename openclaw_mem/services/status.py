@@ -86,6 +86,8 @@ def workspace_status(
         rel = ws.rel(path)
         kind = "core" if rel in CORE_FILES else ("log" if day_of(path) else "other")
         files.append(FileInfo(rel, path.stat().st_size, kind))
+    # Days before the calendar's first (a clock set to 0001-01-03) are no days to count.
+    days = min(days, (today - date.min).days + 1)
     counts: dict[date, int] = {today - timedelta(days=k): 0 for k in range(days - 1, -1, -1)}
     warnings: list[str] = []
     logs = ws.root / MEMORY_DIR
