@@ -103,6 +103,16 @@ def test_the_downloaded_zip_is_read_as_it_is(memory, tmp_path):
     assert logged(memory.root) == EXPECTED["claude"]
 
 
+@pytest.mark.parametrize("kind", ["chatgpt", "claude"])
+def test_an_export_saved_with_a_bom_is_read(memory, tmp_path, kind):
+    """`ingest` and `import claude-code` took a UTF-8 BOM; `import chatgpt|claude` refused
+    one ("Unexpected UTF-8 BOM"), though an editor or a Windows tool adds it."""
+    text = (EXPORTS / kind / "conversations.json").read_text(encoding="utf-8")
+    saved = tmp_path / "conversations.json"
+    saved.write_text(text, encoding="utf-8-sig")
+    assert memory.import_export(kind, saved).report.added == len(EXPECTED[kind])
+
+
 @pytest.mark.parametrize(
     "kind, content, message",
     [

@@ -57,7 +57,7 @@ def _conversations_json(path: Path, kind: str) -> list:
             raw = path.read_bytes()
         if len(raw) > MAX_EXPORT:
             raise UsageError(f"{path} is over the {MAX_EXPORT:,} bytes mem reads")
-        data = json.loads(raw.decode("utf-8"))
+        data = json.loads(raw.decode("utf-8-sig"))  # a BOM, as `ingest` takes one
     except RecursionError:
         raise UsageError(
             f"{path} nests deeper than any export does; nothing was imported"
