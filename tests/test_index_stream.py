@@ -205,7 +205,9 @@ def test_ctrl_c_stops_a_long_build_at_once_and_leaves_the_index_it_had(tmp_path)
     os.killpg(build.pid, signal.SIGINT)
     _, err = build.communicate(timeout=30)
     took = time.monotonic() - sent
-    assert build.returncode == 130 and took < 1.5, (build.returncode, took, err[-300:])
+    # Exit 130 says the build was stopped, not finished (that is exit 0); the bound says it
+    # stopped soon, with room for a loaded 2-CPU CI runner (1.74 s there once, 0.3 s idle).
+    assert build.returncode == 130 and took < 3.0, (build.returncode, took, err[-300:])
     assert b"Traceback" not in err, err.decode()
     found = subprocess.run(
         [*mem, "recall", "--json", "first note of the day"], capture_output=True, env=env
