@@ -41,7 +41,7 @@ from ...safety.secrets import REDACTED
 from ...search import minhash
 from ...search.tokenize import shingles, tokenize
 from ...search.voice import own_voice
-from ...text import plural
+from ...text import CJK_RE, plural
 from ..checks import chinese_third, first_person, third_person
 from ..proposal import PromptEntry, Proposal, Request, Usage
 from ..schema import read_answer
@@ -619,13 +619,12 @@ class _Similar:
 
 
 _NAME_RE = re.compile(r"[A-Za-z][\w.+#-]*|\d+(?:\.\d+)?")
-_CJK_RE = re.compile(r"[\u3400-\u9fff]")
 
 
 def _names_apart(text: str, line: str) -> bool:
     """Whether a Chinese statement names what the line does not (喜欢用 Emacs 写代码 beside
     喜欢用 Vim 写代码): its character pairs make them look alike, but the name is the fact."""
-    if not (_CJK_RE.search(text) and _CJK_RE.search(line)):
+    if not (CJK_RE.search(text) and CJK_RE.search(line)):
         return False
     mine = {m.casefold() for m in _NAME_RE.findall(text)}
     return bool(mine) and not mine <= {m.casefold() for m in _NAME_RE.findall(line)}
